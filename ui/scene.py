@@ -1,0 +1,60 @@
+"""The scene protocol shared by every screen of the game.
+
+A scene is one screen (title, play, pause, help, lab ...). The App keeps a
+stack of scenes: only the top scene receives events and fixed-step updates,
+while drawing starts at the topmost *opaque* scene so that overlays (pause,
+crash report, help) are drawn over the screen they cover.
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Protocol
+
+if TYPE_CHECKING:  # pragma: no cover - typing only
+    import pygame
+
+    from ui.storage import Settings
+
+
+class Scene:
+    """Base class for a screen; override what the screen needs.
+
+    `opaque` is False for overlays that let the scene below show through.
+    """
+
+    opaque: bool = True
+
+    def handle(self, event: "pygame.event.Event") -> None:
+        """React to one pygame event (keys, mouse, focus changes)."""
+
+    def update(self, dt_ms: float) -> None:
+        """Advance by one fixed simulation step of `dt_ms` milliseconds."""
+
+    def draw(self, surface: "pygame.Surface") -> None:
+        """Draw the whole scene onto the logical canvas."""
+
+    def enter(self) -> None:
+        """Called when the scene becomes the top of the stack again."""
+
+    def leave(self) -> None:
+        """Called when another scene is pushed above this one or it is removed."""
+
+
+class App(Protocol):
+    """What a scene may ask of the application that hosts it."""
+
+    settings: "Settings"
+
+    def push(self, scene: Scene) -> None:
+        """Show `scene` above the current one."""
+
+    def pop(self) -> None:
+        """Remove the top scene and return to the one below."""
+
+    def replace(self, scene: Scene) -> None:
+        """Swap the top scene for `scene`."""
+
+    def save_settings(self) -> None:
+        """Persist `settings` (mute, cards, best scores, mode)."""
+
+    def quit(self) -> None:
+        """Ask the main loop to stop (desktop only; ignored in the browser)."""

@@ -1,0 +1,75 @@
+"""Colours, fonts and canvas size: the look of the game lives here only.
+
+Piece colours are not here: they come from engine.pieces (PIECES[kind].colour).
+"""
+from __future__ import annotations
+
+from functools import lru_cache
+
+import pygame
+
+# Logical canvas. The page scales it into a 680 x 600 iframe (factor 0.85), so
+# the smallest text, 14 px here, stays above 11 px on screen.
+CANVAS_W = 800
+CANVAS_H = 580
+CANVAS_SIZE = (CANVAS_W, CANVAS_H)
+EMBED_SCALE = min(680 / CANVAS_W, 600 / CANVAS_H)
+
+STEP_MS = 1000.0 / 60.0  # fixed engine step
+MAX_STEPS_PER_FRAME = 4  # stall cap: a hidden tab does not make pieces teleport
+
+Colour = tuple[int, int, int]
+
+BG: Colour = (7, 9, 20)
+BG_GRID: Colour = (16, 22, 42)
+PANEL: Colour = (13, 17, 33)
+PANEL_EDGE: Colour = (32, 64, 96)
+PANEL_TITLE: Colour = (90, 160, 200)
+TEXT: Colour = (214, 226, 240)
+TEXT_DIM: Colour = (130, 146, 172)
+CYAN: Colour = (0, 229, 255)
+MAGENTA: Colour = (255, 46, 170)
+AMBER: Colour = (255, 190, 40)
+RED: Colour = (255, 64, 88)
+GREEN: Colour = (60, 240, 150)
+VIOLET: Colour = (160, 110, 255)
+BUTTON: Colour = (20, 30, 56)
+BUTTON_HOVER: Colour = (30, 48, 86)
+BUTTON_ACTIVE: Colour = (0, 120, 150)
+BOARD_BG: Colour = (5, 7, 16)
+GRID_LINE: Colour = (20, 28, 50)
+OVERLAY_DIM = (0, 0, 0, 170)
+
+LEVEL_COLOURS: dict[str, Colour] = {"INFO": CYAN, "WARN": AMBER, "ERROR": RED}
+
+# Text sizes are the em height in logical pixels; 14 is the floor.
+MIN_TEXT_PX = 14
+SMALL = 14
+BODY = 16
+LARGE = 20
+TITLE = 30
+HUGE = 44
+
+# pygame's default font renders at 0.6875 of the size it is asked for.
+_DEFAULT_FONT_RATIO = 0.6875
+
+
+@lru_cache(maxsize=None)
+def font(size: int) -> pygame.font.Font:
+    """The game font at `size` logical pixels (em), never smaller than MIN_TEXT_PX.
+
+    pygame.font.Font(None, ...) works on desktop and in the browser alike.
+    Call `font.cache_clear()` after re-initialising pygame.font.
+    """
+    px = max(MIN_TEXT_PX, int(size))
+    return pygame.font.Font(None, round(px / _DEFAULT_FONT_RATIO))
+
+
+def mix(a: Colour, b: Colour, t: float) -> Colour:
+    """Blend colour a towards b by t in 0..1."""
+    t = 0.0 if t < 0 else 1.0 if t > 1 else t
+    return (
+        round(a[0] + (b[0] - a[0]) * t),
+        round(a[1] + (b[1] - a[1]) * t),
+        round(a[2] + (b[2] - a[2]) * t),
+    )
