@@ -1,0 +1,318 @@
+"""Settings persistence: round trips, corrupt and hostile data, unwritable places, backends."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import sys
+import types
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings as hyp_settings, strategies as st
+
+from ui import storage as storage_mod
+from ui.storage import (
+    ENV_DATA_DIR,
+    FILE_NAME,
+    LOCAL_STORAGE_KEY,
+    MODES,
+    FileBackend,
+    LocalStorageBackend,
+    Settings,
+    Storage,
+    default_data_dir,
+    record_best,
+)
+
+
+def sample_settings() -> Settings:
+    return Settings(
+        muted=True,
+        cards_enabled=False,
+        best_scores={"contiguous": 1200, "paged": 5400},
+        seen_cards={"split", "sealed_hole"},
+        mode="contiguous",
+        endless=True,
+        games_played=7,
+    )
+
+
+def test_defaults() -> None:
+    s = Settings()
+    assert s.muted is False and s.cards_enabled is True and s.endless is False
+    assert s.mode == "paged"
+    assert s.best_scores == {"contiguous": 0, "paged": 0}
+    assert s.seen_cards == set()
+    # defaults are per instance, not shared
+    s.best_scores["paged"] = 9
+    s.seen_cards.add("x")
+    assert Settings().best_scores["paged"] == 0 and Settings().seen_cards == set()
+
+
+def test_dict_round_trip() -> None:
+    s = sample_settings()
+    assert Settings.from_dict(s.to_dict()) == s
+    assert Settings.from_dict(json.loads(json.dumps(s.to_dict()))) == s
+
+
+def test_file_round_trip(tmp_path: Path) -> None:
+    store = Storage(tmp_path)
+    store.save(sample_settings())
+    assert store.last_error is None
+    assert (tmp_path / FILE_NAME).is_file()
+    assert Storage(tmp_path).load() == sample_settings()
+    # no temp files left behind by the atomic write
+    assert [p.name for p in tmp_path.iterdir()] == [FILE_NAME]
+
+
+def test_save_creates_missing_directories(tmp_path: Path) -> None:
+    target = tmp_path / "a" / "b"
+    Storage(target).save(sample_settings())
+    assert Storage(target).load() == sample_settings()
+
+
+def test_missing_file_gives_defaults(tmp_path: Path) -> None:
+    store = Storage(tmp_path / "nothing-here")
+    assert store.load() == Settings()
+    assert store.last_error is None
+
+
+@pytest.mark.parametrize("text", ["", "{", "not json", "\x00\xff", "[1, 2]", "null", "42", '"s"',
+                                  "[" * 100000])
+def test_corrupt_json_gives_defaults(tmp_path: Path, text: str) -> None:
+    (tmp_path / FILE_NAME).write_text(text, encoding="utf-8", errors="surrogateescape")
+    store = Storage(tmp_path)
+    assert store.load() == Settings()
+    assert store.last_error is not None and "corrupt" in store.last_error
+
+
+def test_binary_garbage_gives_defaults(tmp_path: Path) -> None:
+    (tmp_path / FILE_NAME).write_bytes(b"\xff\xfe\x00garbage\x80")
+    store = Storage(tmp_path)
+    assert store.load() == Settings()
+    assert store.last_error
+
+
+def test_corrupt_file_is_overwritten_by_next_save(tmp_path: Path) -> None:
+    (tmp_path / FILE_NAME).write_text("{{{{", encoding="utf-8")
+    store = Storage(tmp_path)
+    s = store.load()
+    s.muted = True
+    store.save(s)
+    assert Storage(tmp_path).load().muted is True
+
+
+def test_wrong_types_fall_back_per_field() -> None:
+    data = {
+        "muted": "yes",             # not a bool
+        "cards_enabled": False,     # fine
+        "best_scores": {"contiguous": "100", "paged": 300, "other": 5},
+        "seen_cards": ["split", 3, None, "oom"],
+        "mode": "tetris",           # unknown mode
+        "endless": 1,               # int is not bool
+        "games_played": -4,
+    }
+    s = Settings.from_dict(data)
+    assert s.muted is False
+    assert s.cards_enabled is False
+    assert s.best_scores == {"contiguous": 0, "paged": 300}
+    assert s.seen_cards == {"split", "oom"}
+    assert s.mode == "paged"
+    assert s.endless is False
+    assert s.games_played == 0
+
+
+@pytest.mark.parametrize("best", [None, [], "x", 5, {"paged": True}, {"paged": 1.5},
+                                  {"paged": -10}, {"paged": None}])
+def test_bad_best_scores(best: object) -> None:
+    assert Settings.from_dict({"best_scores": best}).best_scores == {"contiguous": 0, "paged": 0}
+
+
+@pytest.mark.parametrize("seen", [None, "split", 5, {"split": 1}])
+def test_bad_seen_cards(seen: object) -> None:
+    assert Settings.from_dict({"seen_cards": seen}).seen_cards == set()
+
+
+def test_missing_and_extra_fields() -> None:
+    s = Settings.from_dict({"muted": True, "from_the_future": [1, 2, 3], "version": 99})
+    assert s == Settings(muted=True)
+
+
+def test_mode_contiguous_is_kept() -> None:
+    assert Settings.from_dict({"mode": "contiguous"}).mode == "contiguous"
+    assert Settings.from_dict({"mode": ["paged"]}).mode == "paged"
+
+
+def test_record_best() -> None:
+    s = Settings()
+    assert record_best(s, "paged", 0) is False
+    assert record_best(s, "paged", 500) is True
+    assert record_best(s, "paged", 400) is False
+    assert record_best(s, "paged", 500) is False
+    assert record_best(s, "paged", 501) is True
+    assert s.best_scores == {"contiguous": 0, "paged": 501}
+    assert record_best(s, "contiguous", 10) is True
+    assert record_best(s, "nonsense", 10_000) is False
+    assert set(s.best_scores) == set(MODES)
+
+
+def test_unwritable_directory_does_not_raise(tmp_path: Path) -> None:
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    locked.chmod(stat.S_IRUSR | stat.S_IXUSR)
+    try:
+        store = Storage(locked / "sub")
+        store.save(sample_settings())  # must not raise
+        if os.geteuid() != 0:  # root ignores permissions
+            assert store.last_error is not None
+        assert isinstance(store.load(), Settings)
+    finally:
+        locked.chmod(stat.S_IRWXU)
+
+
+def test_directory_is_a_file_does_not_raise(tmp_path: Path) -> None:
+    blocker = tmp_path / "blocker"
+    blocker.write_text("I am a file", encoding="utf-8")
+    store = Storage(blocker)
+    store.save(sample_settings())
+    assert store.last_error is not None and "not saved" in store.last_error
+    assert store.load() == Settings()
+
+
+def test_settings_path_is_a_directory_gives_defaults(tmp_path: Path) -> None:
+    (tmp_path / FILE_NAME).mkdir()
+    store = Storage(tmp_path)
+    assert store.load() == Settings()
+    assert store.last_error is not None
+    store.save(Settings())  # must not raise either
+
+
+def test_env_override(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(ENV_DATA_DIR, str(tmp_path / "override"))
+    assert default_data_dir() == tmp_path / "override"
+    store = Storage()
+    assert isinstance(store.backend, FileBackend)
+    assert store.backend.path == tmp_path / "override" / FILE_NAME
+    store.save(sample_settings())
+    assert Storage().load() == sample_settings()
+
+
+def test_linux_data_dir(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.delenv(ENV_DATA_DIR, raising=False)
+    monkeypatch.setattr(sys, "platform", "linux")
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
+    assert default_data_dir() == tmp_path / "xdg" / "vram-tetris"
+    monkeypatch.delenv("XDG_DATA_HOME")
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    assert default_data_dir() == tmp_path / "home" / ".local" / "share" / "vram-tetris"
+
+
+def test_windows_and_mac_data_dirs(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.delenv(ENV_DATA_DIR, raising=False)
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.setattr(sys, "platform", "win32")
+    monkeypatch.setenv("APPDATA", str(tmp_path / "Roaming"))
+    assert default_data_dir() == tmp_path / "Roaming" / "vram-tetris"
+    monkeypatch.setattr(sys, "platform", "darwin")
+    assert default_data_dir() == tmp_path / "Library" / "Application Support" / "vram-tetris"
+
+
+class FakeLocalStorage:
+    def __init__(self) -> None:
+        self.items: dict[str, str] = {}
+
+    def getItem(self, key: str) -> str | None:  # noqa: N802 - the JS API's name
+        return self.items.get(key)
+
+    def setItem(self, key: str, value: str) -> None:  # noqa: N802
+        self.items[key] = value
+
+
+@pytest.fixture
+def browser(monkeypatch: pytest.MonkeyPatch) -> FakeLocalStorage:
+    """Pretend to run under pygbag: emscripten platform and its `platform.window` bridge."""
+    local = FakeLocalStorage()
+    fake_platform = types.ModuleType("platform")
+    fake_platform.window = types.SimpleNamespace(localStorage=local)  # type: ignore[attr-defined]
+    monkeypatch.setattr(sys, "platform", "emscripten")
+    monkeypatch.setitem(sys.modules, "platform", fake_platform)
+    monkeypatch.delenv(ENV_DATA_DIR, raising=False)
+    return local
+
+
+def test_browser_uses_local_storage(browser: FakeLocalStorage) -> None:
+    store = Storage()
+    assert isinstance(store.backend, LocalStorageBackend)
+    assert store.load() == Settings()  # nothing saved yet: getItem gives None
+    store.save(sample_settings())
+    assert json.loads(browser.items[LOCAL_STORAGE_KEY])["mode"] == "contiguous"
+    assert Storage().load() == sample_settings()
+
+
+def test_browser_corrupt_local_storage(browser: FakeLocalStorage) -> None:
+    browser.items[LOCAL_STORAGE_KEY] = "]]not json"
+    store = Storage()
+    assert store.load() == Settings()
+    assert store.last_error
+
+
+def test_browser_without_window_does_not_raise(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sys, "platform", "emscripten")
+    monkeypatch.setitem(sys.modules, "platform", types.ModuleType("platform"))
+    monkeypatch.delenv(ENV_DATA_DIR, raising=False)
+    store = Storage()
+    assert store.load() == Settings()
+    store.save(sample_settings())
+    assert store.last_error is not None
+
+
+def test_browser_quota_exceeded_does_not_raise(browser: FakeLocalStorage,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    def full(key: str, value: str) -> None:
+        raise RuntimeError("QuotaExceededError")
+
+    monkeypatch.setattr(browser, "setItem", full)
+    store = Storage()
+    store.save(sample_settings())
+    assert store.last_error is not None and "QuotaExceededError" in store.last_error
+
+
+def test_no_module_level_platform_import() -> None:
+    """Desktop must never touch pygbag's bridge: the stdlib `platform` has no `window`."""
+    assert not hasattr(storage_mod, "platform")
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=True) | st.text(),
+    lambda children: st.lists(children, max_size=6)
+    | st.dictionaries(st.text(max_size=12), children, max_size=6),
+    max_leaves=30,
+)
+field_names = st.sampled_from(["muted", "cards_enabled", "best_scores", "seen_cards", "mode",
+                               "endless", "games_played", "version", "contiguous", "paged"])
+
+
+@given(st.one_of(json_values, st.dictionaries(field_names, json_values, max_size=9)))
+@hyp_settings(max_examples=300, deadline=None)
+def test_from_dict_never_raises(data: object) -> None:
+    s = Settings.from_dict(data)
+    assert isinstance(s.muted, bool) and isinstance(s.cards_enabled, bool)
+    assert isinstance(s.endless, bool)
+    assert s.mode in MODES
+    assert set(s.best_scores) == set(MODES)
+    assert all(type(v) is int and v >= 0 for v in s.best_scores.values())
+    assert all(isinstance(c, str) for c in s.seen_cards)
+    # whatever came in, what goes out survives a JSON round trip unchanged
+    assert Settings.from_dict(json.loads(json.dumps(s.to_dict()))) == s
+
+
+@given(st.dictionaries(field_names, json_values, max_size=9))
+@hyp_settings(max_examples=100, deadline=None)
+def test_load_never_raises_on_any_saved_json(data: dict) -> None:
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as d:
+        Path(d, FILE_NAME).write_text(json.dumps(data), encoding="utf-8")
+        assert isinstance(Storage(d).load(), Settings)
