@@ -1,0 +1,14 @@
+"""VRAM Tetris engine: the pure-Python game core (standard library only)."""
+
+from . import events
+from .board import Board
+from .events import BlockTable, LockResult
+from .game import MODES, Active, Game, Input, Request
+from .pieces import KINDS, PIECES, Kind, PieceDef
+from .reports import CrashReport, RunReport, VictoryReport
+from .telemetry import Telemetry
+
+__all__ = [
+    "events", "Board", "BlockTable", "LockResult", "MODES", "Active", "Game", "Input", "Request",
+    "KINDS", "PIECES", "Kind", "PieceDef", "CrashReport", "RunReport", "VictoryReport", "Telemetry",
+]

@@ -1,0 +1,539 @@
+"""The game: one run of VRAM Tetris as a pure function of (seed, mode, timed inputs).
+
+Time comes in as an argument (`update(dt_ms, inputs)`); nothing here reads a clock, prints or
+draws. Every public action returns the events it caused.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterable
+from dataclasses import dataclass
+from enum import Enum
+
+from . import events as ev
+from . import rules as R
+from .bag import SevenBag
+from .board import Board, Cell
+from .pieces import PIECES, Kind
+from .reports import RunReport
+from .rotation import kicks
+from .telemetry import Telemetry, ThroughputWindow, fragmentation, paging_efficiency
+
+MODES = ("contiguous", "paged")
+
+
+class Input(str, Enum):
+    """A key press, as the engine sees it."""
+
+    LEFT = "LEFT"
+    RIGHT = "RIGHT"
+    SOFT_DROP = "SOFT_DROP"
+    HARD_DROP = "HARD_DROP"
+    ROTATE_CW = "ROTATE_CW"
+    ROTATE_CCW = "ROTATE_CCW"
+    HOLD = "HOLD"
+    SPLIT = "SPLIT"
+    MODE_CONTIGUOUS = "MODE_CONTIGUOUS"
+    MODE_PAGED = "MODE_PAGED"
+    MODE_TOGGLE = "MODE_TOGGLE"
+
+
+@dataclass(frozen=True, slots=True)
+class Request:
+    id: int
+    kind: Kind
+
+    @property
+    def name(self) -> str:
+        return PIECES[self.kind].name
+
+
+@dataclass(slots=True)
+class Active:
+    """The falling piece: a request looking for room."""
+
+    kind: Kind
+    rotation: int
+    x: int
+    y: int
+    request_id: int
+
+    @property
+    def shape(self) -> tuple[Cell, ...]:
+        return PIECES[self.kind].rotations[self.rotation]
+
+    def cells(self) -> list[Cell]:
+        x, y = self.x, self.y
+        return [(x + cx, y + cy) for cx, cy in PIECES[self.kind].rotations[self.rotation]]
+
+
+class Game:
+    def __init__(self, seed: int = 0, mode: str = "contiguous", endless: bool = False) -> None:
+        if mode not in MODES:
+            raise ValueError(f"mode must be one of {MODES}, not {mode!r}")
+        self.seed = seed
+        self.mode = mode
+        self.endless = endless
+        self.board = Board()
+        self._rng = random.Random(seed)
+        self._bag = SevenBag(self._rng)
+        self.score = 0
+        self.lines = 0
+        self.level = 1
+        self.pieces = 0
+        self.tokens = 0
+        self.time_ms = 0.0
+        self.charge = R.CHARGE_START
+        self.served = 0
+        self.peak_utilisation = 0.0
+        self.hold_kind: Kind | None = None
+        self._hold_request = 0
+        self.can_hold = True
+        self.requests: dict[int, Request] = {}
+        self._live: dict[int, int] = {}  # request id -> blocks it holds on the board
+        self._next_id = 1
+        self.active: Active | None = None
+        self.over = False
+        self.result: RunReport | None = None
+        self.block_table: ev.BlockTable | None = None
+        self._gravity_acc = 0.0
+        self._lock_timer = 0.0
+        self._lock_resets = 0
+        self._lowest_y = 0
+        self._throughput = ThroughputWindow()
+        self._vram_warned = False
+        self._stats: tuple[int, int] | None = None  # (occupied, sealed), cached per board change
+        self._ev: list[ev.Event] = []
+        self._spawn(self._bag.pop(), 0)
+
+    # ------------------------------------------------------------------ queries
+    @property
+    def next_queue(self) -> tuple[Kind, ...]:
+        return self._bag.peek(R.NEXT_QUEUE)
+
+    @property
+    def split_ready(self) -> bool:
+        return self.mode == "paged" and self.charge >= 1.0 and not self.over
+
+    def kind_of(self, request_id: int) -> Kind:
+        return self.requests[request_id].kind
+
+    def ghost_cells(self) -> list[Cell]:
+        a = self.active
+        if a is None:
+            return []
+        d = self.board.drop_distance(a.shape, a.x, a.y)
+        return [(x, y + d) for x, y in a.cells()]
+
+    def board_stats(self) -> tuple[int, int]:
+        """(occupied, sealed) visible cells; recomputed only after the board changes."""
+        if self._stats is None:
+            self._stats = self.board.visible_counts()
+        return self._stats
+
+    def telemetry(self) -> Telemetry:
+        occupied, sealed = self.board_stats()
+        free = R.VISIBLE_CELLS - occupied
+        return Telemetry(
+            utilisation=occupied / R.VISIBLE_CELLS,
+            fragmentation=fragmentation(free, sealed),
+            throughput=self._throughput.rate(self.time_ms),
+            paging_efficiency=paging_efficiency(free, sealed, self.split_ready),
+            resident=len(self._live),
+            peak_utilisation=self.peak_utilisation,
+            free_cells=free,
+            sealed_holes=sealed,
+            pieces=self.pieces,
+            lines=self.lines,
+            score=self.score,
+            level=self.level,
+            charge=self.charge,
+            tokens=self.tokens,
+        )
+
+    # ------------------------------------------------------------------ driving
+    def update(self, dt_ms: float, inputs: Iterable[Input] = ()) -> list[ev.Event]:
+        """Apply this step's inputs, then let `dt_ms` of game time pass."""
+        if not self.over:
+            for inp in inputs:
+                self._DISPATCH[inp](self)
+                if self.over:
+                    break
+            if not self.over and dt_ms > 0:
+                self._advance(dt_ms)
+        out, self._ev = self._ev, []
+        return out
+
+    def move(self, dx: int) -> list[ev.Event]:
+        if self.active is not None and not self.over:
+            self._shift(dx, 0)
+        return self._flush()
+
+    def rotate(self, direction: int) -> list[ev.Event]:
+        if self.active is not None and not self.over:
+            self._rotate(1 if direction > 0 else -1)
+        return self._flush()
+
+    def soft_drop(self) -> list[ev.Event]:
+        if not self.over:
+            self._soft_drop()
+        return self._flush()
+
+    def hard_drop(self) -> list[ev.Event]:
+        if not self.over:
+            self._hard_drop()
+        return self._flush()
+
+    def hold(self) -> list[ev.Event]:
+        if not self.over:
+            self._hold()
+        return self._flush()
+
+    def split(self) -> list[ev.Event]:
+        if not self.over:
+            self._split()
+        return self._flush()
+
+    def set_mode(self, mode: str) -> list[ev.Event]:
+        if mode not in MODES:
+            raise ValueError(f"mode must be one of {MODES}, not {mode!r}")
+        if not self.over:
+            self._set_mode(mode)
+        return self._flush()
+
+    def _flush(self) -> list[ev.Event]:
+        out, self._ev = self._ev, []
+        return out
+
+    # ------------------------------------------------------------------ actions
+    def _left(self) -> None:
+        self._shift(-1, 0)
+
+    def _right(self) -> None:
+        self._shift(1, 0)
+
+    def _cw(self) -> None:
+        self._rotate(1)
+
+    def _ccw(self) -> None:
+        self._rotate(-1)
+
+    def _shift(self, dx: int, dy: int) -> bool:
+        a = self.active
+        if a is None or not self.board.fits(a.shape, a.x + dx, a.y + dy):
+            return False
+        a.x += dx
+        a.y += dy
+        self._ev.append(ev.Moved(dx, dy))
+        if dy and a.y > self._lowest_y:
+            self._lowest_y = a.y
+            self._lock_resets = 0
+            self._lock_timer = 0.0
+        elif dx:
+            self._after_manipulation()
+        return True
+
+    def _rotate(self, direction: int) -> None:
+        a = self.active
+        if a is None:
+            return
+        to = (a.rotation + direction) % 4
+        shape = PIECES[a.kind].rotations[to]
+        fits = self.board.fits
+        for i, (kx, ky) in enumerate(kicks(a.kind, a.rotation, to)):
+            if fits(shape, a.x + kx, a.y + ky):
+                a.x += kx
+                a.y += ky
+                a.rotation = to
+                self._ev.append(ev.Rotated(direction, i))
+                if a.y > self._lowest_y:
+                    self._lowest_y = a.y
+                    self._lock_resets = 0
+                    self._lock_timer = 0.0
+                else:
+                    self._after_manipulation()
+                return
+
+    def _after_manipulation(self) -> None:
+        """Move reset: a successful move or turn restarts lock delay, at most 15 times."""
+        if self._lock_resets < R.MAX_LOCK_RESETS:
+            self._lock_resets += 1
+            self._lock_timer = 0.0
+
+    def _soft_drop(self) -> None:
+        if self._shift(0, 1):
+            self.score += R.SOFT_DROP_POINTS
+            self._gravity_acc = 0.0
+
+    def _hard_drop(self) -> None:
+        a = self.active
+        if a is None:
+            return
+        d = self.board.drop_distance(a.shape, a.x, a.y)
+        a.y += d
+        self.score += R.HARD_DROP_POINTS * d
+        self._lock(d)
+
+    def _hold(self) -> None:
+        a = self.active
+        if a is None:
+            return
+        if not self.can_hold:
+            self._ev.append(ev.Warning("hold_used", "hold queue already used for this request"))
+            return
+        held_kind, held_id = self.hold_kind, self._hold_request
+        self.hold_kind, self._hold_request = a.kind, a.request_id
+        self.active = None
+        self._ev.append(ev.Held(a.kind, held_kind))
+        if held_kind is None:
+            self._spawn(self._bag.pop(), 0)
+        else:
+            self._spawn(held_kind, held_id)
+        self.can_hold = False
+
+    def _set_mode(self, mode: str) -> None:
+        if mode != self.mode:
+            self.mode = mode
+            self._ev.append(ev.ModeSwitched(mode))
+
+    def _to_contiguous(self) -> None:
+        self._set_mode("contiguous")
+
+    def _to_paged(self) -> None:
+        self._set_mode("paged")
+
+    def _toggle_mode(self) -> None:
+        self._set_mode("paged" if self.mode == "contiguous" else "contiguous")
+
+    _DISPATCH = {
+        Input.LEFT: _left,
+        Input.RIGHT: _right,
+        Input.SOFT_DROP: _soft_drop,
+        Input.HARD_DROP: _hard_drop,
+        Input.ROTATE_CW: _cw,
+        Input.ROTATE_CCW: _ccw,
+        Input.HOLD: _hold,
+        Input.SPLIT: lambda self: self._split(),
+        Input.MODE_CONTIGUOUS: _to_contiguous,
+        Input.MODE_PAGED: _to_paged,
+        Input.MODE_TOGGLE: _toggle_mode,
+    }
+
+    # ------------------------------------------------------------------ time
+    def _advance(self, dt: float) -> None:
+        self.time_ms += dt
+        if self.mode == "paged" and self.charge < 1.0:
+            self.charge = min(1.0, self.charge + R.CHARGE_PER_SECOND * dt / 1000.0)
+        a = self.active
+        if a is None:
+            return
+        fits = self.board.fits
+        if fits(a.shape, a.x, a.y + 1):
+            self._gravity_acc += dt
+            step = R.gravity_ms(self.level)
+            while self._gravity_acc >= step:
+                self._gravity_acc -= step
+                self._shift(0, 1)
+                if not fits(a.shape, a.x, a.y + 1):
+                    self._gravity_acc = 0.0
+                    break
+        else:
+            self._gravity_acc = 0.0
+            self._lock_timer += dt
+            if self._lock_timer >= R.LOCK_DELAY_MS:
+                self._lock(0)
+
+    # ------------------------------------------------------------------ allocation
+    def _spawn(self, kind: Kind, request_id: int) -> None:
+        if not request_id:
+            request_id = self._next_id
+            self._next_id += 1
+            self.requests[request_id] = Request(request_id, kind)
+            self._ev.append(ev.Spawned(request_id, kind))
+        p = PIECES[kind]
+        a = Active(kind, 0, p.spawn_x, p.spawn_y, request_id)
+        self._gravity_acc = 0.0
+        self._lock_timer = 0.0
+        self._lock_resets = 0
+        if not self.board.fits(a.shape, a.x, a.y):
+            self.active = None
+            self._oom(request_id, kind, "no free range at the spawn point: the request cannot be admitted")
+            return
+        if self.board.fits(a.shape, a.x, a.y + 1):
+            a.y += 1  # guideline: a new piece drops one row at once if it can
+        self._lowest_y = a.y
+        self.active = a
+
+    def _place(self, request_id: int, cells: list[Cell]) -> None:
+        grid = self.board.grid
+        for x, y in cells:
+            grid[y][x] = request_id
+        self._live[request_id] = self._live.get(request_id, 0) + len(cells)
+        self._stats = None
+
+    def _lock(self, drop_cells: int) -> None:
+        a = self.active
+        assert a is not None
+        cells = a.cells()
+        sealed = self._newly_sealed(cells)
+        self._place(a.request_id, cells)
+        self.active = None
+        if all(y < R.HIDDEN for _, y in cells):
+            self._oom(a.request_id, a.kind, "request committed entirely above VRAM: the stack hit the ceiling")
+            return
+        lines, tokens, points, rows = self._collect({y for _, y in cells})
+        self._ev.append(ev.Locked(ev.LockResult(a.request_id, a.kind, tuple(cells), lines, tokens,
+                                                points, sealed, drop_cells)))
+        self._after_commit(a, rows, tokens, points)
+
+    def _newly_sealed(self, cells: list[Cell]) -> int:
+        """Visible free cells this piece covers for the first time in their columns."""
+        top_in: dict[int, int] = {}
+        count: dict[int, int] = {}
+        for x, y in cells:
+            if y < top_in.get(x, R.HEIGHT):
+                top_in[x] = y
+            count[x] = count.get(x, 0) + 1
+        sealed = 0
+        column_top = self.board.column_top
+        for x, top in top_in.items():
+            old = column_top(x)
+            if top < old:
+                lo = max(top + 1, R.HIDDEN)
+                if old > lo:
+                    sealed += old - lo - sum(1 for cx, cy in cells if cx == x and cy >= lo)
+        return sealed
+
+    def _split(self) -> None:
+        a = self.active
+        if a is None:
+            return
+        if self.mode != "paged":
+            self._ev.append(ev.Warning(
+                "split_refused",
+                f"split refused: the contiguous allocator needs req#{a.request_id} in one range "
+                "(switch to PAGED)"))
+            return
+        if self.charge < 1.0:
+            self._ev.append(ev.Warning(
+                "split_uncharged", f"page table busy: split meter at {self.charge * 100:.0f} %"))
+            return
+        board = self.board
+        grid = board.grid
+        entries: list[tuple[int, Cell]] = []
+        holes = 0
+        for page, (x, _) in enumerate(a.cells()):
+            col = self._column_with_room(x)
+            if col < 0:
+                break
+            y = board.lowest_empty(col)
+            if board.column_top(col) < y:
+                holes += 1
+            grid[y][col] = a.request_id
+            entries.append((page, (col, y)))
+        self.charge = 0.0
+        placed = [c for _, c in entries]
+        self._live[a.request_id] = self._live.get(a.request_id, 0) + len(placed)
+        self._stats = None
+        self.active = None
+        if not placed or all(y < R.HIDDEN for _, y in placed):
+            self._oom(a.request_id, a.kind, "no page frame left in VRAM for the split request")
+            return
+        lines, tokens, points, rows = self._collect({y for _, y in placed})
+        resident = tuple((p, _after_clear(c, rows)) for p, c in entries)
+        table = ev.BlockTable(a.request_id, a.kind, tuple(entries), resident)
+        self.block_table = table
+        self._ev.append(ev.PageSplit(table, holes))
+        self._after_commit(a, rows, tokens, points)
+
+    def _column_with_room(self, x: int) -> int:
+        """x itself if it has a free cell, else the nearest column that does (left first)."""
+        grid = self.board.grid
+        for d in range(R.WIDTH):
+            for col in ((x,) if d == 0 else (x - d, x + d)):
+                if 0 <= col < R.WIDTH and any(not row[col] for row in grid):
+                    return col
+        return -1
+
+    def _collect(self, rows_touched: set[int]) -> tuple[int, int, int, list[int]]:
+        """Garbage-collect full rows among those touched: (lines, tokens, points, rows)."""
+        board = self.board
+        rows = board.full_rows(rows_touched)
+        if not rows:
+            return 0, 0, 0, rows
+        live = self._live
+        for rid in board.clear_rows(rows):
+            left = live[rid] - 1
+            if left:
+                live[rid] = left
+            else:
+                del live[rid]
+                self.served += 1
+                if rid != self._hold_request:
+                    self.requests.pop(rid, None)
+        n = len(rows)
+        return n, n * R.TOKENS_PER_LINE, R.line_points(n, self.level), rows
+
+    def _after_commit(self, a: Active, rows: list[int], tokens: int, points: int) -> None:
+        self.pieces += 1
+        self.can_hold = True
+        grid = self.board.grid
+        occupied = sum(R.WIDTH - row.count(0) for row in grid[R.HIDDEN:])
+        util = occupied / R.VISIBLE_CELLS
+        if rows:
+            n = len(rows)
+            self.lines += n
+            self.tokens += tokens
+            self.score += points
+            self.charge = min(1.0, self.charge + R.CHARGE_PER_LINE * n)
+            self._throughput.add(self.time_ms, tokens)
+            self._ev.append(ev.LinesCleared(tuple(rows), n, tokens, points))
+            level = R.level_for(self.lines)
+            if level != self.level:
+                self.level = level
+                self._ev.append(ev.LevelUp(level))
+        if util > self.peak_utilisation:
+            self.peak_utilisation = util
+        if util > R.VRAM_WARN and not self._vram_warned:
+            self._vram_warned = True
+            self._ev.append(ev.Warning("vram_high", f"VRAM utilisation {util * 100:.0f} %: close to OOM"))
+        elif util < R.VRAM_REARM:
+            self._vram_warned = False
+        if not self.endless and self.lines >= R.VICTORY_LINES:
+            self._finish("victory", a.request_id, a.kind,
+                         f"{self.lines} lines dispatched: the workload was served")
+            return
+        self._spawn(self._bag.pop(), 0)
+
+    # ------------------------------------------------------------------ endings
+    def _report(self, outcome: str, request_id: int, kind: Kind, cause: str) -> RunReport:
+        self._stats = None
+        occupied, sealed = self.board_stats()
+        free = R.VISIBLE_CELLS - occupied
+        return RunReport(
+            outcome=outcome, cause=cause, request_id=request_id, request_name=PIECES[kind].name,
+            kind=kind, free_cells=free, sealed_holes=sealed,
+            fragmentation=fragmentation(free, sealed),
+            peak_utilisation=max(self.peak_utilisation, occupied / R.VISIBLE_CELLS),
+            requests_served=self.served, pieces=self.pieces, lines=self.lines,
+            tokens=self.tokens, score=self.score, time_ms=self.time_ms, mode=self.mode,
+        )
+
+    def _oom(self, request_id: int, kind: Kind, cause: str) -> None:
+        self.result = self._report("oom", request_id, kind, cause)
+        self.over = True
+        self._ev.append(ev.Oom(self.result))
+
+    def _finish(self, outcome: str, request_id: int, kind: Kind, cause: str) -> None:
+        self.result = self._report(outcome, request_id, kind, cause)
+        self.over = True
+        self._ev.append(ev.Victory(self.result))
+
+
+def _after_clear(cell: Cell, rows: list[int]) -> Cell | None:
+    """Where a cell lives after `rows` were removed (None if it was in one of them)."""
+    x, y = cell
+    if y in rows:
+        return None
+    return (x, y + sum(1 for r in rows if r > y))

@@ -1,0 +1,69 @@
+"""The seven tetrominoes as inference requests: shapes, names and colours in one table.
+
+Coordinates: x grows to the right, y grows downwards. Rotation states follow SRS:
+0 = spawn, 1 = R (clockwise once), 2 = 180°, 3 = L.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import IntEnum
+
+
+class Kind(IntEnum):
+    I = 0
+    O = 1
+    T = 2
+    S = 3
+    Z = 4
+    J = 5
+    L = 6
+
+
+Cells = tuple[tuple[int, int], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class PieceDef:
+    """One request type: the model workload it stands for and its four rotations."""
+
+    kind: Kind
+    name: str
+    colour: tuple[int, int, int]
+    box: int  # side of the SRS bounding box
+    rotations: tuple[Cells, Cells, Cells, Cells]
+    spawn_x: int
+    spawn_y: int
+
+
+def _rotate_cw(cells: Cells, box: int) -> Cells:
+    return tuple(sorted(((box - 1 - y, x) for x, y in cells), key=lambda c: (c[1], c[0])))
+
+
+def _define(kind: Kind, name: str, colour: tuple[int, int, int], box: int,
+            spawn: Cells, spawn_x: int, spawn_y: int) -> PieceDef:
+    states = [tuple(sorted(spawn, key=lambda c: (c[1], c[0])))]
+    for _ in range(3):
+        states.append(_rotate_cw(states[-1], box))
+    return PieceDef(kind, name, colour, box, tuple(states), spawn_x, spawn_y)  # type: ignore[arg-type]
+
+
+# Spawn states sit in the two hidden rows above the visible board (guideline spawn).
+PIECES: dict[Kind, PieceDef] = {
+    Kind.I: _define(Kind.I, "llama_7b_prompt", (0, 240, 255), 4,
+                    ((0, 1), (1, 1), (2, 1), (3, 1)), 3, -1),
+    Kind.O: _define(Kind.O, "mixtral_moe_gate", (255, 214, 10), 2,
+                    ((0, 0), (1, 0), (0, 1), (1, 1)), 4, 0),
+    Kind.T: _define(Kind.T, "gpt4_search_ref", (190, 90, 255), 3,
+                    ((1, 0), (0, 1), (1, 1), (2, 1)), 3, 0),
+    Kind.S: _define(Kind.S, "claude_3_agent", (60, 255, 120), 3,
+                    ((1, 0), (2, 0), (0, 1), (1, 1)), 3, 0),
+    Kind.Z: _define(Kind.Z, "stable_diff_unet", (255, 60, 110), 3,
+                    ((0, 0), (1, 0), (1, 1), (2, 1)), 3, 0),
+    Kind.J: _define(Kind.J, "gemini_flash_ctx", (60, 120, 255), 3,
+                    ((0, 0), (0, 1), (1, 1), (2, 1)), 3, 0),
+    Kind.L: _define(Kind.L, "deepseek_coder_qa", (255, 150, 30), 3,
+                    ((2, 0), (0, 1), (1, 1), (2, 1)), 3, 0),
+}
+
+KINDS: tuple[Kind, ...] = tuple(Kind)

@@ -1,0 +1,47 @@
+"""Game rules as data: board size, timing, scoring, gravity, charge and token accounting."""
+
+from __future__ import annotations
+
+WIDTH = 10
+VISIBLE = 20
+HIDDEN = 2  # spawn rows above the visible board
+HEIGHT = VISIBLE + HIDDEN
+VISIBLE_CELLS = WIDTH * VISIBLE
+
+NEXT_QUEUE = 3
+LOCK_DELAY_MS = 500.0
+MAX_LOCK_RESETS = 15
+
+SOFT_DROP_POINTS = 1  # per cell
+HARD_DROP_POINTS = 2  # per cell
+LINE_POINTS = {1: 100, 2: 300, 3: 500, 4: 800}  # x level
+LINES_PER_LEVEL = 10
+VICTORY_LINES = 40
+
+# Each cell is one KV-cache block; a block holds 20 tokens, so a cleared row of ten blocks
+# dispatches 200 tokens, the figure the original article counts per line.
+TOKENS_PER_BLOCK = 20
+TOKENS_PER_LINE = TOKENS_PER_BLOCK * WIDTH
+
+# Page-split meter, as a fraction of full charge.
+CHARGE_START = 1.0
+CHARGE_PER_LINE = 0.25
+CHARGE_PER_SECOND = 0.015  # only while in paged mode
+
+THROUGHPUT_WINDOW_MS = 5000.0
+VRAM_WARN = 0.80  # utilisation that raises the warning
+VRAM_REARM = 0.75  # the warning rearms once utilisation falls below this
+
+
+def gravity_ms(level: int) -> float:
+    """Milliseconds per row at `level` (the guideline curve, capped at level 20)."""
+    lv = max(1, min(level, 20))
+    return (0.8 - (lv - 1) * 0.007) ** (lv - 1) * 1000.0
+
+
+def level_for(lines: int) -> int:
+    return 1 + lines // LINES_PER_LEVEL
+
+
+def line_points(count: int, level: int) -> int:
+    return LINE_POINTS.get(count, 0) * level
