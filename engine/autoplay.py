@@ -1,0 +1,149 @@
+"""Seeded bot games in both allocator modes: how much sooner does a contiguous stack run out?
+
+    python -m engine.autoplay --mode contiguous|paged|both --seeds N --max-pieces M [--skill K] [--json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+from dataclasses import asdict, dataclass
+
+from .bot import DEFAULT_SKILL, Bot
+from .game import MODES, Game
+
+THINK_MS = 400.0  # game time the bot spends per piece: the split meter recharges meanwhile
+
+
+@dataclass(frozen=True, slots=True)
+class GameStats:
+    pieces: int
+    lines: int
+    oom: bool
+    frag_mean: float
+    frag_peak: float
+    resident_mean: float
+
+
+@dataclass(frozen=True, slots=True)
+class ModeSummary:
+    games: int
+    pieces_mean: float
+    pieces_median: float
+    lines_mean: float
+    frag_mean: float
+    frag_peak: float
+    resident_mean: float
+    oom_count: int
+    splits_mean: float
+
+
+def play_one(mode: str, seed: int, max_pieces: int, skill: float) -> tuple[GameStats, int]:
+    """One endless bot game; telemetry is sampled after every placement."""
+    game = Game(seed=seed, mode=mode, endless=True)
+    bot = Bot(skill=skill, seed=seed)
+    frag_sum = frag_peak = 0.0
+    resident_sum = 0
+    samples = splits = 0
+    while not game.over and game.pieces < max_pieces:
+        plan = bot.choose(game)
+        assert plan is not None and game.active is not None
+        request = game.active.request_id
+        game.update(0.0, plan.moves())
+        game.update(THINK_MS)  # the piece falls straight down its column while the bot "thinks"
+        if game.active is not None and game.active.request_id == request and not game.over:
+            game.update(0.0, (plan.final,))
+        splits += plan.split
+        t = game.telemetry()
+        frag_sum += t.fragmentation
+        frag_peak = max(frag_peak, t.fragmentation)
+        resident_sum += t.resident
+        samples += 1
+    n = max(1, samples)
+    return GameStats(game.pieces, game.lines, game.over, frag_sum / n, frag_peak,
+                     resident_sum / n), splits
+
+
+def summarise(mode: str, seeds: int, max_pieces: int, skill: float) -> ModeSummary:
+    stats, splits = zip(*(play_one(mode, s, max_pieces, skill) for s in range(seeds)))
+    return ModeSummary(
+        games=seeds,
+        pieces_mean=statistics.fmean(s.pieces for s in stats),
+        pieces_median=float(statistics.median(s.pieces for s in stats)),
+        lines_mean=statistics.fmean(s.lines for s in stats),
+        frag_mean=statistics.fmean(s.frag_mean for s in stats),
+        frag_peak=max(s.frag_peak for s in stats),
+        resident_mean=statistics.fmean(s.resident_mean for s in stats),
+        oom_count=sum(s.oom for s in stats),
+        splits_mean=statistics.fmean(splits),
+    )
+
+
+def format_table(results: dict[str, ModeSummary], max_pieces: int, skill: float) -> str:
+    lines = [f"bot skill {skill:g}, games capped at {max_pieces} pieces",
+             f"{'mode':<12}{'pieces mean':>12}{'median':>9}{'lines':>8}{'frag mean':>11}"
+             f"{'frag peak':>11}{'resident':>10}{'OOM':>8}{'splits':>8}"]
+    for mode, r in results.items():
+        lines.append(f"{mode:<12}{r.pieces_mean:>12.1f}{r.pieces_median:>9.1f}{r.lines_mean:>8.1f}"
+                     f"{r.frag_mean * 100:>10.1f}%{r.frag_peak * 100:>10.1f}%{r.resident_mean:>10.1f}"
+                     f"{r.oom_count:>5}/{r.games:<2}{r.splits_mean:>8.1f}")
+    if "contiguous" in results and "paged" in results:
+        c, p = results["contiguous"], results["paged"]
+        if c.pieces_mean:
+            lines.append(f"paged placed {p.pieces_mean / c.pieces_mean:.1f}x the pieces of contiguous "
+                         "before running out of memory (or reaching the cap)")
+    return "\n".join(lines)
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # usage + exit 2, never a traceback
+        self.print_usage(sys.stderr)
+        self.exit(2, f"{self.prog}: error: {message}\n")
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+def _skill(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number from 0 to 1, got {text!r}") from None
+    if not 0.0 <= value <= 1.0:
+        raise argparse.ArgumentTypeError(f"must be from 0 to 1, got {value:g}")
+    return value
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = _Parser(prog="python -m engine.autoplay", description=__doc__.splitlines()[0])
+    p.add_argument("--mode", choices=(*MODES, "both"), default="both")
+    p.add_argument("--seeds", type=_positive, default=10, help="games per mode (seeds 0..N-1)")
+    p.add_argument("--max-pieces", type=_positive, default=1000, help="cap per game")
+    p.add_argument("--skill", type=_skill, default=DEFAULT_SKILL,
+                   help=f"chance the bot takes its best placement (default {DEFAULT_SKILL})")
+    p.add_argument("--json", action="store_true", help="print one JSON object keyed by mode")
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    modes = MODES if args.mode == "both" else (args.mode,)
+    results = {m: summarise(m, args.seeds, args.max_pieces, args.skill) for m in modes}
+    if args.json:
+        print(json.dumps({m: asdict(r) for m, r in results.items()}, indent=2))
+    else:
+        print(format_table(results, args.max_pieces, args.skill))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

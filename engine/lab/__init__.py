@@ -1,0 +1,29 @@
+"""Serving lab: a KV-cache simulator reproducing the PagedAttention paper's memory result.
+
+Pure standard library at import time, so it also runs in the browser build;
+numpy is imported only by the sweep.
+"""
+
+from .allocators import ALLOCATORS, CONTIGUOUS, ContiguousAllocator, PagedAllocator
+from .latency import OPT13B_A100, LatencyModel
+from .simulator import DEFAULT_SLOTS, Breakdown, LabConfig, Result, Simulator, StepReport
+from .workload import DATASETS, DatasetSpec, Request, generate
+
+__all__ = [
+    "ALLOCATORS",
+    "CONTIGUOUS",
+    "DATASETS",
+    "DEFAULT_SLOTS",
+    "OPT13B_A100",
+    "Breakdown",
+    "ContiguousAllocator",
+    "DatasetSpec",
+    "LabConfig",
+    "LatencyModel",
+    "PagedAllocator",
+    "Request",
+    "Result",
+    "Simulator",
+    "StepReport",
+    "generate",
+]
