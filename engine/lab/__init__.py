@@ -5,7 +5,7 @@ numpy is imported only by the sweep.
 """
 
 from .allocators import ALLOCATORS, CONTIGUOUS, ContiguousAllocator, PagedAllocator
-from .latency import OPT13B_A100, LatencyModel
+from .latency import LATENCY_MODELS, OPT13B_A100, LatencyModel
 from .simulator import DEFAULT_SLOTS, Breakdown, LabConfig, Result, Simulator, StepReport
 from .workload import DATASETS, DatasetSpec, Request, generate
 
@@ -18,6 +18,7 @@ __all__ = [
     "Breakdown",
     "ContiguousAllocator",
     "DatasetSpec",
+    "LATENCY_MODELS",
     "LabConfig",
     "LatencyModel",
     "PagedAllocator",

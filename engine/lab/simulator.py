@@ -339,72 +339,81 @@ class Simulator:
         return None
 
     # ------------------------------------------------------------- accounting
-    def _account(self, duration: float, running: float, waiting: float, mem: Breakdown) -> None:
-        """Add a span to the totals, clipped to the measurement window."""
-        if self.window_closed:
-            return
-        t = self.totals
-        t.time += duration
-        t.running += running
-        t.waiting += waiting
-        m = t.memory
-        m.tokens += mem.tokens
-        m.reserved += mem.reserved
-        m.internal += mem.internal
-        m.external += mem.external
-        m.free += mem.free
+    def _account(
+        self, duration: float, n: int, waiting: int, tokens: float, reserved: float, internal: float,
+        spare: float, blocked: bool, generated: int,
+    ) -> None:
+        """Add a span (memory terms already integrated over it) and advance the clock."""
+        if not self.window_closed:
+            t = self.totals
+            t.time += duration
+            t.running += n * duration
+            t.waiting += waiting * duration
+            t.generated += generated
+            m = t.memory
+            m.tokens += tokens
+            m.reserved += reserved
+            m.internal += internal
+            if blocked:
+                m.external += spare
+            else:
+                m.free += spare
+        self.clock += duration
+        if self.clock >= self.window_end:
+            self.window_closed = True
+
+    def _account_state(self, duration: float, generated: int) -> None:
+        """Account a span of constant state."""
+        mem = self.memory()
+        self._account(
+            duration, len(self.running), len(self.waiting), mem.tokens * duration, mem.reserved * duration,
+            mem.internal * duration, (mem.external + mem.free) * duration, mem.external > 0, generated,
+        )
 
     # ----------------------------------------------------------------- steps
     def advance(self, max_decode: int | None = None) -> StepReport:
         """One scheduling step: a prefill, or up to ``max_decode`` decode steps (None: to the next event)."""
+        before = (self.clock, self.iterations, self.preemptions, self.totals.generated)
+        kind = self._step(max_decode)
+        duration = self.clock - before[0]
+        return StepReport(
+            kind, self.iterations - before[1], duration, len(self.running), len(self.waiting),
+            self.totals.generated - before[3], self.preemptions - before[2], self.memory(),
+        )
+
+    def _step(self, max_decode: int | None) -> str:
         self._arrive()
         if self.done:
-            return StepReport("idle", 0, 0.0, 0, 0, 0, 0, self.memory())
+            return "idle"
         if not self.running and not self.waiting:
             # Idle until the next arrival.
-            gap = self.trace[self.next_arrival].arrival - self.clock
-            self._close_span(gap, 0, 0, self.memory(), 0)
+            self._account_state(self.trace[self.next_arrival].arrival - self.clock, 0)
             self._arrive()
         if self.waiting and len(self.running) < self.config.max_batch and self._fits(self.waiting[0]):
-            return self._prefill()
-        return self._decode(max_decode)
+            self._prefill()
+            return "prefill"
+        self._decode(max_decode)
+        return "decode"
 
-    def _prefill(self) -> StepReport:
+    def _prefill(self) -> None:
         cfg = self.config
         budget = max(cfg.max_batched_tokens, cfg.max_seq_len)
         admitted = 0
         computed = 0
-        while self.waiting and len(self.running) < cfg.max_batch:
-            req = self.waiting[0]
+        waiting = self.waiting
+        while waiting and len(self.running) < cfg.max_batch:
+            req = waiting[0]
             tokens = req.prompt + self.generated.get(req.rid, 0)
             if admitted and computed + tokens > budget:
                 break
             if not self._admit(req):
                 break
-            self.waiting.popleft()
+            waiting.popleft()
             admitted += 1
             computed += tokens
-        duration = cfg.latency.step_time(computed, computed)
-        mem = self.memory()
-        report = StepReport("prefill", 1, duration, len(self.running), len(self.waiting), admitted, 0, mem)
-        self._close_span(duration, len(self.running), len(self.waiting), mem, admitted)
+        self._account_state(cfg.latency.step_time(computed, computed), admitted)
         self.iterations += 1
         self._retire_finished()
-        return report
-
-    def _close_span(self, duration: float, running: float, waiting: float, mem: Breakdown, generated: int) -> None:
-        """Account a single step of constant state and advance the clock."""
-        if not self.window_closed:
-            self._account(
-                duration,
-                running * duration,
-                waiting * duration,
-                Breakdown(*(duration * v for v in (mem.tokens, mem.reserved, mem.internal, mem.external, mem.free))),
-            )
-            self.totals.generated += generated
-        self.clock += duration
-        if self.clock >= self.window_end:
-            self.window_closed = True
 
     def _steps_until(self, alpha: float, beta: float, delta: float) -> int:
         """Fewest decode steps (>= 1) whose total time reaches ``delta``."""
@@ -448,70 +457,54 @@ class Simulator:
             s += 1
         return q * bs + s
 
-    def _decode(self, max_decode: int | None) -> StepReport:
+    def _decode(self, max_decode: int | None) -> None:
         cfg = self.config
         lat = cfg.latency
-        preempted = 0
+        running = self.running
         if self.paged:
             # Make room for the next step: preempt the newest requests while too few blocks are free.
-            while self.running and self._paged_new_blocks(1) > self.num_blocks - self.blocks_used:
+            while running and self._paged_new_blocks(1) > self.num_blocks - self.blocks_used:
                 self._preempt(self.order[-1])
-                preempted += 1
-            if not self.running:
-                mem = self.memory()
-                return StepReport("decode", 0, 0.0, 0, len(self.waiting), 0, preempted, mem)
-        n = len(self.running)
+            if not running:
+                return
+        n = len(running)
         d0 = self.decode_steps
         k = self._next_finish() - d0
-        if max_decode is not None:
-            k = min(k, max_decode)
-        context = self.tokens_held() + n  # tokens read by the first step, its own included
-        alpha = lat.weights_time + lat.per_token * n + lat.per_context * context
+        if max_decode is not None and max_decode < k:
+            k = max_decode
+        tokens0 = self.sum_u + n * d0
+        alpha = lat.fixed + lat.per_token * n + lat.per_context * (tokens0 + n)
         beta = lat.per_context * n
-        blocked = self._head_blocked_by_memory()
         if not self.waiting and self.next_arrival < len(self.trace):
             k = min(k, self._steps_until(alpha, beta, self.trace[self.next_arrival].arrival - self.clock))
         if not self.window_closed:
             k = min(k, self._steps_until(alpha, beta, self.window_end - self.clock))
         if self.paged:
-            k = min(k, max(1, self._paged_max_steps(self.num_blocks - self.blocks_used)))
-        k = max(k, 1)
+            k = min(k, self._paged_max_steps(self.num_blocks - self.blocks_used))
+        if k < 1:
+            k = 1
+        blocked = self._head_blocked_by_memory()
 
-        # Closed-form integrals over steps j = 1..k; step j lasts alpha + beta (j - 1)
-        # and holds tokens0 + j n tokens.
+        # Closed-form integrals over steps j = 1..k: step j lasts a0 + beta j and
+        # holds tokens0 + j n tokens (its new token included).
         duration = k * alpha + beta * k * (k - 1) / 2
-        tokens0 = self.tokens_held()
-        sj, sj2 = _ap_sums(1, 1, k)
-        a0 = alpha - beta  # weight of step j is a0 + beta j
-        tok_int = tokens0 * duration + n * (a0 * sj + beta * sj2)
-        slots = cfg.slots
+        a0 = alpha - beta
+        sj = k * (k + 1) // 2
+        sj2 = k * (k + 1) * (2 * k + 1) // 6
+        tokens = tokens0 * duration + n * (a0 * sj + beta * sj2)
         if self.paged:
-            bs = self.block_size
-            new_int = self._paged_new_block_integral(k, a0, beta)
-            held_int = bs * (self.blocks_used * duration + new_int)
-            reserved_int, internal_int = 0.0, held_int - tok_int
+            held = self.block_size * (self.blocks_used * duration + self._paged_new_block_integral(k, a0, beta))
+            reserved = 0.0
             self.blocks_used += self._paged_new_blocks(k)
         else:
-            held_int = self.total_reserve * duration
-            reserved_int = self.total_need * duration - tok_int
-            internal_int = (self.total_reserve - self.total_need) * duration
-        spare_int = slots * duration - held_int
-        mem_int = Breakdown(
-            tok_int, reserved_int, internal_int, spare_int if blocked else 0.0, 0.0 if blocked else spare_int
-        )
-        if not self.window_closed:
-            self._account(duration, n * duration, len(self.waiting) * duration, mem_int)
-            self.totals.generated += n * k
-        self.clock += duration
-        if self.clock >= self.window_end:
-            self.window_closed = True
+            held = self.total_reserve * duration
+            reserved = self.total_need * duration - tokens
+        internal = held - tokens - reserved
+        spare = cfg.slots * duration - held
+        self._account(duration, n, len(self.waiting), tokens, reserved, internal, spare, blocked, n * k)
         self.decode_steps = d0 + k
         self.iterations += k
-        waiting = len(self.waiting)
         self._retire_finished()
-        scale = 1.0 / duration
-        mem_avg = Breakdown(*(v * scale for v in mem_int.as_dict().values()))
-        return StepReport("decode", k, duration, n, waiting, n * k, preempted, mem_avg)
 
     def _paged_new_block_integral(self, k: int, a0: float, beta: float) -> float:
         """Sum over steps j = 1..k of (a0 + beta j) * (blocks newly needed by step j)."""
@@ -541,7 +534,7 @@ class Simulator:
     def run(self, drain: bool = True) -> Result:
         """Serve the trace; with ``drain`` until every request has finished."""
         while not self.done and (drain or not self.window_closed):
-            self.advance()
+            self._step(None)
         return self.result()
 
     def result(self) -> Result:
