@@ -1,0 +1,209 @@
+"""Command line: ``python -m engine.lab [run|sweep|bench] ...``."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+import time
+from dataclasses import replace
+
+from . import paper
+from .allocators import ALLOCATORS
+from .latency import LATENCY_MODELS
+from .report import compare, format_text
+from .simulator import DEFAULT_SLOTS, LabConfig, Simulator
+from .workload import DATASETS, generate
+
+MAX_REQUESTS = 1_000_000
+COMMANDS = ("run", "sweep", "bench")
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be >= 1: {text}")
+    return value
+
+
+def _requests(text: str) -> int:
+    value = _positive_int(text)
+    if value > MAX_REQUESTS:
+        raise argparse.ArgumentTypeError(f"at most {MAX_REQUESTS} requests")
+    return value
+
+
+def _seed(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be >= 0: {text}")
+    return value
+
+
+def _rate(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not (math.isfinite(value) and value > 0):
+        raise argparse.ArgumentTypeError(f"must be a positive finite number: {text}")
+    return value
+
+
+def _list(item):
+    def parse(text: str) -> list:
+        parts = [p for p in text.split(",") if p.strip()]
+        if not parts:
+            raise argparse.ArgumentTypeError("empty list")
+        return [item(p.strip()) for p in parts]
+
+    return parse
+
+
+def _common(parser: argparse.ArgumentParser, requests: int) -> None:
+    parser.add_argument("--dataset", choices=sorted(DATASETS), default="sharegpt", help="length distribution")
+    parser.add_argument("--requests", type=_requests, default=requests, help=f"trace length (default {requests})")
+    parser.add_argument("--seed", type=_seed, default=0, help="trace seed (default 0)")
+    parser.add_argument("--slots", type=_positive_int, default=DEFAULT_SLOTS, help="KV cache size in token slots")
+    parser.add_argument("--max-seq-len", type=_positive_int, default=2048, help="maximum prompt + output")
+    parser.add_argument("--max-batch", type=_positive_int, default=256, help="most running requests")
+    parser.add_argument("--latency", choices=sorted(LATENCY_MODELS), default="typical", help="step-time model")
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+
+
+def build_parsers() -> dict[str, argparse.ArgumentParser]:
+    run = argparse.ArgumentParser(
+        prog="python -m engine.lab",
+        description="Run one request trace through the max, pow2, oracle and paged KV-cache allocators "
+        "and compare with the PagedAttention paper. Other commands: sweep, bench (each has --help).",
+    )
+    _common(run, 2000)
+    run.add_argument("--rate", type=_rate, help="requests/s (default: the paper's Fig. 13 rate)")
+    run.add_argument("--block-size", type=_positive_int, default=16, help="paged block size in tokens")
+
+    sweep = argparse.ArgumentParser(
+        prog="python -m engine.lab sweep",
+        description="Block-size and request-rate sweeps: fragmentation against block count, batch against rate.",
+    )
+    _common(sweep, 1000)
+    sweep.add_argument("--rate", type=_rate, help="requests/s of the block-size sweep (default: the paper's)")
+    sweep.add_argument("--block-size", type=_positive_int, default=16, help="block size of the rate sweep")
+    sweep.add_argument("--block-sizes", type=_list(_positive_int), default=[1, 2, 4, 8, 16, 32, 64, 128])
+    sweep.add_argument("--rates", type=_list(_rate), help="requests/s list (default: 0.25x to 2x the paper's rate)")
+
+    bench = argparse.ArgumentParser(
+        prog="python -m engine.lab bench",
+        description="Time a trace served to the end through all four allocators.",
+    )
+    _common(bench, 10_000)
+    bench.add_argument("--rate", type=_rate, help="requests/s (default: the paper's)")
+    bench.add_argument("--block-size", type=_positive_int, default=16, help="paged block size in tokens")
+    return {"run": run, "sweep": sweep, "bench": bench}
+
+
+def _config(parser: argparse.ArgumentParser, args: argparse.Namespace) -> LabConfig:
+    if args.block_size > args.max_seq_len:
+        parser.error("--block-size must not exceed --max-seq-len")
+    try:
+        return LabConfig(
+            slots=args.slots,
+            block_size=args.block_size,
+            max_seq_len=args.max_seq_len,
+            max_batch=args.max_batch,
+            latency=LATENCY_MODELS[args.latency],
+        )
+    except ValueError as err:
+        parser.error(str(err))
+        raise  # unreachable: parser.error exits
+
+
+def cmd_run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
+    config = _config(parser, args)
+    rate = args.rate or paper.FIG13_RATE[args.dataset]
+    comp = compare(args.dataset, rate, args.requests, args.seed, config)
+    print(json.dumps(comp.as_dict(), indent=2) if args.json else format_text(comp))
+    return 0
+
+
+def cmd_sweep(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
+    from .sweep import block_size_sweep, rate_sweep
+
+    config = _config(parser, args)
+    for size in args.block_sizes:
+        if size > args.max_seq_len or args.slots // size * size < args.max_seq_len:
+            parser.error(f"block size {size} does not fit --max-seq-len {args.max_seq_len} in --slots {args.slots}")
+    paper_rate = paper.FIG13_RATE[args.dataset]
+    rate = args.rate or paper_rate
+    rates = args.rates or [paper_rate * f for f in (0.25, 0.5, 0.75, 1.0, 1.5, 2.0)]
+    blocks = block_size_sweep(args.dataset, rate, args.requests, args.seed, config, args.block_sizes)
+    by_rate = rate_sweep(args.dataset, rates, args.requests, args.seed, config)
+    if args.json:
+        print(json.dumps({"dataset": args.dataset, "block_sizes": blocks, "rates": by_rate}, indent=2))
+        return 0
+    title = DATASETS[args.dataset].title
+    print(f"Block size: paged engine, {title} at {rate:g} req/s, {args.requests} requests, seed {args.seed}")
+    print("Smaller blocks waste less of each request's last block but need longer block tables")
+    print("(and, on a GPU, less efficient kernels, which this model does not charge).")
+    print(f"{'block':>6} {'blocks':>7} {'table/req':>10} {'tail slack':>11} {'tail share':>11} "
+          f"{'token share':>12} {'batch':>7} {'tokens/s':>9} {'preempt':>8}")
+    for row in blocks:
+        print(f"{row['block_size']:6d} {row['blocks']:7d} {row['table_entries']:10.1f} {row['tail_slack']:11.1f} "
+              f"{row['tail_share']:11.1%} {row['token_share']:12.1%} {row['mean_running']:7.1f} "
+              f"{row['throughput']:9.0f} {row['preemptions']:8d}")
+    print()
+    print(f"Request rate: mean batch (and tokens/s) per allocator, {title}, block {args.block_size}")
+    print(f"{'req/s':>7} " + " ".join(f"{paper.LABELS[n]:>20}" for n in ALLOCATORS) + f" {'paged/oracle':>13}")
+    for row in by_rate:
+        cells = " ".join(f"{row[n + '_running']:8.1f} ({row[n + '_throughput']:6.0f}/s)" for n in ALLOCATORS)
+        print(f"{row['rate']:7g} {cells} {row['paged_running'] / row['oracle_running']:13.2f}")
+    print("\nAt low rates every allocator keeps up and batches are equal; once memory is the limit the")
+    print("batch stops growing with the rate, and the paged engine's limit is the highest.")
+    return 0
+
+
+def cmd_bench(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
+    config = _config(parser, args)
+    rate = args.rate or paper.FIG13_RATE[args.dataset]
+    start = time.perf_counter()
+    trace = generate(args.dataset, args.requests, rate, args.seed, config.max_seq_len)
+    gen_time = time.perf_counter() - start
+    rows = []
+    for name in ALLOCATORS:
+        t0 = time.perf_counter()
+        sim = Simulator(trace, name, config)
+        result = sim.run(drain=True)
+        rows.append((name, time.perf_counter() - t0, result))
+    total = sum(t for _, t, _ in rows)
+    if args.json:
+        print(json.dumps({
+            "requests": args.requests, "dataset": args.dataset, "rate": rate, "trace_s": gen_time,
+            "allocators": {n: {"seconds": t, "iterations": r.iterations, "finished": r.finished} for n, t, r in rows},
+            "total_s": total,
+        }, indent=2))
+        return 0
+    print(f"Benchmark: {args.requests} {DATASETS[args.dataset].title} requests at {rate:g} req/s, "
+          f"each served to the end, through all four allocators")
+    print(f"{'trace generation':18} {gen_time:7.3f} s")
+    for name, seconds, result in rows:
+        print(f"{paper.LABELS[name]:18} {seconds:7.3f} s  {result.iterations:8d} engine steps, "
+              f"{result.iterations / seconds / 1e6:5.2f} M steps/s")
+    print(f"{'all four':18} {total:7.3f} s  ({args.requests * 4 / total:,.0f} requests/s simulated)")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    command = argv[0] if argv and argv[0] in COMMANDS else "run"
+    if argv and argv[0] in COMMANDS:
+        argv = argv[1:]
+    parser = build_parsers()[command]
+    args = parser.parse_args(argv)
+    handler = {"run": cmd_run, "sweep": cmd_sweep, "bench": cmd_bench}[command]
+    return handler(parser, args)
