@@ -45,8 +45,8 @@ CARD: RectT = (MARGIN, 276, 270, 132)  # teaching cards sit over the top of the 
 
 # Right column.
 SCORE: RectT = (520, TOP, 270, 70)
-HOLD: RectT = (520, 118, 96, 124)
-NEXT: RectT = (622, 118, 168, 124)
+HOLD: RectT = (520, 118, 72, 124)
+NEXT: RectT = (598, 118, 192, 124)
 SPLIT_METER: RectT = (520, 248, 270, 50)
 BLOCK_TABLE: RectT = (520, 304, 270, 186)
 

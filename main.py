@@ -1,0 +1,79 @@
+"""PagedAttention: VRAM Tetris - entry point for the browser (pygbag), the desktop and headless tools.
+
+    python main.py                     play in a window
+    python main.py --headless --frames 600 --screenshot out.png --scene play --autoplay
+    python main.py --bench-frame       cost of one drawn frame
+
+The browser build runs this same file: one asyncio loop, `await asyncio.sleep(0)`
+every frame, no threads and nothing that blocks.
+"""
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+import time
+
+os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
+
+BROWSER = sys.platform == "emscripten"
+FRAME_MS = 1000.0 / 60.0
+
+
+async def run_window(opts) -> None:
+    import pygame
+
+    from ui import theme
+    from ui.app import GameApp
+    from ui.play_scene import PlayScene
+    from ui.title_scene import TitleScene
+
+    pygame.init()
+    theme.font.cache_clear()
+    flags = 0 if BROWSER else pygame.SCALED
+    screen = pygame.display.set_mode(theme.CANVAS_SIZE, flags)
+    pygame.display.set_caption("PagedAttention: VRAM Tetris")
+    app = GameApp(screen, seed=opts.seed)
+    if opts.mode is not None:
+        app.set_mode(opts.mode)
+    if opts.scene == "play" or opts.autoplay:
+        app.reset(PlayScene(app, mode=opts.mode, autoplay=opts.autoplay))
+    else:
+        app.reset(TitleScene(app))
+    last = time.perf_counter()
+    while app.running:
+        for event in pygame.event.get():
+            app.handle(event)
+        now = time.perf_counter()
+        app.frame((now - last) * 1000.0)
+        last = now
+        app.draw()
+        pygame.display.flip()
+        if not BROWSER:
+            # Desktop pacing without blocking the loop; the browser paces frames itself.
+            spare = FRAME_MS / 1000.0 - (time.perf_counter() - now)
+            if spare > 0.001:
+                await asyncio.sleep(spare)
+        await asyncio.sleep(0)
+    pygame.quit()
+
+
+async def main() -> None:
+    from ui.cli import Options, parse_or_exit
+
+    opts = Options() if BROWSER else parse_or_exit(sys.argv[1:])
+    if opts.headless or opts.bench_frame:
+        os.environ["SDL_VIDEODRIVER"] = "dummy"
+        os.environ["SDL_AUDIODRIVER"] = "dummy"
+        if opts.headless:
+            from ui import headless
+            code = headless.run(opts)
+        else:
+            from ui import bench
+            code = bench.run(opts.frames, opts.seed)
+        raise SystemExit(code)
+    await run_window(opts)
+
+
+if __name__ == "__main__":
+    asyncio.run(main())

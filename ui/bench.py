@@ -1,0 +1,84 @@
+"""Frame benchmark: the cost of drawing one frame of a busy game, in microseconds.
+
+Busy means a half-full board, a full system log, a teaching card, a fresh block
+table with its highlighted cells, and a row-clear animation running.
+"""
+from __future__ import annotations
+
+import statistics
+import tempfile
+import time
+
+from engine import Input
+from ui import theme
+from ui.headless import init_display, make_app
+from ui.play_scene import PlayScene
+
+DEFAULT_FRAMES = 600
+
+
+def busy_play(app, seed: int) -> PlayScene:
+    """A paged game played by the bot until about half of VRAM is in use."""
+    for attempt in range(20):
+        play = PlayScene(app, mode="paged", seed=seed + attempt, autoplay=True)
+        play.autopilot.steps_per_input = 1
+        app.reset(play)
+        for _ in range(20000):
+            play.update(theme.STEP_MS)
+            tele = play.game.telemetry()
+            if play.game.over:
+                break
+            if tele.utilisation >= 0.45 and play.game.block_table is not None and len(play.session.log.entries) >= 12:
+                return play
+    raise RuntimeError("could not build a busy board")
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    k = min(len(ordered) - 1, max(0, round(q * (len(ordered) - 1))))
+    return ordered[k]
+
+
+def run(frames: int | None = None, seed: int | None = None) -> int:
+    surface = init_display()
+    n = frames or DEFAULT_FRAMES
+    with tempfile.TemporaryDirectory(prefix="vram-tetris-bench-") as data_dir:
+        app = make_app(surface, 1 if seed is None else seed, data_dir, "paged")
+        play = busy_play(app, 1 if seed is None else seed)
+        play.autopilot = None
+        game = play.game
+        draw_us: list[float] = []
+        step_us: list[float] = []
+        for i in range(n):
+            if i % 120 == 0:
+                # Keep every costly layer on screen: card, block-table highlight, row clear.
+                play.cards.show("split")
+                bt = game.block_table
+                if bt is not None:
+                    play.session._start_cascade(bt)
+                rows = tuple(range(game.board.height - 2, game.board.height))
+                play.session._snapshot()
+                play.session._start_clear(rows, {})
+            if i % 20 == 0:
+                play.session.log.add(game.time_ms, "WARN" if i % 40 else "INFO",
+                                     f"[BENCH] frame {i}: synthetic log line to re-render the console")
+            t0 = time.perf_counter()
+            play.update(theme.STEP_MS)
+            t1 = time.perf_counter()
+            app.draw(surface)
+            t2 = time.perf_counter()
+            step_us.append((t1 - t0) * 1e6)
+            draw_us.append((t2 - t1) * 1e6)
+        tele = game.telemetry()
+    print(f"frame benchmark: {n} frames, board {tele.utilisation * 100:.0f} % used, "
+          f"{len(play.session.log.entries)} log entries, card and block table showing")
+    print(f"draw  median {statistics.median(draw_us):8.0f} us   p99 {percentile(draw_us, 0.99):8.0f} us")
+    print(f"step  median {statistics.median(step_us):8.0f} us   p99 {percentile(step_us, 0.99):8.0f} us")
+    total = [a + b for a, b in zip(draw_us, step_us)]
+    print(f"total median {statistics.median(total):8.0f} us   p99 {percentile(total, 0.99):8.0f} us"
+          f"   (budget at 60 fps: 16667 us)")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(run())

@@ -1,0 +1,133 @@
+"""Teaching cards: the first time a mechanic happens, say what it means in a real serving engine.
+
+Cards never block play; each is shown once (remembered in Settings.seen_cards)
+and all of them can be switched off (Settings.cards_enabled).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+import pygame
+
+from engine import events as ev
+from ui import theme
+from ui.layout import CARD, RectT
+from ui.text import TextCache, wrap
+
+
+@dataclass(frozen=True)
+class Card:
+    id: str
+    title: str
+    body: str
+
+
+CARDS: dict[str, Card] = {c.id: c for c in (
+    Card("sealed_hole", "Sealed hole = external fragmentation",
+         "That empty cell is free VRAM no contiguous request can reach. Allocators that "
+         "reserve one unbroken range per request waste memory exactly like this."),
+    Card("gc_row", "Full row = finished requests",
+         "Their KV-cache blocks are garbage-collected and returned to the pool, "
+         "so everything above settles into the freed memory."),
+    Card("split", "Split = PagedAttention",
+         "The request became fixed-size pages in whatever blocks were free. Its block table "
+         "maps logical pages to physical blocks, as vLLM does for the KV cache."),
+    Card("vram_high", "VRAM above 80 %",
+         "Engines that reserve the maximum sequence length for every request fill VRAM "
+         "early, which caps how many requests can run at once."),
+    Card("split_refused", "Contiguous memory cannot split",
+         "Without a block table a request's KV cache must sit in one unbroken range. "
+         "Switch to PAGED to let requests scatter into free blocks."),
+)}
+
+SHOW_MS = 9000.0
+FADE_MS = 400.0
+PAD = 8
+
+
+def card_for(event: ev.Event) -> str | None:
+    """Which teaching card an engine event triggers, if any."""
+    if isinstance(event, ev.Locked) and event.result.holes_sealed > 0:
+        return "sealed_hole"
+    if isinstance(event, ev.LinesCleared):
+        return "gc_row"
+    if isinstance(event, ev.PageSplit):
+        return "split"
+    if isinstance(event, ev.Warning) and event.code in ("vram_high", "split_refused"):
+        return event.code
+    return None
+
+
+class CardDeck:
+    """Decides when a card appears, shows it for a while and remembers it was seen.
+
+    `enabled` and `seen` are read through callables so the deck always follows
+    the current Settings; `mark_seen` persists a card once it is shown.
+    """
+
+    def __init__(self, enabled: Callable[[], bool], seen: Callable[[], set[str]],
+                 mark_seen: Callable[[str], None], rect: RectT = CARD) -> None:
+        self._enabled = enabled
+        self._seen = seen
+        self._mark_seen = mark_seen
+        self.rect = rect
+        self.current: Card | None = None
+        self.age = 0.0
+        self._surfaces: dict[str, pygame.Surface] = {}
+
+    def observe(self, event: ev.Event) -> None:
+        card_id = card_for(event)
+        if card_id is None or not self._enabled() or card_id in self._seen():
+            return
+        self.current = CARDS[card_id]
+        self.age = 0.0
+        self._mark_seen(card_id)
+
+    def show(self, card_id: str) -> None:
+        """Show a card regardless of history (screenshots, benchmarks)."""
+        self.current = CARDS[card_id]
+        self.age = 0.0
+
+    def update(self, dt: float) -> None:
+        if self.current is not None:
+            self.age += dt
+            if self.age >= SHOW_MS or not self._enabled():
+                self.current = None
+
+    def dismiss(self) -> None:
+        self.current = None
+
+    def contains(self, pos: tuple[int, int]) -> bool:
+        return self.current is not None and pygame.Rect(self.rect).collidepoint(pos)
+
+    def draw(self, surface: pygame.Surface, text: TextCache) -> None:
+        card = self.current
+        if card is None:
+            return
+        surf = self._surfaces.get(card.id)
+        if surf is None:
+            surf = self._surfaces[card.id] = self._render(card, text)
+        alpha = 255
+        if self.age < FADE_MS:
+            alpha = int(255 * self.age / FADE_MS)
+        elif self.age > SHOW_MS - FADE_MS:
+            alpha = int(255 * (SHOW_MS - self.age) / FADE_MS)
+        surf.set_alpha(max(0, min(255, alpha)))
+        # Slide in from the left while fading in.
+        slide = int(max(0.0, 1.0 - self.age / FADE_MS) * -30)
+        surface.blit(surf, (self.rect[0] + slide, self.rect[1]))
+
+    def _render(self, card: Card, text: TextCache) -> pygame.Surface:
+        w, h = self.rect[2], self.rect[3]
+        surf = pygame.Surface((w, h)).convert()
+        surf.fill((24, 20, 8))
+        pygame.draw.rect(surf, theme.AMBER, surf.get_rect(), 2, border_radius=5)
+        text.blit(surf, card.title, theme.BODY, theme.AMBER, (PAD, 6))
+        y = 28
+        for line in wrap(card.body, theme.SMALL, w - 2 * PAD):
+            text.blit(surf, line, theme.SMALL, theme.TEXT, (PAD, y))
+            y += 16
+        text.blit(surf, "click: dismiss   T: cards off", theme.SMALL, theme.TEXT_DIM,
+                  (w - PAD, h - 6), "bottomright")
+        return surf

@@ -1,0 +1,82 @@
+"""Command line of main.py: the desktop game, headless screenshots and the frame benchmark."""
+from __future__ import annotations
+
+import argparse
+import sys
+from dataclasses import dataclass
+
+SCENES = ("title", "play", "help", "pause", "oom", "victory")
+MODES = ("contiguous", "paged")
+
+USAGE = """\
+python main.py [--mode contiguous|paged] [--seed S]
+       python main.py --headless --frames N --screenshot out.png [--scene title|play|help|pause|oom|victory]
+                      [--mode contiguous|paged] [--autoplay] [--seed S]
+       python main.py --bench-frame [--frames N] [--seed S]"""
+
+
+@dataclass(frozen=True)
+class Options:
+    headless: bool = False
+    bench_frame: bool = False
+    frames: int | None = None
+    screenshot: str | None = None
+    scene: str | None = None
+    mode: str | None = None
+    autoplay: bool = False
+    seed: int | None = None
+
+
+class UsageError(Exception):
+    """Bad command line: shown with the usage text, exit status 2."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # type: ignore[override]
+        raise UsageError(message)
+
+
+def _parser() -> _Parser:
+    p = _Parser(prog="main.py", usage=USAGE, add_help=True,
+                description="PagedAttention: VRAM Tetris")
+    p.add_argument("--headless", action="store_true", help="render without a window and write a PNG")
+    p.add_argument("--bench-frame", action="store_true", help="time one drawn frame on a busy board")
+    p.add_argument("--frames", type=int, help="fixed 60 Hz steps to simulate (headless) or frames to time")
+    p.add_argument("--screenshot", help="PNG file for the headless canvas")
+    p.add_argument("--scene", choices=SCENES, help="screen to show (default: title, or play with --autoplay)")
+    p.add_argument("--mode", choices=MODES, help="allocator mode")
+    p.add_argument("--autoplay", action="store_true", help="let the bot play")
+    p.add_argument("--seed", type=int, help="random seed for the run")
+    return p
+
+
+def parse(argv: list[str]) -> Options:
+    """Parse and validate; raises UsageError with a one-line reason."""
+    ns = _parser().parse_args(argv)
+    if ns.headless and ns.bench_frame:
+        raise UsageError("--headless and --bench-frame cannot be combined")
+    if ns.headless:
+        if ns.frames is None:
+            raise UsageError("--headless needs --frames N")
+        if ns.screenshot is None:
+            raise UsageError("--headless needs --screenshot out.png")
+    elif ns.screenshot is not None:
+        raise UsageError("--screenshot only works with --headless")
+    if ns.frames is not None and not (1 <= ns.frames <= 1_000_000):
+        raise UsageError(f"--frames must be between 1 and 1000000, not {ns.frames}")
+    if ns.screenshot is not None and not ns.screenshot.lower().endswith(".png"):
+        raise UsageError(f"--screenshot must name a .png file, not {ns.screenshot!r}")
+    if ns.seed is not None and not (0 <= ns.seed < 2**31):
+        raise UsageError(f"--seed must be between 0 and {2**31 - 1}")
+    return Options(headless=ns.headless, bench_frame=ns.bench_frame, frames=ns.frames,
+                   screenshot=ns.screenshot, scene=ns.scene, mode=ns.mode, autoplay=ns.autoplay,
+                   seed=ns.seed)
+
+
+def parse_or_exit(argv: list[str]) -> Options:
+    """parse(), but print usage and exit with status 2 on bad input (never a traceback)."""
+    try:
+        return parse(argv)
+    except UsageError as exc:
+        print(f"usage: {USAGE}\nmain.py: error: {exc}", file=sys.stderr)
+        raise SystemExit(2) from None

@@ -1,0 +1,402 @@
+"""Draws the whole game console for a GameSession: telemetry, board, side panels, controls.
+
+Everything that never changes (frames, titles, grid, control buttons) is baked
+once into a background surface; each frame only the live numbers, pieces and
+animations are drawn over it, with text taken from the TextCache.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import pygame
+
+from engine import PIECES, Kind
+from ui import layout as L
+from ui import theme
+from ui.session import GameSession
+from ui.text import TextCache, fit, wrap
+from ui.widgets import Button, draw_bar, draw_icon, draw_panel, pulse
+
+Colour = tuple[int, int, int]
+
+THROUGHPUT_FULL = 320.0  # tokens/s that fills the throughput bar
+FRAG_ALERT = 0.30  # fragmentation at which its card pulses
+HIDDEN = 2
+
+CONTROL_LABELS: dict[str, tuple[str, str]] = {
+    "left": ("LEFT", "A / Left"),
+    "right": ("RIGHT", "D / Right"),
+    "rotate_ccw": ("ROTATE L", "Z"),
+    "rotate_cw": ("ROTATE R", "W / X / Up"),
+    "soft_drop": ("SOFT DROP", "S / Down"),
+    "hard_drop": ("HARD DROP", "Space"),
+    "hold": ("HOLD", "C"),
+    "split": ("SPLIT", "Shift / P"),
+}
+
+MODE_NOTES: dict[str, str] = {
+    "contiguous": "Each request needs one unbroken range; gaps under blocks are lost.",
+    "paged": "Shift/P splits a request into 1x1 pages that fill any free block.",
+}
+
+STAT_TITLES = ("VRAM USED", "FRAGMENTATION", "THROUGHPUT", "PAGING EFF.")
+
+
+def control_buttons() -> list[Button]:
+    return [Button(name, r, *CONTROL_LABELS[name]) for name, r in L.control_rects().items()]
+
+
+def header_buttons() -> list[Button]:
+    labels = {"help": "HELP  H", "mute": "SOUND  M", "pause": "PAUSE  Esc"}
+    return [Button(name, r, labels[name]) for name, r in L.HEADER_BUTTONS.items()]
+
+
+def mode_buttons() -> list[Button]:
+    return [Button("contiguous", L.MODE_CONTIGUOUS_BTN, "CONTIGUOUS"),
+            Button("paged", L.MODE_PAGED_BTN, "PAGED")]
+
+
+@dataclass
+class ViewState:
+    """UI-only facts the console shows besides the game itself."""
+
+    clock_ms: float = 0.0
+    muted: bool = False
+    pressed: set[str] = field(default_factory=set)
+    hover: tuple[int, int] | None = None
+    best: int = 0
+    show_controls: bool = True
+
+
+def _shade(colour: Colour, f: float) -> Colour:
+    return (int(colour[0] * f), int(colour[1] * f), int(colour[2] * f))
+
+
+class ConsoleView:
+    """Renderer for the play console; one instance is shared by every scene."""
+
+    def __init__(self, text: TextCache) -> None:
+        self.text = text
+        self.controls = control_buttons()
+        self.header = header_buttons()
+        self.modes = mode_buttons()
+        self._background = self._bake_background()
+        self._cells: dict[tuple[Colour, str], pygame.Surface] = {}
+        self._flash = pygame.Surface((L.CELL, L.CELL)).convert()
+        self._flash.fill((255, 255, 255))
+        self._mini: dict[tuple[Kind, int, bool], pygame.Surface] = {}
+
+    # ------------------------------------------------------------------ baking
+    def _bake_background(self) -> pygame.Surface:
+        t = self.text
+        bg = pygame.Surface(theme.CANVAS_SIZE).convert()
+        bg.fill(theme.BG)
+        # Header strip.
+        pygame.draw.rect(bg, (10, 14, 30), L.HEADER)
+        pygame.draw.line(bg, theme.PANEL_EDGE, (0, L.HEADER[3] - 1), (theme.CANVAS_W, L.HEADER[3] - 1))
+        r = t.blit(bg, "PagedAttention:", theme.LARGE, theme.MAGENTA, (L.MARGIN, 17), "midleft")
+        r = t.blit(bg, "VRAM Tetris", theme.LARGE, theme.CYAN, (r.right + 8, 17), "midleft")
+        t.blit(bg, "KV-cache allocator console", theme.SMALL, theme.TEXT_DIM, (r.right + 14, 18), "midleft")
+        # Left column.
+        for rect, title in zip(L.STATS, STAT_TITLES):
+            draw_panel(bg, rect, t, title)
+        draw_panel(bg, L.MODE_PANEL, t, "ALLOCATOR")
+        # Board well with faint grid.
+        board = pygame.Rect(L.BOARD)
+        pygame.draw.rect(bg, theme.PANEL_EDGE, board.inflate(8, 8), 2, border_radius=4)
+        pygame.draw.rect(bg, theme.BOARD_BG, board)
+        for x in range(1, L.BOARD_COLS):
+            px = board.x + x * L.CELL
+            pygame.draw.line(bg, theme.GRID_LINE, (px, board.y), (px, board.bottom - 1))
+        for y in range(1, L.BOARD_ROWS):
+            py = board.y + y * L.CELL
+            pygame.draw.line(bg, theme.GRID_LINE, (board.x, py), (board.right - 1, py))
+        # Right column.
+        draw_panel(bg, L.SCORE, t)
+        t.blit(bg, "SCORE", theme.SMALL, theme.PANEL_TITLE, (L.SCORE[0] + 8, L.SCORE[1] + 5))
+        for i, label in enumerate(("LINES", "LEVEL", "BEST")):
+            t.blit(bg, label, theme.SMALL, theme.PANEL_TITLE, (L.SCORE[0] + 160, L.SCORE[1] + 7 + i * 20))
+        draw_panel(bg, L.HOLD, t, "HOLD  C")
+        draw_panel(bg, L.NEXT, t, "NEXT REQUESTS")
+        draw_panel(bg, L.SPLIT_METER, t, "PAGE SPLIT")
+        t.blit(bg, "Shift / P", theme.SMALL, theme.TEXT_DIM,
+               (L.SPLIT_METER[0] + L.SPLIT_METER[2] - 8, L.SPLIT_METER[1] + 4), "topright")
+        draw_panel(bg, L.BLOCK_TABLE, t, "BLOCK TABLE")
+        # Controls bar.
+        for b in self.controls:
+            self._draw_control(bg, b, pressed=False)
+        return bg
+
+    def _draw_control(self, surface: pygame.Surface, b: Button, pressed: bool) -> None:
+        rect = pygame.Rect(b.rect)
+        fill = theme.BUTTON_ACTIVE if pressed else theme.BUTTON
+        pygame.draw.rect(surface, fill, rect, border_radius=6)
+        pygame.draw.rect(surface, theme.CYAN if pressed else theme.PANEL_EDGE, rect, 1, border_radius=6)
+        colour = theme.CYAN if not pressed else (255, 255, 255)
+        if b.name == "split":
+            colour = theme.MAGENTA if not pressed else (255, 255, 255)
+        draw_icon(surface, b.name, (rect.centerx, rect.y + 21), colour, 10)
+        self.text.blit(surface, b.label, theme.SMALL, theme.TEXT, (rect.centerx, rect.y + 45), "center")
+        self.text.blit(surface, b.hint, theme.SMALL, theme.TEXT_DIM, (rect.centerx, rect.y + 62), "center")
+
+    def cell_sprite(self, colour: Colour, style: str = "block") -> pygame.Surface:
+        key = (colour, style)
+        s = self._cells.get(key)
+        if s is not None:
+            return s
+        c = L.CELL
+        if style == "ghost":
+            s = pygame.Surface((c, c), pygame.SRCALPHA)
+            pygame.draw.rect(s, (*colour, 60), (1, 1, c - 2, c - 2))
+            pygame.draw.rect(s, (*colour, 170), (1, 1, c - 2, c - 2), 1)
+        else:
+            s = pygame.Surface((c, c)).convert()
+            s.fill(theme.BOARD_BG)
+            bright = theme.mix(colour, (255, 255, 255), 0.25) if style == "active" else colour
+            pygame.draw.rect(s, _shade(bright, 0.42), (1, 1, c - 2, c - 2))
+            pygame.draw.rect(s, bright, (1, 1, c - 2, c - 2), 2)
+            pygame.draw.line(s, theme.mix(bright, (255, 255, 255), 0.55), (3, 3), (c - 5, 3))
+            pygame.draw.line(s, theme.mix(bright, (255, 255, 255), 0.35), (3, 4), (3, c - 5))
+        self._cells[key] = s
+        return s
+
+    def mini_piece(self, kind: Kind, cell: int, dim: bool = False) -> pygame.Surface:
+        key = (kind, cell, dim)
+        s = self._mini.get(key)
+        if s is not None:
+            return s
+        p = PIECES[kind]
+        cells = p.rotations[0]
+        xs = [x for x, _ in cells]
+        ys = [y for _, y in cells]
+        w = (max(xs) - min(xs) + 1) * cell
+        h = (max(ys) - min(ys) + 1) * cell
+        s = pygame.Surface((w, h), pygame.SRCALPHA)
+        colour = _shade(p.colour, 0.45) if dim else p.colour
+        for x, y in cells:
+            r = pygame.Rect((x - min(xs)) * cell, (y - min(ys)) * cell, cell, cell)
+            pygame.draw.rect(s, _shade(colour, 0.45), r.inflate(-1, -1))
+            pygame.draw.rect(s, colour, r.inflate(-1, -1), 1)
+        self._mini[key] = s
+        return s
+
+    # ------------------------------------------------------------------ frame
+    def draw(self, surface: pygame.Surface, session: GameSession, state: ViewState) -> None:
+        surface.blit(self._background, (0, 0))
+        game = session.game
+        tele = game.telemetry()
+        self._draw_header(surface, state)
+        self._draw_stats(surface, tele, state)
+        self._draw_mode(surface, game.mode, state)
+        session.log.draw(surface, self.text)
+        if session.cards is not None:
+            session.cards.draw(surface, self.text)
+        self._draw_board(surface, session, state)
+        self._draw_score(surface, game, state)
+        self._draw_hold_next(surface, game)
+        self._draw_split(surface, game, state)
+        self._draw_block_table(surface, session)
+        if state.pressed:
+            for b in self.controls:
+                if b.name in state.pressed:
+                    self._draw_control(surface, b, pressed=True)
+
+    def _draw_header(self, surface: pygame.Surface, state: ViewState) -> None:
+        for b in self.header:
+            label = None
+            if b.name == "mute":
+                label = "MUTED  M" if state.muted else "SOUND  M"
+            hover = state.hover is not None and b.contains(state.hover)
+            b.draw(surface, self.text, hover=hover, label=label,
+                   active=(b.name == "mute" and state.muted))
+
+    def _draw_stats(self, surface: pygame.Surface, tele, state: ViewState) -> None:
+        t = self.text
+        frag_alert = tele.fragmentation >= FRAG_ALERT
+        util_colour = theme.RED if tele.utilisation > 0.8 else theme.AMBER if tele.utilisation > 0.6 else theme.CYAN
+        cards = (
+            (f"{tele.utilisation * 100:.0f} %", tele.utilisation, util_colour),
+            (f"{tele.fragmentation * 100:.0f} %", tele.fragmentation,
+             theme.RED if frag_alert else theme.MAGENTA),
+            (f"{tele.throughput:.0f} tok/s", tele.throughput / THROUGHPUT_FULL, theme.GREEN),
+            (f"{tele.paging_efficiency * 100:.0f} %", tele.paging_efficiency, theme.VIOLET),
+        )
+        for i, (rect, (value, frac, colour)) in enumerate(zip(L.STATS, cards)):
+            x, y, w, h = rect
+            if i == 1 and frag_alert:
+                p = pulse(state.clock_ms, 700)
+                pygame.draw.rect(surface, theme.mix(theme.PANEL_EDGE, theme.RED, p), rect, 2, border_radius=4)
+                colour = theme.mix(theme.RED, (255, 200, 200), p * 0.6)
+            t.blit(surface, value, theme.LARGE, theme.TEXT, (x + 8, y + 22))
+            draw_bar(surface, (x + 8, y + h - 12, w - 16, 6), frac, colour)
+        t.blit(surface, f"RESIDENT {tele.resident}   FREE {tele.free_cells}   SEALED {tele.sealed_holes}",
+               theme.SMALL, theme.TEXT_DIM, (L.RESIDENT[0] + 4, L.RESIDENT[1] + 3))
+
+    def _draw_mode(self, surface: pygame.Surface, mode: str, state: ViewState) -> None:
+        for b in self.modes:
+            hover = state.hover is not None and b.contains(state.hover)
+            b.draw(surface, self.text, active=(b.name == mode), hover=hover,
+                   accent=theme.MAGENTA if b.name == "paged" else theme.CYAN)
+        x, y, w, _ = L.MODE_NOTE
+        for i, line in enumerate(wrap(MODE_NOTES[mode], theme.SMALL, w)[:2]):
+            self.text.blit(surface, line, theme.SMALL, theme.TEXT_DIM, (x, y + i * 15))
+
+    # ------------------------------------------------------------------ board
+    def _draw_board(self, surface: pygame.Surface, session: GameSession, state: ViewState) -> None:
+        game = session.game
+        fx = session.effects
+        bx, by, bw, bh = L.BOARD
+        ox = 0
+        if fx.shake > 0:
+            ox = int(math.sin(fx.shake / 18.0) * 5 * fx.shake / 450.0)
+        bx += ox
+        hidden = fx.hidden_cells() if fx.cascades else ()
+        cell = L.CELL
+        sprite = self.cell_sprite
+        colour_of = session.colour_of
+        colours: dict[int, Colour] = {}
+        blits = []
+        grid = game.board.grid
+        for y in range(HIDDEN, len(grid)):
+            row = grid[y]
+            py = by + (y - HIDDEN) * cell
+            for x, rid in enumerate(row):
+                if rid and (x, y) not in hidden:
+                    c = colours.get(rid)
+                    if c is None:
+                        c = colours[rid] = colour_of(rid)
+                    blits.append((sprite(c), (bx + x * cell, py)))
+        a = game.active
+        if a is not None:
+            colour = PIECES[a.kind].colour
+            ghost = sprite(colour, "ghost")
+            active_cells = set(a.cells())
+            for x, y in game.ghost_cells():
+                if y >= HIDDEN and (x, y) not in active_cells:
+                    blits.append((ghost, (bx + x * cell, by + (y - HIDDEN) * cell)))
+            act = sprite(colour, "active")
+            for x, y in active_cells:
+                if y >= HIDDEN:
+                    blits.append((act, (bx + x * cell, by + (y - HIDDEN) * cell)))
+        surface.fblits(blits)
+        if fx.landings or fx.clears or fx.cascades or fx.highlight is not None:
+            self._draw_effects(surface, session, bx, by, state)
+
+    def _draw_effects(self, surface: pygame.Surface, session: GameSession, bx: int, by: int,
+                      state: ViewState) -> None:
+        fx = session.effects
+        cell = L.CELL
+        flash = self._flash
+        for land in fx.landings:
+            flash.set_alpha(int(110 * (1 - land.age / land.duration)))
+            for x, y in land.cells:
+                if y >= HIDDEN:
+                    surface.blit(flash, (bx + x * cell, by + (y - HIDDEN) * cell))
+        clip = surface.get_clip()
+        surface.set_clip(pygame.Rect(bx, by, L.BOARD[2], L.BOARD[3]))
+        for clear in fx.clears:
+            p = clear.age / clear.duration
+            for y in clear.rows:
+                if y < HIDDEN:
+                    continue
+                py = by + (y - HIDDEN) * cell
+                h = max(1, int(cell * (1 - p)))
+                top = py + (cell - h) // 2
+                for x, colour in enumerate(clear.cells.get(y, ())):
+                    c = theme.mix(colour or (255, 255, 255), (255, 255, 255), min(1.0, p * 2.2))
+                    pygame.draw.rect(surface, c, (bx + x * cell + 1, top, cell - 2, h))
+                # A sweeping bar: the garbage collector passing over the row.
+                sweep = bx + int(L.BOARD[2] * min(1.0, p * 1.6))
+                pygame.draw.line(surface, theme.GREEN, (bx, py + cell // 2), (sweep, py + cell // 2), 2)
+        for cascade in fx.cascades:
+            for page, (fx0, fy0), (fx1, fy1), colour in cascade.pages:
+                t = cascade.progress(page)
+                px = bx + (fx0 + (fx1 - fx0) * t) * cell
+                py = by + (fy0 + (fy1 - fy0) * t - HIDDEN) * cell
+                spr = self.cell_sprite(colour, "active")
+                surface.blit(spr, (int(px), int(py)))
+                self.text.blit(surface, str(page), theme.SMALL, (255, 255, 255),
+                               (int(px) + cell // 2, int(py) + cell // 2 + 1), "center")
+        surface.set_clip(clip)
+        hl = fx.highlight
+        if hl is not None and not fx.cascades:
+            p = pulse(state.clock_ms, 600)
+            fade = 1.0 - max(0.0, (hl.age - hl.duration + 500) / 500)
+            colour = theme.mix(theme.BOARD_BG, theme.mix(theme.MAGENTA, (255, 255, 255), p), fade)
+            for page, (x, y) in hl.cells:
+                if y < HIDDEN:
+                    continue
+                r = pygame.Rect(bx + x * cell - 1, by + (y - HIDDEN) * cell - 1, cell + 2, cell + 2)
+                pygame.draw.rect(surface, colour, r, 2)
+                self.text.blit(surface, str(page), theme.SMALL, colour, r.center, "center")
+
+    # ------------------------------------------------------------------ right column
+    def _draw_score(self, surface: pygame.Surface, game, state: ViewState) -> None:
+        t = self.text
+        x, y, _, _ = L.SCORE
+        t.blit(surface, f"{game.score:,}", theme.TITLE, theme.TEXT, (x + 8, y + 26))
+        vals = (f"{game.lines}" if game.endless else f"{game.lines} / 40", f"{game.level}", f"{max(state.best, 0):,}")
+        for i, v in enumerate(vals):
+            t.blit(surface, v, theme.SMALL, theme.TEXT, (x + 262, y + 7 + i * 20), "topright")
+
+    def _draw_hold_next(self, surface: pygame.Surface, game) -> None:
+        t = self.text
+        hx, hy, hw, hh = L.HOLD
+        if game.hold_kind is not None:
+            mini = self.mini_piece(game.hold_kind, 14, dim=not game.can_hold)
+            surface.blit(mini, mini.get_rect(center=(hx + hw // 2, hy + 62)))
+            name = fit(PIECES[game.hold_kind].name.split("_")[0], theme.SMALL, hw - 8)
+            t.blit(surface, name, theme.SMALL, theme.TEXT_DIM, (hx + hw // 2, hy + hh - 14), "center")
+        nx, ny, nw, _ = L.NEXT
+        for i, kind in enumerate(game.next_queue[:3]):
+            cy = ny + 38 + i * 32
+            mini = self.mini_piece(kind, 10)
+            surface.blit(mini, mini.get_rect(center=(nx + 24, cy)))
+            name = fit(PIECES[kind].name, theme.SMALL, nw - 50)
+            t.blit(surface, name, theme.SMALL, theme.TEXT if i == 0 else theme.TEXT_DIM, (nx + 44, cy), "midleft")
+
+    def _draw_split(self, surface: pygame.Surface, game, state: ViewState) -> None:
+        t = self.text
+        x, y, w, h = L.SPLIT_METER
+        bar = (x + 8, y + 28, w - 96, 10)
+        if game.mode != "paged":
+            draw_bar(surface, bar, game.charge, (70, 70, 100))
+            t.blit(surface, "PAGED only", theme.SMALL, theme.TEXT_DIM, (x + w - 8, y + 33), "midright")
+            return
+        if game.split_ready:
+            p = pulse(state.clock_ms, 800)
+            draw_bar(surface, bar, 1.0, theme.mix(theme.MAGENTA, (255, 255, 255), p * 0.5))
+            t.blit(surface, "READY", theme.BODY, theme.MAGENTA, (x + w - 8, y + 33), "midright")
+        else:
+            draw_bar(surface, bar, game.charge, theme.VIOLET)
+            t.blit(surface, f"{game.charge * 100:.0f} %", theme.BODY, theme.TEXT, (x + w - 8, y + 33), "midright")
+
+    def _draw_block_table(self, surface: pygame.Surface, session: GameSession) -> None:
+        t = self.text
+        x, y, w, h = L.BLOCK_TABLE
+        bt = session.game.block_table
+        if bt is None:
+            msg = ("Split a request in PAGED mode to see its block table: "
+                   "logical pages mapped to scattered physical blocks.")
+            for i, line in enumerate(wrap(msg, theme.SMALL, w - 16)):
+                t.blit(surface, line, theme.SMALL, theme.TEXT_DIM, (x + 8, y + 28 + i * 17))
+            return
+        colour = PIECES[bt.kind].colour
+        t.blit(surface, fit(f"req#{bt.request_id} {bt.name}", theme.SMALL, w - 16), theme.SMALL, colour,
+               (x + 8, y + 24))
+        t.blit(surface, "logical", theme.SMALL, theme.TEXT_DIM, (x + 8, y + 46))
+        t.blit(surface, "physical block (col, row)", theme.SMALL, theme.TEXT_DIM, (x + 84, y + 46))
+        resident = dict(bt.resident)
+        for i, (page, cell) in enumerate(bt.entries[:6]):
+            ry = y + 66 + i * 19
+            t.blit(surface, f"page {page}", theme.SMALL, theme.TEXT, (x + 8, ry))
+            t.blit(surface, "->", theme.SMALL, theme.TEXT_DIM, (x + 62, ry))
+            now = resident.get(page, cell)
+            if now is None:
+                t.blit(surface, "freed by GC", theme.SMALL, theme.GREEN, (x + 84, ry))
+            else:
+                cx, cy = now
+                row = cy - HIDDEN
+                t.blit(surface, f"#{row * 10 + cx:03d}  ({cx}, {row})", theme.SMALL, theme.TEXT, (x + 84, ry))
+        t.blit(surface, "blocks outlined on the board", theme.SMALL, theme.TEXT_DIM, (x + 8, y + h - 20))

@@ -1,0 +1,31 @@
+"""What the help screen says: the controls and the concept map, as data."""
+from __future__ import annotations
+
+CONTROLS: tuple[tuple[str, str], ...] = (
+    ("Left / Right, A / D", "move the request"),
+    ("Up, W, X  /  Z", "rotate cw / ccw"),
+    ("Down, S", "soft drop"),
+    ("Space", "hard drop"),
+    ("C", "hold (preempt)"),
+    ("Shift, P", "split into pages"),
+    ("Esc", "pause"),
+    ("M  /  T", "sound / cards"),
+    ("H, ?", "this help"),
+    ("Enter", "start, restart"),
+    ("L", "memory lab"),
+    ("Touch", "buttons below; on the board drag, tap to rotate, flick down to drop"),
+)
+
+# (game mechanic, what it is in a real LLM serving engine)
+CONCEPTS: tuple[tuple[str, str], ...] = (
+    ("Falling piece", "An inference request asking for KV-cache blocks."),
+    ("Board, 200 cells", "GPU memory (VRAM) for the KV cache; one cell is one block."),
+    ("Hole under blocks", "External fragmentation: free memory a contiguous request can never use."),
+    ("Full row cleared", "Requests finished; their blocks are garbage-collected back to the pool."),
+    ("Stack hits the top", "CUDA out of memory: the engine cannot admit the next request."),
+    ("CONTIGUOUS mode", "Reserve one unbroken range per request, sized for the maximum sequence."),
+    ("PAGED mode, split", "PagedAttention (vLLM): fixed-size pages placed in any free block."),
+    ("Block table", "Per-request map from logical pages to scattered physical blocks."),
+    ("Split meter", "Page-table bookkeeping has a cost, so splits are rationed."),
+    ("Hold", "Preemption: park a request and resume it later."),
+)

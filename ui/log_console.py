@@ -1,0 +1,102 @@
+"""The system log console: time-stamped, level-tagged lines, newest at the bottom.
+
+The panel is re-rendered only when a line is added, then blitted as one surface.
+"""
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass
+
+import pygame
+
+from ui import theme
+from ui.layout import RectT
+from ui.text import TextCache, wrap
+
+LINE_H = 16
+PAD = 7
+TITLE_H = 22
+
+TEXT_COLOURS: dict[str, tuple[int, int, int]] = {
+    "INFO": (190, 205, 225),
+    "WARN": (255, 220, 150),
+    "ERROR": (255, 150, 160),
+}
+
+
+@dataclass(frozen=True)
+class LogEntry:
+    time_ms: float
+    level: str
+    text: str
+
+
+def stamp(time_ms: float) -> str:
+    """mm:ss of game time, the console's time stamp."""
+    s = int(time_ms // 1000)
+    return f"{s // 60:02d}:{s % 60:02d}"
+
+
+class LogConsole:
+    """Keeps the latest entries and draws them into a cached panel surface."""
+
+    def __init__(self, rect: RectT, capacity: int = 40) -> None:
+        self.rect = rect
+        self.entries: deque[LogEntry] = deque(maxlen=capacity)
+        self._surface: pygame.Surface | None = None
+        self._dirty = True
+
+    def add(self, time_ms: float, level: str, text: str) -> None:
+        self.entries.append(LogEntry(time_ms, level if level in TEXT_COLOURS else "INFO", text))
+        self._dirty = True
+
+    def clear(self) -> None:
+        self.entries.clear()
+        self._dirty = True
+
+    def _layout_lines(self) -> list[tuple[LogEntry, int, str]]:
+        """(entry, line index within entry, text) for the lines that fit, newest last."""
+        width = self.rect[2] - 2 * PAD
+        room = (self.rect[3] - TITLE_H - PAD) // LINE_H
+        out: list[tuple[LogEntry, int, str]] = []
+        for entry in reversed(self.entries):
+            head = f"{stamp(entry.time_ms)} {entry.level} "
+            lines = wrap(head + entry.text, theme.SMALL, width)
+            block = [(entry, i, line) for i, line in enumerate(lines)]
+            if len(out) + len(block) > room:
+                keep = room - len(out)
+                if keep > 0:  # show the start of the oldest visible entry
+                    out = block[:keep] + out
+                break
+            out = block + out
+        return out
+
+    def draw(self, surface: pygame.Surface, text: TextCache) -> None:
+        if self._dirty or self._surface is None:
+            self._surface = self._render(text)
+            self._dirty = False
+        surface.blit(self._surface, (self.rect[0], self.rect[1]))
+
+    def _render(self, text: TextCache) -> pygame.Surface:
+        x, y, w, h = self.rect
+        surf = pygame.Surface((w, h)).convert()
+        surf.fill(theme.PANEL)
+        pygame.draw.rect(surf, theme.PANEL_EDGE, surf.get_rect(), 1, border_radius=4)
+        text.blit(surf, "SYSTEM LOG", theme.SMALL, theme.PANEL_TITLE, (PAD, 4))
+        lines = self._layout_lines()
+        cy = h - PAD - LINE_H * len(lines)
+        for entry, index, line in lines:
+            colour = TEXT_COLOURS[entry.level]
+            if index == 0:
+                ts = stamp(entry.time_ms)
+                cx = PAD
+                r = text.blit(surf, ts, theme.SMALL, theme.TEXT_DIM, (cx, cy))
+                cx = r.right + 5
+                r = text.blit(surf, entry.level, theme.SMALL, theme.LEVEL_COLOURS[entry.level], (cx, cy))
+                rest = line[len(ts) + 1 + len(entry.level):].lstrip()
+                if rest:
+                    text.blit(surf, rest, theme.SMALL, colour, (r.right + 5, cy))
+            else:
+                text.blit(surf, line, theme.SMALL, colour, (PAD, cy))
+            cy += LINE_H
+        return surf

@@ -1,0 +1,288 @@
+"""Screens drawn over the game: pause, help with the concept map, and the run report."""
+from __future__ import annotations
+
+import pygame
+
+from engine import RunReport
+from ui import layout as L
+from ui import theme
+from ui.help_content import CONCEPTS, CONTROLS
+from ui.input import Command, InputMapper
+from ui.scene import Scene
+from ui.text import wrap
+from ui.widgets import Button, hit, pulse
+
+
+def shade_surface(alpha: int) -> pygame.Surface:
+    s = pygame.Surface(theme.CANVAS_SIZE, pygame.SRCALPHA)
+    s.fill((0, 0, 0, alpha))
+    return s
+
+
+def column_buttons(specs: list[tuple[str, str, str]], top: int, width: int = 300,
+                   height: int = 38, gap: int = 9) -> list[Button]:
+    """A centred column of buttons under `top`."""
+    x = (theme.CANVAS_W - width) // 2
+    return [Button(name, (x, top + i * (height + gap), width, height), label, hint)
+            for i, (name, label, hint) in enumerate(specs)]
+
+
+def draw_dialog(surface: pygame.Surface, rect: L.RectT, edge: theme.Colour) -> pygame.Rect:
+    r = pygame.Rect(rect)
+    pygame.draw.rect(surface, (9, 12, 26), r, border_radius=8)
+    pygame.draw.rect(surface, edge, r, 2, border_radius=8)
+    return r
+
+
+def draw_row_button(surface: pygame.Surface, app, b: Button, hover: tuple[int, int] | None,
+                    label: str | None = None, accent: theme.Colour = theme.CYAN) -> None:
+    """A wide button: label on the left, key hint on the right."""
+    r = pygame.Rect(b.rect)
+    over = hover is not None and r.collidepoint(hover)
+    pygame.draw.rect(surface, theme.BUTTON_HOVER if over else theme.BUTTON, r, border_radius=5)
+    pygame.draw.rect(surface, accent if over else theme.PANEL_EDGE, r, 1, border_radius=5)
+    app.text.blit(surface, label or b.label, theme.BODY, theme.TEXT, (r.x + 14, r.centery), "midleft")
+    if b.hint:
+        app.text.blit(surface, b.hint, theme.SMALL, theme.TEXT_DIM, (r.right - 12, r.centery), "midright")
+
+
+class Overlay(Scene):
+    """Base for screens over the game: commands from the keyboard, buttons from the pointer."""
+
+    opaque = False
+
+    def __init__(self, app) -> None:
+        self.app = app
+        self.mapper = InputMapper()
+        self.hover: tuple[int, int] | None = None
+        self.clock_ms = 0.0
+        self.buttons: list[Button] = []
+
+    def handle(self, event: pygame.event.Event) -> None:
+        for cmd in self.mapper.handle(event):
+            self.command(cmd)
+            if self.app.top is not self:
+                return
+        if event.type == pygame.MOUSEMOTION:
+            self.hover = event.pos
+        elif event.type == pygame.MOUSEBUTTONDOWN and event.button == 1:
+            b = hit(self.buttons, event.pos)
+            if b is not None:
+                self.click(b.name)
+            else:
+                self.click_outside(event.pos)
+
+    def update(self, dt_ms: float) -> None:
+        self.clock_ms += dt_ms
+        self.mapper.update(dt_ms)  # keep key-repeat state consistent; no game inputs here
+
+    def command(self, cmd: Command) -> None:
+        """React to a UI command."""
+
+    def click(self, name: str) -> None:
+        """React to a button."""
+
+    def click_outside(self, pos: tuple[int, int]) -> None:
+        """A click that hit no button."""
+
+
+def go_title(app) -> None:
+    from ui.title_scene import TitleScene
+    app.reset(TitleScene(app))
+
+
+class PauseScene(Overlay):
+    """Esc or focus loss: everything stops until the player comes back."""
+
+    def __init__(self, app, play) -> None:
+        super().__init__(app)
+        self.play = play
+        self.shade = shade_surface(165)
+        self.buttons = column_buttons([
+            ("resume", "RESUME", "Esc"),
+            ("restart", "RESTART", "Enter"),
+            ("help", "HELP", "H"),
+            ("mute", "SOUND", "M"),
+            ("cards", "TEACHING CARDS", "T"),
+            ("title", "QUIT TO TITLE", "Q"),
+        ], top=L.DIALOG[1] + 96)
+
+    def command(self, cmd: Command) -> None:
+        {
+            Command.PAUSE: lambda: self.click("resume"),
+            Command.START: lambda: self.click("restart"),
+            Command.HELP: lambda: self.click("help"),
+            Command.MUTE: lambda: self.click("mute"),
+            Command.TOGGLE_CARDS: lambda: self.click("cards"),
+            Command.QUIT: lambda: self.click("title"),
+            Command.LAB: lambda: self.app.open_lab(),
+        }.get(cmd, lambda: None)()
+
+    def click(self, name: str) -> None:
+        app = self.app
+        if name == "resume":
+            app.pop()
+        elif name == "restart":
+            self.play.restart()
+        elif name == "help":
+            app.push(HelpScene(app))
+        elif name == "mute":
+            self.play.state.muted = app.toggle_mute()
+        elif name == "cards":
+            app.toggle_cards()
+        elif name == "title":
+            go_title(app)
+
+    def draw(self, surface: pygame.Surface) -> None:
+        surface.blit(self.shade, (0, 0))
+        r = draw_dialog(surface, L.DIALOG, theme.CYAN)
+        t = self.app.text
+        t.blit(surface, "PAUSED", theme.TITLE, theme.CYAN, (r.centerx, r.y + 36), "center")
+        t.blit(surface, "The scheduler is idle: no request falls while paused.", theme.SMALL,
+               theme.TEXT_DIM, (r.centerx, r.y + 70), "center")
+        s = self.app.settings
+        labels = {"mute": f"SOUND: {'OFF' if s.muted else 'ON'}",
+                  "cards": f"TEACHING CARDS: {'ON' if s.cards_enabled else 'OFF'}"}
+        for b in self.buttons:
+            draw_row_button(surface, self.app, b, self.hover, labels.get(b.name))
+
+
+class HelpScene(Overlay):
+    """Controls, and what every mechanic stands for in a real serving engine."""
+
+    def __init__(self, app) -> None:
+        super().__init__(app)
+        self.shade = shade_surface(250)
+        self.buttons = [Button("close", (theme.CANVAS_W - 130, 10, 116, 30), "CLOSE  Esc")]
+        self._page: pygame.Surface | None = None
+
+    def command(self, cmd: Command) -> None:
+        if cmd in (Command.PAUSE, Command.HELP, Command.START, Command.QUIT):
+            self.app.pop()
+        elif cmd is Command.MUTE:
+            self.app.toggle_mute()
+
+    def click(self, name: str) -> None:
+        self.app.pop()
+
+    def click_outside(self, pos: tuple[int, int]) -> None:
+        self.app.pop()
+
+    def _render(self) -> pygame.Surface:
+        t = self.app.text
+        page = pygame.Surface(theme.CANVAS_SIZE, pygame.SRCALPHA)
+        t.blit(page, "HOW TO PLAY", theme.LARGE, theme.CYAN, (20, 16))
+        t.blit(page, "and what it means on a GPU", theme.SMALL, theme.TEXT_DIM, (166, 20))
+        # Controls column.
+        x, y = 20, 54
+        t.blit(page, "CONTROLS", theme.SMALL, theme.PANEL_TITLE, (x, y))
+        y += 22
+        for keys, action in CONTROLS:
+            t.blit(page, keys, theme.SMALL, theme.AMBER, (x, y))
+            y += 16
+            for line in wrap(action, theme.SMALL, 220):
+                t.blit(page, line, theme.SMALL, theme.TEXT, (x + 12, y))
+                y += 16
+            y += 4
+        # Concept map.
+        cx, cy = 280, 54
+        t.blit(page, "CONCEPT MAP", theme.SMALL, theme.PANEL_TITLE, (cx, cy))
+        t.blit(page, "in the game", theme.SMALL, theme.TEXT_DIM, (cx, cy + 20))
+        t.blit(page, "in a serving engine (vLLM, TensorRT-LLM, TGI)", theme.SMALL, theme.TEXT_DIM,
+               (cx + 150, cy + 20))
+        cy += 44
+        for mechanic, meaning in CONCEPTS:
+            pygame.draw.line(page, theme.PANEL_EDGE, (cx, cy - 4), (theme.CANVAS_W - 20, cy - 4))
+            t.blit(page, mechanic, theme.SMALL, theme.MAGENTA, (cx, cy))
+            lines = wrap(meaning, theme.SMALL, theme.CANVAS_W - 20 - (cx + 150))
+            for i, line in enumerate(lines):
+                t.blit(page, line, theme.SMALL, theme.TEXT, (cx + 150, cy + i * 16))
+            cy += max(1, len(lines)) * 16 + 10
+        foot = ("Goal: dispatch 40 lines without an OOM. Holes cost you in CONTIGUOUS mode; "
+                "PAGED mode lets a charged split fill them.")
+        for i, line in enumerate(wrap(foot, theme.SMALL, theme.CANVAS_W - 300)):
+            t.blit(page, line, theme.SMALL, theme.GREEN, (cx, max(cy + 6, 500) + i * 16))
+        return page
+
+    def draw(self, surface: pygame.Surface) -> None:
+        surface.blit(self.shade, (0, 0))
+        if self._page is None:
+            self._page = self._render()
+        surface.blit(self._page, (0, 0))
+        for b in self.buttons:
+            draw_row_button(surface, self.app, b, self.hover)
+
+
+class ResultScene(Overlay):
+    """The end of a run: the engine's own crash (or victory) report, then restart."""
+
+    def __init__(self, app, play, report: RunReport, new_best: bool = False) -> None:
+        super().__init__(app)
+        self.play = play
+        self.report = report
+        self.new_best = new_best
+        self.shade = shade_surface(150)
+        self.oom = report.outcome == "oom"
+        top = L.DIALOG[1] + L.DIALOG[3] - 98
+        self.buttons = column_buttons([("restart", "RESTART", "Enter"),
+                                       ("title", "TITLE SCREEN", "Esc")], top=top, height=36, gap=8)
+
+    def command(self, cmd: Command) -> None:
+        if cmd is Command.START:
+            self.click("restart")
+        elif cmd in (Command.PAUSE, Command.QUIT):
+            self.click("title")
+        elif cmd is Command.HELP:
+            self.app.push(HelpScene(self.app))
+        elif cmd is Command.MUTE:
+            self.app.toggle_mute()
+
+    def click(self, name: str) -> None:
+        if name == "restart":
+            self.play.restart()
+        elif name == "title":
+            go_title(self.app)
+
+    def tip(self) -> str:
+        r = self.report
+        if not self.oom:
+            return "Every request was served. Try the other allocator and compare peak VRAM."
+        if r.mode == "contiguous" and r.sealed_holes:
+            return (f"{r.sealed_holes} free blocks were sealed in holes. In PAGED mode a split "
+                    "would have put pages into them.")
+        if r.mode == "paged":
+            return "Splits are rationed by the meter: clear rows to recharge it faster."
+        return "Keep the stack low: every hole is memory no request can use."
+
+    def draw(self, surface: pygame.Surface) -> None:
+        surface.blit(self.shade, (0, 0))
+        edge = theme.RED if self.oom else theme.GREEN
+        r = draw_dialog(surface, L.DIALOG, edge)
+        t = self.app.text
+        lines = self.report.lines_of_text()
+        t.blit(surface, lines[0], theme.TITLE, edge, (r.centerx, r.y + 30), "center")
+        y = r.y + 56
+        for line in wrap(lines[1], theme.SMALL, r.width - 40):
+            t.blit(surface, line, theme.SMALL, theme.AMBER if self.oom else theme.TEXT, (r.centerx, y), "midtop")
+            y += 16
+        y += 6
+        box = pygame.Rect(r.x + 16, y, r.width - 32, 16 * (len(lines) - 2) + 12)
+        pygame.draw.rect(surface, (4, 6, 14), box, border_radius=4)
+        pygame.draw.rect(surface, theme.PANEL_EDGE, box, 1, border_radius=4)
+        yy = box.y + 6
+        for line in lines[2:]:
+            t.blit(surface, line, theme.SMALL, theme.TEXT, (box.x + 10, yy))
+            yy += 16
+        y = box.bottom + 10
+        score = f"SCORE {self.report.score:,}"
+        sr = t.blit(surface, score, theme.LARGE, theme.TEXT, (r.centerx, y), "midtop")
+        if self.new_best:
+            p = pulse(self.clock_ms, 700)
+            t.blit(surface, "NEW BEST", theme.BODY, theme.mix(theme.AMBER, (255, 255, 255), p),
+                   (sr.right + 12, sr.centery), "midleft")
+        y = sr.bottom + 6
+        for line in wrap(self.tip(), theme.SMALL, r.width - 40)[:2]:
+            t.blit(surface, line, theme.SMALL, theme.CYAN, (r.centerx, y), "midtop")
+            y += 16
+        for b in self.buttons:
+            draw_row_button(surface, self.app, b, self.hover, accent=edge)

@@ -1,0 +1,132 @@
+"""One running game plus everything the UI derives from its events.
+
+The engine only emits events; here they become log lines, sounds, board
+animations and teaching cards.
+"""
+from __future__ import annotations
+
+from typing import Protocol
+
+from engine import PIECES, Game, Input, Kind
+from engine import events as ev
+from ui.cards import CardDeck
+from ui.effects import Cascade, Effects, Highlight, Landing, RowClear
+from ui.layout import LOG
+from ui.log_console import LogConsole
+
+Cell = tuple[int, int]
+Colour = tuple[int, int, int]
+
+CRASH_SHAKE_MS = 450.0
+
+
+class SoundLike(Protocol):
+    def play_for(self, event: ev.Event) -> None: ...
+
+
+def is_noise(event: ev.Event) -> bool:
+    """Piece movement is too frequent to log; gravity ticks are too frequent to sound."""
+    return isinstance(event, (ev.Moved, ev.Rotated))
+
+
+class GameSession:
+    """A Game with its console log, animations, sounds and cards."""
+
+    def __init__(self, game: Game, *, sound: SoundLike | None = None,
+                 cards: CardDeck | None = None) -> None:
+        self.game = game
+        self.log = LogConsole(LOG)
+        self.effects = Effects()
+        self.sound = sound
+        self.cards = cards
+        self.kinds: dict[int, Kind] = {}
+        self.events_seen = 0
+        self._before_active: list[Cell] = []
+        self._before_grid: list[list[int]] = []
+        self.log.add(0.0, "INFO", f"[BOOT] KV-cache allocator online: 200 blocks, mode {game.mode.upper()}")
+        a = game.active
+        if a is not None:
+            self.kinds[a.request_id] = a.kind
+
+    # ------------------------------------------------------------------ driving
+    def step(self, dt_ms: float, inputs: list[Input] | tuple[Input, ...] = ()) -> list[ev.Event]:
+        """One fixed step: inputs, then time, then the UI side of every event."""
+        self._snapshot()
+        events = self.game.update(dt_ms, inputs)
+        self.effects.advance(dt_ms)
+        if self.cards is not None:
+            self.cards.update(dt_ms)
+        self.consume(events)
+        return events
+
+    def act(self, events: list[ev.Event]) -> list[ev.Event]:
+        """Take the events of a direct engine call (mode buttons and such)."""
+        self.consume(events)
+        return events
+
+    def _snapshot(self) -> None:
+        g = self.game
+        self._before_active = g.active.cells() if g.active is not None else []
+        self._before_grid = [row[:] for row in g.board.grid]
+
+    def consume(self, events: list[ev.Event]) -> None:
+        locked_cells: dict[Cell, int] = {}
+        for e in events:
+            self.events_seen += 1
+            if isinstance(e, ev.Spawned):
+                self.kinds[e.request_id] = e.kind
+                if len(self.kinds) > 400:
+                    live = set(self.game.requests)
+                    self.kinds = {k: v for k, v in self.kinds.items() if k in live}
+            elif isinstance(e, ev.Locked):
+                for c in e.result.cells:
+                    locked_cells[c] = e.result.request_id
+                if not e.result.lines:
+                    self.effects.landings.append(Landing(list(e.result.cells)))
+            elif isinstance(e, ev.PageSplit):
+                for _, c in e.block_table.entries:
+                    locked_cells[c] = e.block_table.request_id
+                self._start_cascade(e.block_table)
+            elif isinstance(e, ev.LinesCleared):
+                self._start_clear(e.rows, locked_cells)
+            elif isinstance(e, ev.Oom):
+                self.effects.shake = CRASH_SHAKE_MS
+            if not is_noise(e):
+                self.log.add(self.game.time_ms, e.level, e.text)
+            if self.sound is not None and not (isinstance(e, ev.Moved) and e.dx == 0):
+                self.sound.play_for(e)
+            if self.cards is not None:
+                self.cards.observe(e)
+
+    def colour_of(self, request_id: int) -> Colour:
+        kind = self.kinds.get(request_id)
+        if kind is None:
+            req = self.game.requests.get(request_id)
+            if req is None:
+                return (200, 200, 200)
+            kind = req.kind
+        return PIECES[kind].colour
+
+    def _start_cascade(self, table: ev.BlockTable) -> None:
+        origin = self._before_active
+        colour = PIECES[table.kind].colour
+        pages = []
+        resident = dict(table.resident)
+        for page, cell in table.entries:
+            start = origin[page] if page < len(origin) else (cell[0], 0)
+            end = resident.get(page) or cell
+            pages.append((page, start, end, colour))
+        self.effects.cascades.append(Cascade(pages))
+        live = [(p, c) for p, c in table.resident if c is not None]
+        self.effects.highlight = Highlight(live)
+
+    def _start_clear(self, rows: tuple[int, ...], fresh: dict[Cell, int]) -> None:
+        before = self._before_grid
+        cells: dict[int, list[Colour | None]] = {}
+        for y in rows:
+            row: list[Colour | None] = []
+            for x in range(self.game.board.width):
+                rid = fresh.get((x, y)) or (before[y][x] if y < len(before) else 0)
+                row.append(self.colour_of(rid) if rid else None)
+            cells[y] = row
+        self.effects.clears.append(RowClear(list(rows), cells))

@@ -1,0 +1,206 @@
+"""Title / attract screen: the bot plays in the middle while the player picks a mode."""
+from __future__ import annotations
+
+import pygame
+
+from engine import Game
+from ui import layout as L
+from ui import theme
+from ui.autopilot import AutoPilot
+from ui.console_view import MODE_NOTES, ViewState
+from ui.input import Command, InputMapper
+from ui.scene import Scene
+from ui.session import GameSession
+from ui.text import wrap
+from ui.widgets import Button, hit, pulse
+
+LEFT_PANEL = (L.MARGIN, L.TOP, 270, 532)
+RIGHT_PANEL = (520, L.TOP, 270, 532)
+
+PITCH = ("Falling pieces are inference requests, the board is GPU memory, "
+         "holes are fragmentation. Serve 40 lines without running out of VRAM.")
+
+HOW_TO = (
+    ("CONTIGUOUS", "a request keeps its shape: gaps under it are lost"),
+    ("PAGED", "Shift/P splits it into pages that drop into any free cell"),
+    ("FULL ROW", "requests done, their memory is garbage-collected"),
+)
+
+
+class TitleScene(Scene):
+    def __init__(self, app, seed: int | None = None) -> None:
+        self.app = app
+        self.seed = app.next_seed() if seed is None else seed
+        self.mapper = InputMapper()
+        self.state = ViewState(muted=app.settings.muted)
+        self.clock_ms = 0.0
+        self.hover: tuple[int, int] | None = None
+        self._new_demo()
+        x = LEFT_PANEL[0] + 10
+        self.mode_buttons = [Button("contiguous", (x, 262, 122, 32), "CONTIGUOUS"),
+                             Button("paged", (x + 128, 262, 122, 32), "PAGED")]
+        self.start_button = Button("start", (x, 356, 250, 56), "START", "Enter / click")
+        rx = RIGHT_PANEL[0] + 10
+        self.side_buttons = [Button(name, (rx, 330 + i * 46, 250, 38), label, hint) for i, (name, label, hint) in
+                             enumerate((("help", "HELP & CONCEPT MAP", "H"), ("lab", "MEMORY LAB", "L"),
+                                        ("cards", "TEACHING CARDS", "T"), ("mute", "SOUND", "M")))]
+        self.shade = pygame.Surface(theme.CANVAS_SIZE, pygame.SRCALPHA)
+        self.shade.fill((0, 0, 0, 120))
+        self.shade.fill((0, 0, 0, 0), pygame.Rect(L.BOARD).inflate(10, 10))
+        self.notice = ""
+
+    def _new_demo(self) -> None:
+        demo_seed = self.seed + int(self.clock_ms)
+        self.demo = GameSession(Game(seed=demo_seed, mode=self.app.settings.mode, endless=True))
+        self.pilot = AutoPilot(skill=0.7, seed=demo_seed, steps_per_input=5)
+        self.restart_in: float | None = None
+
+    # ------------------------------------------------------------------ events
+    def enter(self) -> None:
+        self.mapper.reset()
+        self.state.muted = self.app.settings.muted
+
+    def handle(self, event: pygame.event.Event) -> None:
+        for cmd in self.mapper.handle(event):
+            self.command(cmd)
+            if self.app.top is not self:
+                return
+        if event.type == pygame.MOUSEMOTION:
+            self.hover = event.pos
+        elif event.type == pygame.MOUSEBUTTONDOWN and event.button == 1:
+            self.click(event.pos)
+
+    def command(self, cmd: Command) -> None:
+        if cmd is Command.START:
+            self.start()
+        elif cmd is Command.HELP:
+            from ui.overlays import HelpScene
+            self.app.push(HelpScene(self.app))
+        elif cmd is Command.LAB:
+            self.open_lab()
+        elif cmd is Command.MUTE:
+            self.state.muted = self.app.toggle_mute()
+        elif cmd is Command.TOGGLE_CARDS:
+            self.app.toggle_cards()
+        elif cmd is Command.QUIT:
+            self.app.quit()
+
+    def click(self, pos: tuple[int, int]) -> None:
+        b = hit(self.mode_buttons, pos)
+        if b is not None:
+            self.choose_mode(b.name)
+            return
+        if self.start_button.contains(pos) or pygame.Rect(L.BOARD).collidepoint(pos):
+            self.start()
+            return
+        b = hit(self.side_buttons, pos)
+        if b is not None:
+            self.command({"help": Command.HELP, "lab": Command.LAB, "cards": Command.TOGGLE_CARDS,
+                          "mute": Command.MUTE}[b.name])
+
+    def choose_mode(self, mode: str) -> None:
+        self.app.set_mode(mode)
+        self.demo.act(self.demo.game.set_mode(mode))
+
+    def open_lab(self) -> None:
+        def missing(text: str) -> None:
+            self.notice = text
+        self.app.open_lab(missing)
+
+    def start(self) -> None:
+        from ui.play_scene import PlayScene
+        self.app.replace(PlayScene(self.app, mode=self.app.settings.mode))
+
+    # ------------------------------------------------------------------ time
+    def update(self, dt_ms: float) -> None:
+        self.clock_ms += dt_ms
+        self.state.clock_ms = self.clock_ms
+        self.mapper.update(dt_ms)
+        self.demo.step(dt_ms, self.pilot.inputs(self.demo.game))
+        if self.demo.game.over:
+            if self.restart_in is None:
+                self.restart_in = 1500.0
+            self.restart_in -= dt_ms
+            if self.restart_in <= 0:
+                self._new_demo()
+
+    # ------------------------------------------------------------------ drawing
+    def draw(self, surface: pygame.Surface) -> None:
+        app = self.app
+        app.view.draw(surface, self.demo, self.state)
+        surface.blit(self.shade, (0, 0))
+        t = app.text
+        slot = pygame.Rect(L.BOARD[0] - 4, L.CONTROLS_Y, L.BOARD[2] + 8, L.CONTROLS_H)
+        pygame.draw.rect(surface, (9, 12, 26), slot, border_radius=6)
+        pygame.draw.rect(surface, theme.PANEL_EDGE, slot, 1, border_radius=6)
+        t.blit(surface, "DEMO: the bot is playing", theme.SMALL, theme.TEXT_DIM,
+               (slot.centerx, slot.y + 22), "center")
+        t.blit(surface, "click the board to play", theme.SMALL, theme.CYAN,
+               (slot.centerx, slot.y + 44), "center")
+        self._draw_left(surface)
+        self._draw_right(surface)
+
+    def _panel(self, surface: pygame.Surface, rect: L.RectT, edge: theme.Colour) -> pygame.Rect:
+        r = pygame.Rect(rect)
+        pygame.draw.rect(surface, (9, 12, 26), r, border_radius=6)
+        pygame.draw.rect(surface, edge, r, 2, border_radius=6)
+        return r
+
+    def _draw_left(self, surface: pygame.Surface) -> None:
+        t = self.app.text
+        r = self._panel(surface, LEFT_PANEL, theme.CYAN)
+        x = r.x + 12
+        t.blit(surface, "PagedAttention:", theme.LARGE, theme.MAGENTA, (x, r.y + 14))
+        t.blit(surface, "VRAM TETRIS", theme.TITLE + 4, theme.CYAN, (x, r.y + 38))
+        y = r.y + 82
+        for line in wrap(PITCH, theme.SMALL, r.width - 24):
+            t.blit(surface, line, theme.SMALL, theme.TEXT, (x, y))
+            y += 17
+        t.blit(surface, "ALLOCATOR", theme.SMALL, theme.PANEL_TITLE, (x, 242))
+        mode = self.app.settings.mode
+        for b in self.mode_buttons:
+            hover = self.hover is not None and b.contains(self.hover)
+            b.draw(surface, t, active=b.name == mode, hover=hover,
+                   accent=theme.MAGENTA if b.name == "paged" else theme.CYAN)
+        for i, line in enumerate(wrap(MODE_NOTES[mode], theme.SMALL, r.width - 24)[:2]):
+            t.blit(surface, line, theme.SMALL, theme.TEXT_DIM, (x, 302 + i * 16))
+        sb = pygame.Rect(self.start_button.rect)
+        p = pulse(self.clock_ms, 1400)
+        pygame.draw.rect(surface, theme.mix((0, 70, 90), (0, 120, 150), p), sb, border_radius=8)
+        pygame.draw.rect(surface, theme.CYAN, sb, 2, border_radius=8)
+        t.blit(surface, "START", theme.LARGE + 4, (255, 255, 255), (sb.centerx, sb.y + 19), "center")
+        t.blit(surface, "press Enter or click", theme.SMALL, theme.TEXT, (sb.centerx, sb.y + 41), "center")
+        y = 430
+        t.blit(surface, "BEST SCORES", theme.SMALL, theme.PANEL_TITLE, (x, y))
+        for i, m in enumerate(("contiguous", "paged")):
+            yy = y + 22 + i * 20
+            t.blit(surface, m, theme.BODY, theme.TEXT, (x, yy))
+            t.blit(surface, f"{self.app.best(m):,}", theme.BODY, theme.AMBER, (r.right - 12, yy), "topright")
+        if self.notice:
+            t.blit(surface, self.notice, theme.SMALL, theme.AMBER, (x, r.bottom - 22))
+
+    def _draw_right(self, surface: pygame.Surface) -> None:
+        t = self.app.text
+        r = self._panel(surface, RIGHT_PANEL, theme.MAGENTA)
+        x = r.x + 12
+        t.blit(surface, "HOW IT WORKS", theme.SMALL, theme.PANEL_TITLE, (x, r.y + 12))
+        y = r.y + 36
+        for head, body in HOW_TO:
+            t.blit(surface, head, theme.SMALL, theme.MAGENTA, (x, y))
+            y += 17
+            for line in wrap(body, theme.SMALL, r.width - 24):
+                t.blit(surface, line, theme.SMALL, theme.TEXT, (x, y))
+                y += 16
+            y += 8
+        t.blit(surface, "Arrows/WASD move, Up/Z rotate,", theme.SMALL, theme.TEXT_DIM, (x, y + 2))
+        t.blit(surface, "Space drops, C holds, Esc pauses.", theme.SMALL, theme.TEXT_DIM, (x, y + 18))
+        s = self.app.settings
+        labels = {"cards": f"CARDS: {'ON' if s.cards_enabled else 'OFF'}",
+                  "mute": f"SOUND: {'OFF' if s.muted else 'ON'}"}
+        for b in self.side_buttons:
+            br = pygame.Rect(b.rect)
+            over = self.hover is not None and br.collidepoint(self.hover)
+            pygame.draw.rect(surface, theme.BUTTON_HOVER if over else theme.BUTTON, br, border_radius=5)
+            pygame.draw.rect(surface, theme.MAGENTA if over else theme.PANEL_EDGE, br, 1, border_radius=5)
+            t.blit(surface, labels.get(b.name, b.label), theme.BODY, theme.TEXT, (br.x + 12, br.centery), "midleft")
+            t.blit(surface, b.hint, theme.SMALL, theme.TEXT_DIM, (br.right - 12, br.centery), "midright")
