@@ -1,9 +1,23 @@
 #!/usr/bin/env bash
-# Build, serve, play and test VRAM Tetris.  Usage: ./build.sh test|play|bench
+# Build, serve, play and test VRAM Tetris.
+#
+#   ./build.sh test [pytest args]  set everything up (venvs, Chromium, nginx) and run the tests
+#   ./build.sh play [args]         run the desktop game
+#   ./build.sh bench [args]        engine benchmarks
+#   ./build.sh web [args]          build the web bundle into build/web (offline, checked)
+#   ./build.sh serve [port]        build, then serve build/web on http://localhost:8000
+#   ./build.sh preview             pygbag's own dev server on the staged game (needs network)
+#   ./build.sh setup               set up .venv only
 set -euo pipefail
 cd "$(dirname "$0")"
 VENV=${VENV:-.venv}
+WEB_VENV=${WEB_VENV:-build/venv-web}
 PY=${PYTHON:-python3}
+
+usage() {
+  echo "usage: ./build.sh test|play|bench|web|serve|preview|setup [args]" >&2
+  exit 2
+}
 
 setup() {
   if [ ! -x "$VENV/bin/python" ]; then "$PY" -m venv "$VENV"; fi
@@ -11,9 +25,79 @@ setup() {
   "$VENV/bin/python" -m pip install -q -e ".[dev]"
 }
 
-case "${1:-}" in
-  test)  setup; shift; "$VENV/bin/python" -m pytest "$@" ;;
-  play)  setup; shift; "$VENV/bin/python" main.py "$@" ;;
-  bench) setup; shift; "$VENV/bin/python" -m engine.bench "$@" ;;
-  *) echo "usage: ./build.sh test|play|bench [args]" >&2; exit 2 ;;
+# pygbag gets an environment of its own: it reformats the packed source in place whenever it
+# can import black, so the build environment holds pygbag and nothing else.
+setup_web() {
+  local pin
+  pin=$(grep -o '"pygbag==[^"]*"' pyproject.toml | head -n1 | tr -d '"')
+  if [ -z "$pin" ]; then echo "build.sh: no pygbag==X pin in pyproject.toml" >&2; exit 1; fi
+  if [ ! -x "$WEB_VENV/bin/python" ]; then
+    mkdir -p "$(dirname "$WEB_VENV")"
+    "$PY" -m venv "$WEB_VENV"
+  fi
+  if ! "$WEB_VENV/bin/python" -c "import sys, pygbag; sys.exit(pygbag.VERSION != '${pin#pygbag==}')" 2>/dev/null; then
+    "$WEB_VENV/bin/python" -m pip install -q "$pin"
+  fi
+  if "$WEB_VENV/bin/python" -c "import black" 2>/dev/null; then
+    echo "build.sh: black is installed in $WEB_VENV; pygbag would reformat the game. Remove $WEB_VENV and retry." >&2
+    exit 1
+  fi
+}
+
+# Debian packages the browser and server tests drive: Chromium (through playwright) and nginx.
+setup_system() {
+  local need=()
+  [ -x /usr/bin/chromium ] || need+=(chromium fonts-dejavu-core)
+  command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ] || need+=(nginx)
+  [ ${#need[@]} -eq 0 ] && return 0
+  local sudo=()
+  if [ "$(id -u)" -ne 0 ]; then
+    if command -v sudo >/dev/null 2>&1; then sudo=(sudo -n); else
+      echo "build.sh: not root and no sudo: cannot install ${need[*]}; their tests will be skipped" >&2
+      return 0
+    fi
+  fi
+  if ! command -v apt-get >/dev/null 2>&1; then
+    echo "build.sh: no apt-get: install ${need[*]} by hand; their tests will be skipped" >&2
+    return 0
+  fi
+  echo "build.sh: installing ${need[*]}" >&2
+  "${sudo[@]}" apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq "${need[@]}" >/dev/null
+}
+
+build_web() {
+  setup_web
+  local render=()
+  if [ -x "$VENV/bin/python" ]; then render=(--render-python "$VENV/bin/python"); fi
+  "$WEB_VENV/bin/python" tools/build_web.py --pygbag-python "$WEB_VENV/bin/python" \
+    --out build/web --report build/web-report.json "${render[@]}" "$@"
+}
+
+cmd=${1:-}
+[ $# -gt 0 ] && shift
+case "$cmd" in
+  test)
+    setup
+    setup_web
+    setup_system
+    export WEB_PYTHON="$PWD/$WEB_VENV/bin/python"
+    "$VENV/bin/python" -m pytest "$@"
+    ;;
+  play)  setup; "$VENV/bin/python" main.py "$@" ;;
+  bench) setup; "$VENV/bin/python" -m engine.bench "$@" ;;
+  setup) setup ;;
+  web)   build_web "$@" ;;
+  serve)
+    build_web
+    port=${1:-8000}
+    "$PY" tools/serve_web.py --root build/web --port "$port"
+    ;;
+  preview)
+    # pygbag's test server packs and serves the staged game and proxies its CDN.
+    build_web
+    "$WEB_VENV/bin/python" -m pygbag --template web/vram-tetris.tmpl --icon web/favicon.png \
+      --title "PagedAttention: VRAM Tetris" --width 800 --height 580 --can_close 1 "$@" build/stage/vram-tetris
+    ;;
+  *) usage ;;
 esac

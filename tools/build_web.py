@@ -1,0 +1,394 @@
+"""Build the static web bundle (build/web) with pygbag, offline, and check it against the budget.
+
+pygbag names the game archive after the folder it packs and packs everything in it, so the game
+files (main.py, engine/, ui/, assets/) are first copied into a staging folder with a fixed name.
+Our own page template and icon are passed in, so pygbag never reaches for its CDN at build time.
+The result is checked: archive contents (no tests, caches, build output, virtual environments),
+archive size, and that the page fetches nothing but pygbag's runtime before the first frame.
+
+Usage:
+    python tools/build_web.py [--out build/web] [--pygbag-python PY] [--render-python PY]
+                              [--site-url URL] [--budget-kb 150] [--timeout 300]
+Exit status: 0 built and within budget, 1 build or check failed, 2 bad usage.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import html
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tarfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+APP_NAME = "vram-tetris"  # archive name: vram-tetris.tar.gz
+TITLE = "PagedAttention: VRAM Tetris"
+DESCRIPTION = (
+    "A puzzle game about how LLM serving engines (vLLM, TensorRT-LLM, TGI) manage GPU memory: "
+    "falling requests fill VRAM, holes are fragmentation, and PagedAttention splits a request "
+    "into pages that fit anywhere."
+)
+CANVAS = (800, 580)
+PYBUILD = "3.12"
+BUDGET_KB = 150
+
+GAME_FILES = ("main.py",)
+GAME_DIRS = ("engine", "ui", "assets")
+TEMPLATE = ROOT / "web" / "vram-tetris.tmpl"
+ICON = ROOT / "web" / "favicon.png"
+EMBED = ROOT / "web" / "embed.html"
+FALLBACK_CARD = ROOT / "web" / "og-image.png"
+OG_NAME = "og-image.png"
+SCREENSHOT_TIMEOUT = 90.0
+
+# Archive members that must never ship: checked on every build.
+FORBIDDEN = (
+    (re.compile(r"(^|/)tests?/"), "tests"),
+    (re.compile(r"(^|/)build/"), "build output"),
+    (re.compile(r"(^|/)(\.?venv[^/]*|site-packages)/"), "virtual environment"),
+    (re.compile(r"(^|/)(__pycache__|\.pytest_cache|\.hypothesis|\.mypy_cache|\.ruff_cache)/"), "cache"),
+    (re.compile(r"\.py[cod]$"), "compiled bytecode"),
+    (re.compile(r"(^|/)\.git(/|$)"), "git metadata"),
+    (re.compile(r"(^|/)(web|tools|test-output|\.github|\.ci)/"), "non-game folder"),
+    (re.compile(r"\.egg-info/"), "packaging metadata"),
+    (re.compile(r"(^|/)(pyproject\.toml|build\.sh|Dockerfile|pygbag\.ini|README\.md)$"), "project file"),
+)
+REQUIRED = ("assets/main.py", "assets/engine/", "assets/ui/")
+# Debug terminal parts of pygbag's runtime that the page must not load.
+DEBUG_FEATURES = {"vt", "vtx", "stdout", "fs"}
+DEBUG_FILES = re.compile(r"xterm|vtx?\.js")
+
+
+class BuildError(Exception):
+    """A build step failed; the message says what and what to do."""
+
+
+@dataclass
+class Report:
+    files: dict[str, int] = field(default_factory=dict)
+    archive_members: dict[str, int] = field(default_factory=dict)
+    archive_bytes: int = 0
+    budget_bytes: int = BUDGET_KB * 1024
+    first_frame: list[str] = field(default_factory=list)
+    social_image: str = ""
+    seconds: float = 0.0
+    pygbag: str = ""
+    cdn: str = ""
+
+
+def log(msg: str) -> None:
+    print(msg, flush=True)
+
+
+def run(cmd: list[str], timeout: float, cwd: Path, env: dict[str, str] | None = None, logfile: Path | None = None) -> subprocess.CompletedProcess:
+    """Run a command in its own process group and kill the whole group on timeout."""
+    try:
+        proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True)
+    except OSError as exc:
+        raise BuildError(f"cannot run {cmd[0]}: {exc}") from exc
+    try:
+        out, _ = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        out, _ = proc.communicate()
+        if logfile:
+            logfile.write_text(out or "")
+        raise BuildError(f"timed out after {timeout:.0f} s: {' '.join(cmd)}" + (f" (log: {logfile})" if logfile else ""))
+    if logfile:
+        logfile.write_text(out or "")
+    return subprocess.CompletedProcess(cmd, proc.returncode, out, "")
+
+
+def check_python(py: str) -> str:
+    """pygbag must be importable and black must not be: pygbag reformats the packed source with it."""
+    probe = (
+        "import importlib.util, sys\n"
+        "if importlib.util.find_spec('pygbag') is None: sys.exit(3)\n"
+        "if importlib.util.find_spec('black') is not None: sys.exit(4)\n"
+        "import pygbag; print(pygbag.VERSION)\n"
+    )
+    try:
+        res = subprocess.run([py, "-c", probe], capture_output=True, text=True, timeout=60)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        raise BuildError(f"cannot run {py}: {exc}") from exc
+    if res.returncode == 3:
+        raise BuildError(f"pygbag is not installed for {py}; run ./build.sh web (it sets up build/venv-web)")
+    if res.returncode == 4:
+        raise BuildError(f"black is importable from {py}: pygbag would reformat the game source. Use a build environment without black (./build.sh web uses build/venv-web)")
+    if res.returncode != 0:
+        raise BuildError(f"{py} cannot import pygbag:\n{res.stderr.strip()}")
+    return res.stdout.strip()
+
+
+def stage(stage_root: Path, source: Path) -> Path:
+    """Copy only the game into build/stage/vram-tetris: the folder pygbag packs whole."""
+    app = stage_root / APP_NAME
+    if app.exists():
+        shutil.rmtree(app)
+    app.mkdir(parents=True)
+    if not (source / "main.py").is_file():
+        raise BuildError(f"main.py not found in {source}: nothing to build")
+    ignore = shutil.ignore_patterns("__pycache__", "*.pyc", "*.pyo", ".*", "*.egg-info", "tests", "test_*.py")
+    for name in GAME_FILES:
+        shutil.copy2(source / name, app / name)
+    for name in GAME_DIRS:
+        if (source / name).is_dir():
+            shutil.copytree(source / name, app / name, ignore=ignore)
+    return app
+
+
+def _imports(tree: ast.AST, top_level_only: bool) -> list[tuple[str, int]]:
+    found: list[tuple[str, int]] = []
+    nodes = ast.iter_child_nodes(tree) if top_level_only else ast.walk(tree)
+    for node in nodes:
+        if isinstance(node, ast.Import):
+            found += [(a.name.split(".")[0], node.lineno) for a in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            found.append((node.module.split(".")[0], node.lineno))
+    return found
+
+
+def check_sources(app: Path) -> list[str]:
+    """pygbag preloads every package main.py names, and modules imported at start load with it."""
+    problems: list[str] = []
+    notes: list[str] = []
+    main_src = (app / "main.py").read_text(encoding="utf-8")
+    if "asyncio.run(main())" not in main_src:
+        problems.append("main.py: pygbag needs the literal `asyncio.run(main())`")
+    try:
+        main_tree = ast.parse(main_src)
+    except SyntaxError as exc:
+        raise BuildError(f"main.py does not parse: {exc}") from exc
+    for mod, line in _imports(main_tree, top_level_only=False):
+        if mod == "numpy":
+            problems.append(f"main.py:{line} imports numpy: the page would download numpy before the first frame")
+    for path in sorted(app.rglob("*.py")):
+        if path.name == "main.py" and path.parent == app:
+            continue
+        try:
+            tree = ast.parse(path.read_text(encoding="utf-8"))
+        except SyntaxError as exc:
+            problems.append(f"{path.relative_to(app)}: does not parse: {exc}")
+            continue
+        for mod, line in _imports(tree, top_level_only=True):
+            if mod == "numpy":
+                problems.append(f"{path.relative_to(app)}:{line} imports numpy at module level: import it lazily")
+    header = re.search(r"(?m)^# /// script$(.*?)^# ///$", main_src, re.S)
+    if header:
+        deps = re.findall(r'"([A-Za-z0-9_.\-]+)', header.group(1))
+        extra = [d for d in deps if d.lower().replace("_", "-") not in ("pygame-ce", "pygame")]
+        if extra:
+            problems.append(f"main.py PEP 723 header asks for {extra}: only pygame-ce may load before the first frame")
+    for note in notes:
+        log(note)
+    return problems
+
+
+def pygbag_build(py: str, app: Path, timeout: float, cdn: str | None, logfile: Path) -> Path:
+    cmd = [
+        py, "-m", "pygbag", "--build",
+        "--template", str(TEMPLATE), "--icon", str(ICON),
+        "--title", TITLE, "--width", str(CANVAS[0]), "--height", str(CANVAS[1]),
+        "--PYBUILD", PYBUILD, "--ume_block", "1", "--can_close", "1",
+    ]
+    if cdn:
+        cmd += ["--cdn", cdn]
+    cmd.append(str(app))
+    env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1")
+    # pygbag reads pygbag.ini from the current directory: run it from the checkout root.
+    res = run(cmd, timeout=timeout, cwd=ROOT, env=env, logfile=logfile)
+    built = app / "build" / "web"
+    if res.returncode != 0 or not (built / f"{APP_NAME}.tar.gz").is_file() or not (built / "index.html").is_file():
+        tail = "\n".join((res.stdout or "").splitlines()[-25:])
+        raise BuildError(f"pygbag failed (exit {res.returncode}); log: {logfile}\n{tail}")
+    return built
+
+
+def check_archive(archive: Path, budget: int) -> dict[str, int]:
+    try:
+        with tarfile.open(archive, "r:gz") as tar:
+            members = {m.name: m.size for m in tar.getmembers() if m.isfile()}
+    except (tarfile.TarError, OSError) as exc:
+        raise BuildError(f"{archive.name} is not a readable tar.gz: {exc}") from exc
+    bad = []
+    for name in members:
+        for pattern, why in FORBIDDEN:
+            if pattern.search(name):
+                bad.append(f"{name} ({why})")
+                break
+    missing = [r for r in REQUIRED if not any(n == r or n.startswith(r) for n in members)]
+    problems = []
+    if bad:
+        problems.append("archive carries files it must not:\n  " + "\n  ".join(bad))
+    if missing:
+        problems.append("archive lacks " + ", ".join(missing))
+    size = archive.stat().st_size
+    if size > budget:
+        problems.append(f"archive is {size / 1024:.1f} KB, over the {budget / 1024:.0f} KB budget")
+    if problems:
+        raise BuildError("\n".join(problems))
+    return members
+
+
+def first_frame_downloads(index_html: str, cdn: str, version: str) -> list[str]:
+    """Everything the page fetches before the game's first frame, in order."""
+    urls = re.findall(r'<(?:script|link)\b[^>]*?\b(?:src|href)="([^"]+)"', index_html)
+    foreign = [u for u in urls if re.match(r"(?i)https?://", u) and not u.startswith(cdn)]
+    if foreign:
+        raise BuildError(f"index.html loads from outside the runtime CDN: {foreign}")
+    os_attr = re.search(r'data-os="([^"]*)"', index_html)
+    features = set(os_attr.group(1).split(",")) if os_attr else {"gui"}
+    if features & DEBUG_FEATURES or any(DEBUG_FILES.search(u) for u in urls):
+        raise BuildError(f"index.html pulls in pygbag's debug terminal (data-os={sorted(features)})")
+    py = PYBUILD.replace(".", "")
+    return [
+        "index.html, favicon.png (this site)",
+        f"{cdn}pythons.js (loader)",
+        f"{cdn}cpython{py}/main.js + main.wasm + main.data (CPython {PYBUILD} for WebAssembly)",
+        f"{cdn}cpythonrc.py (runtime start-up)",
+        f"{APP_NAME}.tar.gz (this site: the game)",
+        f"{cdn.rsplit('/', 2)[0]}/index-{version}-cp{py}.json + pygame_ce wheel (pygame-ce)",
+        f"{cdn}empty.ogg (audio unlock probe)",
+    ]
+
+
+def fill(text: str, values: dict[str, str], what: str) -> str:
+    for key, value in values.items():
+        text = text.replace(f"@@{key}@@", value)
+    left = sorted(set(re.findall(r"@@[A-Z_]+@@|\{\{[^}]*\}\}", text)))
+    if left:
+        raise BuildError(f"{what}: unfilled placeholders {left}")
+    return text
+
+
+def social_image(out: Path, render_py: str | None, stage_root: Path, source: Path, timeout: float) -> str:
+    """Render the preview card from a real game screenshot when the headless tool is there."""
+    target = out / OG_NAME
+    if render_py:
+        shot = stage_root / "screenshot.png"
+        shot.unlink(missing_ok=True)
+        env = dict(os.environ, SDL_VIDEODRIVER="dummy", SDL_AUDIODRIVER="dummy", PYGAME_HIDE_SUPPORT_PROMPT="1")
+        cmd = [render_py, "main.py", "--headless", "--frames", "240", "--screenshot", str(shot), "--scene", "play", "--autoplay"]
+        try:
+            res = run(cmd, timeout=min(timeout, SCREENSHOT_TIMEOUT), cwd=source, env=env)
+            shot_ok = res.returncode == 0 and shot.is_file()
+            if not shot_ok:
+                log(f"  screenshot tool unavailable (exit {res.returncode}); card without screenshot")
+        except BuildError as exc:
+            log(f"  screenshot: {exc}")
+            shot_ok = False
+        cmd = [render_py, str(ROOT / "tools" / "social_card.py"), "card", str(target)]
+        if shot_ok:
+            cmd += ["--screenshot", str(shot)]
+        res = run(cmd, timeout=timeout, cwd=ROOT, env=env)
+        if res.returncode == 0 and target.is_file():
+            if shot_ok:
+                shutil.copy2(shot, out / "screenshot.png")
+            return "game screenshot" if shot_ok else "drawn card"
+        log(f"  social card failed (exit {res.returncode}): {(res.stdout or '').strip()[-300:]}")
+    shutil.copy2(FALLBACK_CARD, target)
+    return "committed card (web/og-image.png)"
+
+
+def build(args: argparse.Namespace) -> Report:
+    started = time.monotonic()
+    report = Report(budget_bytes=int(args.budget_kb * 1024))
+    out: Path = args.out.resolve()
+    stage_root: Path = (args.stage or out.parent / "stage").resolve()
+    stage_root.mkdir(parents=True, exist_ok=True)
+
+    report.pygbag = check_python(args.pygbag_python)
+    log(f"pygbag {report.pygbag} ({args.pygbag_python})")
+
+    app = stage(stage_root, args.source.resolve())
+    problems = check_sources(app)
+    if problems:
+        raise BuildError("game source is not ready for the web:\n  " + "\n  ".join(problems))
+    log(f"staged game files in {app}")
+
+    built = pygbag_build(args.pygbag_python, app, args.timeout, args.cdn, stage_root / "pygbag.log")
+    index_html = (built / "index.html").read_text(encoding="utf-8")
+    m = re.search(r'<script src="([^"]+)pythons\.js"', index_html)
+    if not m:
+        raise BuildError("index.html has no pythons.js loader: wrong template?")
+    report.cdn = m.group(1)
+
+    if out.exists():
+        shutil.rmtree(out)
+    out.mkdir(parents=True)
+    site = args.site_url.rstrip("/") + "/" if args.site_url else ""
+    values = {"DESCRIPTION": html.escape(DESCRIPTION), "OG_IMAGE": site + OG_NAME, "SITE_URL": site, "TITLE": html.escape(TITLE)}
+    (out / "index.html").write_text(fill(index_html, values, "index.html"), encoding="utf-8")
+    shutil.copy2(built / "favicon.png", out / "favicon.png")
+    shutil.copy2(built / f"{APP_NAME}.tar.gz", out / f"{APP_NAME}.tar.gz")
+    (out / "embed.html").write_text(fill(EMBED.read_text(encoding="utf-8"), values, "embed.html"), encoding="utf-8")
+    report.social_image = social_image(out, args.render_python, stage_root, args.source.resolve(), args.timeout)
+
+    report.archive_members = check_archive(out / f"{APP_NAME}.tar.gz", report.budget_bytes)
+    report.archive_bytes = (out / f"{APP_NAME}.tar.gz").stat().st_size
+    report.first_frame = first_frame_downloads((out / "index.html").read_text(encoding="utf-8"), report.cdn, report.pygbag)
+    report.files = {p.relative_to(out).as_posix(): p.stat().st_size for p in sorted(out.rglob("*")) if p.is_file()}
+    report.seconds = time.monotonic() - started
+    return report
+
+
+def print_report(report: Report, out: Path) -> None:
+    log("")
+    log(f"bundle: {out}")
+    for name, size in report.files.items():
+        log(f"  {size / 1024:9.1f} KB  {name}")
+    log(f"archive {APP_NAME}.tar.gz: {report.archive_bytes / 1024:.1f} KB of {report.budget_bytes / 1024:.0f} KB budget, "
+        f"{len(report.archive_members)} files, {sum(report.archive_members.values()) / 1024:.1f} KB unpacked")
+    log("before the first frame the page downloads:")
+    for item in report.first_frame:
+        log(f"  - {item}")
+    log(f"social preview image: {report.social_image}")
+    log(f"build time: {report.seconds:.1f} s")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="build_web.py", description="Build the pygbag web bundle offline and check it.")
+    parser.add_argument("--out", type=Path, default=ROOT / "build" / "web", help="output folder (replaced)")
+    parser.add_argument("--source", type=Path, default=ROOT, help="folder holding main.py, engine/, ui/ (default: checkout)")
+    parser.add_argument("--stage", type=Path, default=None, help="staging folder (default: next to --out)")
+    parser.add_argument("--pygbag-python", default=sys.executable, help="python with pygbag and without black")
+    parser.add_argument("--render-python", default=None, help="python with pygame-ce, to render the preview image")
+    parser.add_argument("--site-url", default=os.environ.get("SITE_URL", ""), help="public URL, for absolute og:image")
+    parser.add_argument("--cdn", default=None, help="override pygbag's runtime CDN URL")
+    parser.add_argument("--budget-kb", type=float, default=BUDGET_KB, help="game archive budget in KB")
+    parser.add_argument("--timeout", type=float, default=300, help="seconds before a build step is killed")
+    parser.add_argument("--report", type=Path, default=None, help="also write the figures as JSON here")
+    args = parser.parse_args(argv)
+    for attr in ("pygbag_python", "render_python"):
+        value = getattr(args, attr)
+        if value and os.sep in value:
+            setattr(args, attr, str(Path(value).absolute()))
+    if args.budget_kb <= 0 or args.timeout <= 0:
+        parser.error("--budget-kb and --timeout must be positive")
+    if args.site_url and not re.match(r"https?://", args.site_url):
+        parser.error(f"--site-url must start with http:// or https://, got {args.site_url!r}")
+    if args.out.resolve() in (ROOT, ROOT / "web", ROOT / "build"):
+        parser.error(f"--out {args.out} would overwrite project files; pick a dedicated folder")
+
+    try:
+        report = build(args)
+    except BuildError as exc:
+        print(f"\nWEB BUILD FAILED: {exc}", file=sys.stderr, flush=True)
+        return 1
+    print_report(report, args.out.resolve())
+    if args.report:
+        args.report.write_text(json.dumps(report.__dict__, indent=2) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
