@@ -11,18 +11,24 @@ from collections.abc import Iterable
 from .rules import HEIGHT, HIDDEN, WIDTH
 
 Cell = tuple[int, int]
+FULL = (1 << WIDTH) - 1
 
 
 class Board:
-    __slots__ = ("grid",)
+    """`grid` holds owners for drawing and logs; `masks` (one bit per occupied cell, a row per
+    int) mirror it for the counts taken after every placement. Write only through place(),
+    clear_rows() and from_strings() so the two never disagree."""
+
+    __slots__ = ("grid", "masks")
 
     width = WIDTH
     height = HEIGHT
     HIDDEN = HIDDEN
     VISIBLE = HEIGHT - HIDDEN
 
-    def __init__(self, grid: list[list[int]] | None = None) -> None:
-        self.grid: list[list[int]] = grid if grid is not None else [[0] * WIDTH for _ in range(HEIGHT)]
+    def __init__(self) -> None:
+        self.grid: list[list[int]] = [[0] * WIDTH for _ in range(HEIGHT)]
+        self.masks: list[int] = [0] * HEIGHT
 
     @classmethod
     def from_strings(cls, rows: Iterable[str], owner: int = 1) -> Board:
@@ -32,11 +38,15 @@ class Board:
         top = HEIGHT - len(lines)
         for i, line in enumerate(lines):
             for x, ch in enumerate(line):
-                if ch == "#":
-                    board.grid[top + i][x] = owner
-                elif ch.isdigit():
-                    board.grid[top + i][x] = int(ch)
+                if ch == "#" or ch.isdigit():
+                    board.place([(x, top + i)], owner if ch == "#" else int(ch))
         return board
+
+    def place(self, cells: Iterable[Cell], owner: int) -> None:
+        grid, masks = self.grid, self.masks
+        for x, y in cells:
+            grid[y][x] = owner
+            masks[y] |= 1 << x
 
     def fits(self, shape: tuple[Cell, ...], x: int, y: int) -> bool:
         grid = self.grid
@@ -47,17 +57,26 @@ class Board:
                 return False
         return True
 
-    def drop_distance(self, shape: tuple[Cell, ...], x: int, y: int) -> int:
-        """How many rows the shape can fall from (x, y) before it rests."""
-        grid = self.grid
+    def drop_distance(self, columns: tuple[tuple[int, int, int, int], ...], x: int, y: int,
+                      tops: list[int] | None = None) -> int:
+        """How many rows a shape (given by its column profile) can fall from (x, y).
+
+        With `tops` (current column tops) a column whose lowest cell is above its top is answered
+        without scanning; a piece tucked under an overhang scans down from its cell.
+        """
+        masks = self.masks
         best = HEIGHT
-        for cx, cy in shape:
+        for cx, _, bottom, _ in columns:
             px = x + cx
-            py = y + cy + 1
-            d = 0
-            while py < HEIGHT and not grid[py][px]:
-                py += 1
-                d += 1
+            py = y + bottom + 1
+            if tops is not None and py <= tops[px]:
+                d = tops[px] - py
+            else:
+                bit = 1 << px
+                d = 0
+                while py < HEIGHT and not masks[py] & bit:
+                    py += 1
+                    d += 1
             if d < best:
                 best = d
         return best
@@ -79,8 +98,8 @@ class Board:
         return -1
 
     def full_rows(self, rows: Iterable[int]) -> list[int]:
-        grid = self.grid
-        return sorted(y for y in set(rows) if 0 not in grid[y])
+        masks = self.masks
+        return sorted(y for y in set(rows) if masks[y] == FULL)
 
     def clear_rows(self, rows: list[int]) -> list[int]:
         """Remove `rows` (sorted) and let everything above fall; returns the freed owners."""
@@ -89,32 +108,35 @@ class Board:
         for y in rows:
             freed.extend(grid[y])
         keep = set(rows)
-        remaining = [row for y, row in enumerate(grid) if y not in keep]
-        self.grid = [[0] * WIDTH for _ in rows] + remaining
+        self.grid = [[0] * WIDTH for _ in rows] + [r for y, r in enumerate(grid) if y not in keep]
+        self.masks = [0] * len(rows) + [m for y, m in enumerate(self.masks) if y not in keep]
         return freed
 
-    def visible_counts(self) -> tuple[int, int]:
-        """(occupied, sealed) over the visible rows.
+    def stats(self) -> tuple[int, int, list[int]]:
+        """(occupied, sealed, column tops) over the visible rows.
 
         A free cell is *sealed* when some occupied cell stands above it in its column: no
         contiguous piece can reach it, exactly as a free gap between two live allocations
-        cannot serve a request that needs one unbroken range.
+        cannot serve a request that needs one unbroken range. Column tops are as column_top().
         """
-        grid = self.grid
-        occupied = 0
-        sealed = 0
-        covered = [False] * WIDTH
+        masks = self.masks
+        sealed = covered = 0
+        tops = [HEIGHT] * WIDTH
         for y in range(HEIGHT):
-            row = grid[y]
-            visible = y >= HIDDEN
-            for x in range(WIDTH):
-                if row[x]:
-                    covered[x] = True
-                    if visible:
-                        occupied += 1
-                elif visible and covered[x]:
-                    sealed += 1
-        return occupied, sealed
+            m = masks[y]
+            if m:
+                new = m & ~covered
+                while new:
+                    low = new & -new
+                    tops[low.bit_length() - 1] = y
+                    new ^= low
+                covered |= m
+            elif not covered:
+                continue
+            if y >= HIDDEN:
+                sealed += (covered & ~m).bit_count()
+        occupied = sum(map(int.bit_count, masks[HIDDEN:]))
+        return occupied, sealed, tops
 
     def owners(self) -> set[int]:
         return {v for row in self.grid for v in row if v}

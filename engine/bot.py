@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from .board import Board
 from .game import Game, Input
-from .pieces import PIECES, Kind
+from .pieces import COLUMNS, PIECES, Kind
 from .rotation import kicks
 from .rules import HEIGHT, WIDTH
 
@@ -57,10 +57,6 @@ class Plan:
 
     def inputs(self) -> list[Input]:
         return [*self.moves(), self.final]
-
-
-def row_masks(board: Board) -> list[int]:
-    return [sum(1 << x for x, v in enumerate(row) if v) for row in board.grid]
 
 
 def evaluate(masks: list[int], landing: float, removed: int, w: Weights = EL_TETRIS) -> float:
@@ -159,8 +155,10 @@ class Bot:
         a = game.active
         assert a is not None
         board = game.board
-        masks = row_masks(board)
+        masks = list(board.masks)
+        tops = board.stats()[2]
         shapes = PIECES[a.kind].rotations
+        profiles = COLUMNS[a.kind]
         can_split = game.split_ready
         plans: list[Plan] = []
         for rot, turns, rx, ry in _reachable(board, a.kind, a.rotation, a.x, a.y):
@@ -175,7 +173,7 @@ class Bot:
                 xs.append(x)
                 x += 1
             for x in xs:
-                d = board.drop_distance(shape, x, ry)
+                d = board.drop_distance(profiles[rot], x, ry, tops)
                 y = ry + d
                 new = masks[:]
                 top = HEIGHT

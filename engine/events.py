@@ -7,7 +7,7 @@ benchmarks that never read it pay nothing for it.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, ClassVar, NamedTuple
 
 from .pieces import PIECES, Kind
 from .rules import TOKENS_PER_BLOCK
@@ -40,8 +40,9 @@ class BlockTable:
         return PIECES[self.kind].name
 
 
-@dataclass(frozen=True, slots=True)
-class LockResult:
+class LockResult(NamedTuple):
+    """What one placement did: the value the log, sound, cards and score all read."""
+
     request_id: int
     kind: Kind
     cells: tuple[Cell, ...]

@@ -15,7 +15,7 @@ from . import events as ev
 from . import rules as R
 from .bag import SevenBag
 from .board import Board, Cell
-from .pieces import PIECES, Kind
+from .pieces import COLUMNS, PIECES, Kind
 from .reports import RunReport
 from .rotation import kicks
 from .telemetry import Telemetry, ThroughputWindow, fragmentation, paging_efficiency
@@ -103,7 +103,7 @@ class Game:
         self._lowest_y = 0
         self._throughput = ThroughputWindow()
         self._vram_warned = False
-        self._stats: tuple[int, int] | None = None  # (occupied, sealed), cached per board change
+        self._stats: tuple[int, int, list[int]] | None = None  # Board.stats(), per board change
         self._ev: list[ev.Event] = []
         self._spawn(self._bag.pop(), 0)
 
@@ -123,14 +123,19 @@ class Game:
         a = self.active
         if a is None:
             return []
-        d = self.board.drop_distance(a.shape, a.x, a.y)
+        d = self.board.drop_distance(COLUMNS[a.kind][a.rotation], a.x, a.y, self._tops())
         return [(x, y + d) for x, y in a.cells()]
+
+    def _tops(self) -> list[int]:
+        if self._stats is None:
+            self._stats = self.board.stats()
+        return self._stats[2]
 
     def board_stats(self) -> tuple[int, int]:
         """(occupied, sealed) visible cells; recomputed only after the board changes."""
         if self._stats is None:
-            self._stats = self.board.visible_counts()
-        return self._stats
+            self._stats = self.board.stats()
+        return self._stats[0], self._stats[1]
 
     def telemetry(self) -> Telemetry:
         occupied, sealed = self.board_stats()
@@ -270,7 +275,7 @@ class Game:
         a = self.active
         if a is None:
             return
-        d = self.board.drop_distance(a.shape, a.x, a.y)
+        d = self.board.drop_distance(COLUMNS[a.kind][a.rotation], a.x, a.y, self._tops())
         a.y += d
         self.score += R.HARD_DROP_POINTS * d
         self._lock(d)
@@ -366,9 +371,7 @@ class Game:
         self.active = a
 
     def _place(self, request_id: int, cells: list[Cell]) -> None:
-        grid = self.board.grid
-        for x, y in cells:
-            grid[y][x] = request_id
+        self.board.place(cells, request_id)
         self._live[request_id] = self._live.get(request_id, 0) + len(cells)
         self._stats = None
 
@@ -376,7 +379,7 @@ class Game:
         a = self.active
         assert a is not None
         cells = a.cells()
-        sealed = self._newly_sealed(cells)
+        sealed = self._newly_sealed(a)
         self._place(a.request_id, cells)
         self.active = None
         if all(y < R.HIDDEN for _, y in cells):
@@ -387,22 +390,18 @@ class Game:
                                                 points, sealed, drop_cells)))
         self._after_commit(a, rows, tokens, points)
 
-    def _newly_sealed(self, cells: list[Cell]) -> int:
+    def _newly_sealed(self, a: Active) -> int:
         """Visible free cells this piece covers for the first time in their columns."""
-        top_in: dict[int, int] = {}
-        count: dict[int, int] = {}
-        for x, y in cells:
-            if y < top_in.get(x, R.HEIGHT):
-                top_in[x] = y
-            count[x] = count.get(x, 0) + 1
+        tops = self._tops()
         sealed = 0
-        column_top = self.board.column_top
-        for x, top in top_in.items():
-            old = column_top(x)
+        for cx, top_dy, _, count in COLUMNS[a.kind][a.rotation]:
+            old = tops[a.x + cx]
+            top = a.y + top_dy
             if top < old:
-                lo = max(top + 1, R.HIDDEN)
+                lo = top + 1 if top + 1 > R.HIDDEN else R.HIDDEN
                 if old > lo:
-                    sealed += old - lo - sum(1 for cx, cy in cells if cx == x and cy >= lo)
+                    inside = count - (lo - top)
+                    sealed += old - lo - (inside if inside > 0 else 0)
         return sealed
 
     def _split(self) -> None:
@@ -420,7 +419,6 @@ class Game:
                 "split_uncharged", f"page table busy: split meter at {self.charge * 100:.0f} %"))
             return
         board = self.board
-        grid = board.grid
         entries: list[tuple[int, Cell]] = []
         holes = 0
         for page, (x, _) in enumerate(a.cells()):
@@ -430,7 +428,7 @@ class Game:
             y = board.lowest_empty(col)
             if board.column_top(col) < y:
                 holes += 1
-            grid[y][col] = a.request_id
+            board.place(((col, y),), a.request_id)
             entries.append((page, (col, y)))
         self.charge = 0.0
         placed = [c for _, c in entries]
@@ -478,8 +476,7 @@ class Game:
     def _after_commit(self, a: Active, rows: list[int], tokens: int, points: int) -> None:
         self.pieces += 1
         self.can_hold = True
-        grid = self.board.grid
-        occupied = sum(R.WIDTH - row.count(0) for row in grid[R.HIDDEN:])
+        occupied = self.board_stats()[0]
         util = occupied / R.VISIBLE_CELLS
         if rows:
             n = len(rows)

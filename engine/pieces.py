@@ -67,3 +67,19 @@ PIECES: dict[Kind, PieceDef] = {
 }
 
 KINDS: tuple[Kind, ...] = tuple(Kind)
+
+
+def _columns(cells: Cells) -> tuple[tuple[int, int, int, int], ...]:
+    """Per column of a shape: (dx, top dy, bottom dy, cell count) — cells of a tetromino in one
+    column are always contiguous, so this is all that drop and hole counting need."""
+    out = []
+    for cx in sorted({x for x, _ in cells}):
+        ys = [y for x, y in cells if x == cx]
+        out.append((cx, min(ys), max(ys), len(ys)))
+    return tuple(out)
+
+
+# COLUMNS[kind][rotation]: the column profile of every shape, derived once from PIECES.
+COLUMNS: dict[Kind, tuple[tuple[tuple[int, int, int, int], ...], ...]] = {
+    k: tuple(_columns(cells) for cells in p.rotations) for k, p in PIECES.items()
+}

@@ -15,13 +15,14 @@ Definitions (all over the 200 visible cells):
 from __future__ import annotations
 
 from collections import deque
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from .rules import THROUGHPUT_WINDOW_MS, VISIBLE_CELLS
 
 
-@dataclass(frozen=True, slots=True)
-class Telemetry:
+class Telemetry(NamedTuple):
+    """One reading of every gauge (a named tuple: built every frame, so it must be cheap)."""
+
     utilisation: float
     fragmentation: float
     throughput: float

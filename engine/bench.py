@@ -1,0 +1,75 @@
+"""Engine speed figures: cost of one 60 Hz frame, and heuristic-bot pieces per second.
+
+    python -m engine.bench [--frames N] [--seconds S]
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+
+from .autoplay import play_one
+from .bot import DEFAULT_SKILL, Bot
+from .game import MODES, Game
+
+FRAME_MS = 1000.0 / 60.0
+
+
+def frame_costs(mode: str, frames: int, seed: int = 1) -> list[float]:
+    """µs per frame of update + telemetry while a bot plays one key press per frame."""
+    game = Game(seed=seed, mode=mode, endless=True)
+    bot = Bot(seed=seed)
+    pending: list = []
+    costs: list[float] = []
+    clock = time.perf_counter_ns
+    for _ in range(frames):
+        if game.over:
+            game = Game(seed=seed + len(costs), mode=mode, endless=True)
+            pending = []
+        if not pending:
+            pending = bot.plan(game)
+        inputs = (pending.pop(0),) if pending else ()
+        t0 = clock()
+        game.update(FRAME_MS, inputs)
+        game.telemetry()
+        costs.append((clock() - t0) / 1000.0)
+    return costs
+
+
+def bot_rate(mode: str, seconds: float) -> float:
+    pieces = 0
+    seed = 0
+    start = time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        stats, _ = play_one(mode, seed, 400, DEFAULT_SKILL)
+        pieces += stats.pieces
+        seed += 1
+    return pieces / (time.perf_counter() - start)
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m engine.bench", description=__doc__.splitlines()[0])
+    p.add_argument("--frames", type=int, default=30000)
+    p.add_argument("--seconds", type=float, default=3.0)
+    args = p.parse_args(argv)
+    if args.frames < 1 or args.seconds <= 0:
+        p.print_usage(sys.stderr)
+        print("python -m engine.bench: error: --frames and --seconds must be positive", file=sys.stderr)
+        return 2
+    print(f"Python {sys.version.split()[0]}")
+    for mode in MODES:
+        costs = sorted(frame_costs(mode, args.frames))
+        med = statistics.median(costs)
+        p99 = costs[int(len(costs) * 0.99)]
+        print(f"{mode:<11} frame (update + telemetry): median {med:6.1f} us, p99 {p99:6.1f} us "
+              f"(target <= 100 us median)")
+    for mode in MODES:
+        print(f"{mode:<11} heuristic bot: {bot_rate(mode, args.seconds):7.0f} pieces/s "
+              "(target >= 500)")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
