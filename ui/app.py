@@ -36,9 +36,9 @@ class FixedStep:
         self.acc += max(0.0, elapsed_ms)
         steps = int(self.acc // self.step_ms)
         if steps > self.max_steps:
-            self.dropped_ms += (steps - self.max_steps) * self.step_ms
+            self.dropped_ms += self.acc - self.max_steps * self.step_ms
             steps = self.max_steps
-            self.acc = self.acc % self.step_ms
+            self.acc = 0.0
         else:
             self.acc -= steps * self.step_ms
         return steps

@@ -113,7 +113,8 @@ class CardDeck:
             alpha = int(255 * self.age / FADE_MS)
         elif self.age > SHOW_MS - FADE_MS:
             alpha = int(255 * (SHOW_MS - self.age) / FADE_MS)
-        surf.set_alpha(max(0, min(255, alpha)))
+        # A surface alpha of exactly 255 takes a slow blending path in SDL: switch it off instead.
+        surf.set_alpha(None if alpha >= 255 else max(0, alpha))
         # Slide in from the left while fading in.
         slide = int(max(0.0, 1.0 - self.age / FADE_MS) * -30)
         surface.blit(surf, (self.rect[0] + slide, self.rect[1]))

@@ -329,7 +329,7 @@ class ConsoleView:
                     continue
                 r = pygame.Rect(bx + x * cell - 1, by + (y - HIDDEN) * cell - 1, cell + 2, cell + 2)
                 pygame.draw.rect(surface, colour, r, 2)
-                self.text.blit(surface, str(page), theme.SMALL, colour, r.center, "center")
+                self.text.blit(surface, str(page), theme.SMALL, (255, 255, 255), r.center, "center")
 
     # ------------------------------------------------------------------ right column
     def _draw_score(self, surface: pygame.Surface, game, state: ViewState) -> None:

@@ -8,12 +8,13 @@ CONTROLS: tuple[tuple[str, str], ...] = (
     ("Space", "hard drop"),
     ("C", "hold (preempt)"),
     ("Shift, P", "split into pages"),
+    ("1 / 2 / Tab", "contiguous / paged / switch"),
     ("Esc", "pause"),
     ("M  /  T", "sound / cards"),
-    ("H, ?", "this help"),
-    ("Enter", "start, restart"),
-    ("L", "memory lab"),
-    ("Touch", "buttons below; on the board drag, tap to rotate, flick down to drop"),
+    ("H, ?  /  L", "this help / memory lab"),
+    ("Enter  /  Q", "start, restart / title"),
+    ("Touch", "buttons below; on the board drag to move, tap to rotate, flick down to drop, "
+              "swipe up to hold, long press to split"),
 )
 
 # (game mechanic, what it is in a real LLM serving engine)

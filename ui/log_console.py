@@ -29,6 +29,7 @@ class LogEntry:
     time_ms: float
     level: str
     text: str
+    lines: tuple[str, ...] = ()  # the entry wrapped to the console width, computed once
 
 
 def stamp(time_ms: float) -> str:
@@ -47,8 +48,16 @@ class LogConsole:
         self._dirty = True
 
     def add(self, time_ms: float, level: str, text: str) -> None:
-        self.entries.append(LogEntry(time_ms, level if level in TEXT_COLOURS else "INFO", text))
+        level = level if level in TEXT_COLOURS else "INFO"
+        self.entries.append(LogEntry(time_ms, level, text))
         self._dirty = True
+
+    def _wrapped(self, entry: LogEntry) -> tuple[str, ...]:
+        if not entry.lines:
+            head = f"{stamp(entry.time_ms)} {entry.level} "
+            lines = tuple(wrap(head + entry.text, theme.SMALL, self.rect[2] - 2 * PAD))
+            object.__setattr__(entry, "lines", lines)  # a cache, not a change of meaning
+        return entry.lines
 
     def clear(self) -> None:
         self.entries.clear()
@@ -56,12 +65,10 @@ class LogConsole:
 
     def _layout_lines(self) -> list[tuple[LogEntry, int, str]]:
         """(entry, line index within entry, text) for the lines that fit, newest last."""
-        width = self.rect[2] - 2 * PAD
         room = (self.rect[3] - TITLE_H - PAD) // LINE_H
         out: list[tuple[LogEntry, int, str]] = []
         for entry in reversed(self.entries):
-            head = f"{stamp(entry.time_ms)} {entry.level} "
-            lines = wrap(head + entry.text, theme.SMALL, width)
+            lines = self._wrapped(entry)
             block = [(entry, i, line) for i, line in enumerate(lines)]
             if len(out) + len(block) > room:
                 keep = room - len(out)
@@ -79,7 +86,7 @@ class LogConsole:
 
     def _render(self, text: TextCache) -> pygame.Surface:
         x, y, w, h = self.rect
-        surf = pygame.Surface((w, h)).convert()
+        surf = self._surface if self._surface is not None else pygame.Surface((w, h)).convert()
         surf.fill(theme.PANEL)
         pygame.draw.rect(surf, theme.PANEL_EDGE, surf.get_rect(), 1, border_radius=4)
         text.blit(surf, "SYSTEM LOG", theme.SMALL, theme.PANEL_TITLE, (PAD, 4))

@@ -277,7 +277,7 @@ class ResultScene(Overlay):
         score = f"SCORE {self.report.score:,}"
         sr = t.blit(surface, score, theme.LARGE, theme.TEXT, (r.centerx, y), "midtop")
         if self.new_best:
-            p = pulse(self.clock_ms, 700)
+            p = round(pulse(self.clock_ms, 700) * 6) / 6  # few distinct colours: cached text
             t.blit(surface, "NEW BEST", theme.BODY, theme.mix(theme.AMBER, (255, 255, 255), p),
                    (sr.right + 12, sr.centery), "midleft")
         y = sr.bottom + 6

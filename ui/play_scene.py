@@ -7,9 +7,9 @@ from engine import Game, Input
 from ui.autopilot import AutoPilot
 from ui.cards import CardDeck
 from ui.console_view import ViewState
-from ui.gestures import BoardGesture
-from ui.input import Command, InputMapper
+from ui.input import Command, GestureReader, InputMapper
 from ui.layout import BOARD
+from ui.theme import CANVAS_SIZE
 from ui.scene import Scene
 from ui.session import GameSession
 from ui.widgets import hit
@@ -20,6 +20,7 @@ FOCUS_LOST_EVENTS = frozenset(
     getattr(pygame, name) for name in ("WINDOWFOCUSLOST", "WINDOWHIDDEN", "WINDOWMINIMIZED")
     if hasattr(pygame, name)
 )
+FINGER_EVENTS = frozenset((pygame.FINGERDOWN, pygame.FINGERUP, pygame.FINGERMOTION))
 
 
 def is_focus_loss(event: pygame.event.Event) -> bool:
@@ -50,8 +51,10 @@ class PlayScene(Scene):
         self.state = ViewState(muted=settings.muted, best=app.best(self.game.mode))
         self.autopilot = AutoPilot(skill=0.85, seed=self.seed) if autoplay else None
         self.queued: list[Input] = []
-        self.pointer_control: str | None = None
-        self.gesture: BoardGesture | None = None
+        # Which on-screen control each pointer (mouse or finger) holds down.
+        self.held_controls: dict[object, str] = {}
+        self.fingers_seen = False
+        self.gestures = GestureReader(CANVAS_SIZE, region=BOARD, accept_mouse=True)
         self.end_timer: float | None = None
         self.ended = False
         self.new_best = False
@@ -74,14 +77,29 @@ class PlayScene(Scene):
             if self.app.top is not self:
                 return
         t = event.type
-        if t == pygame.MOUSEMOTION:
-            self.state.hover = event.pos
-            if self.gesture is not None:
-                self.queued.extend(self.gesture.move(event.pos))
-        elif t == pygame.MOUSEBUTTONDOWN and event.button == 1:
-            self.pointer_down(event.pos)
-        elif t == pygame.MOUSEBUTTONUP and event.button == 1:
-            self.pointer_up(event.pos)
+        if t in FINGER_EVENTS:
+            self.fingers_seen = True
+            self.finger(event)
+        elif t in (pygame.MOUSEMOTION, pygame.MOUSEBUTTONDOWN, pygame.MOUSEBUTTONUP):
+            if t == pygame.MOUSEMOTION:
+                self.state.hover = event.pos
+            if getattr(event, "touch", False) and self.fingers_seen:
+                pass  # the finger events already did it
+            elif t == pygame.MOUSEBUTTONDOWN and event.button == 1:
+                self.pointer_down(event.pos, "mouse")
+            elif t == pygame.MOUSEBUTTONUP and event.button == 1:
+                self.pointer_up("mouse")
+        if self.app.top is self:
+            self.queued.extend(self.gestures.handle(event))
+
+    def finger(self, event: pygame.event.Event) -> None:
+        """Touch: every finger can hold its own control (move while rotating, say)."""
+        pos = (int(event.x * CANVAS_SIZE[0]), int(event.y * CANVAS_SIZE[1]))
+        pid = ("finger", getattr(event, "touch_id", 0), event.finger_id)
+        if event.type == pygame.FINGERDOWN:
+            self.pointer_down(pos, pid)
+        elif event.type == pygame.FINGERUP:
+            self.pointer_up(pid)
 
     def command(self, cmd: Command) -> None:
         app = self.app
@@ -106,7 +124,7 @@ class PlayScene(Scene):
     def _log_notice(self, text: str) -> None:
         self.session.log.add(self.game.time_ms, "WARN", f"[UI] {text}")
 
-    def pointer_down(self, pos: tuple[int, int]) -> None:
+    def pointer_down(self, pos: tuple[int, int], pointer: object = "mouse") -> None:
         view = self.app.view
         b = hit(view.header, pos)
         if b is not None:
@@ -123,29 +141,25 @@ class PlayScene(Scene):
             return
         b = hit(view.controls, pos)
         if b is not None:
-            self._release_pointer()
-            self.pointer_control = b.name
+            self.pointer_up(pointer)
+            self.held_controls[pointer] = b.name
             self.state.pressed.add(b.name)
             self.mapper.press(b.name)
             return
         if self.cards.contains(pos):
             self.cards.dismiss()
-            return
-        if pygame.Rect(BOARD).collidepoint(pos):
-            self.gesture = BoardGesture(pos, self.state.clock_ms)
 
-    def pointer_up(self, pos: tuple[int, int]) -> None:
-        if self.gesture is not None:
-            self.queued.extend(self.gesture.end(pos, self.state.clock_ms))
-            self.gesture = None
-        self._release_pointer()
+    def pointer_up(self, pointer: object = "mouse") -> None:
+        name = self.held_controls.pop(pointer, None)
+        if name is not None:
+            self.mapper.release(name)
+            if name not in self.held_controls.values():
+                self.state.pressed.discard(name)
 
     def _release_pointer(self) -> None:
-        if self.pointer_control is not None:
-            self.mapper.release(self.pointer_control)
-            self.state.pressed.discard(self.pointer_control)
-            self.pointer_control = None
-        self.gesture = None
+        for pointer in list(self.held_controls):
+            self.pointer_up(pointer)
+        self.gestures.reset()
 
     def set_mode(self, mode: str) -> None:
         self.session.act(self.game.set_mode(mode))
@@ -165,6 +179,9 @@ class PlayScene(Scene):
     def update(self, dt_ms: float) -> None:
         self.state.clock_ms += dt_ms
         inputs = self.mapper.update(dt_ms)
+        gestured = self.gestures.update(dt_ms)
+        if gestured:
+            self.queued.extend(gestured)
         if self.queued:
             inputs = [*inputs, *self.queued]
             self.queued.clear()

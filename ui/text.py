@@ -25,7 +25,9 @@ class TextCache:
         surf = self._surfaces.get(key)
         if surf is None:
             if len(self._surfaces) >= self._limit:
-                self._surfaces.clear()
+                # Forget the older half (dicts keep insertion order) rather than everything.
+                for old in list(self._surfaces)[: self._limit // 2]:
+                    del self._surfaces[old]
             surf = theme.font(size).render(text, True, colour)
             self._surfaces[key] = surf
         return surf

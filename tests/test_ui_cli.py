@@ -1,0 +1,69 @@
+"""The headless tool: argument errors exit 2 with usage, runs are deterministic PNGs."""
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from ui.cli import Options, UsageError, parse
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def run_main(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess:
+    env = {"SDL_VIDEODRIVER": "dummy", "SDL_AUDIODRIVER": "dummy", "PATH": "/usr/bin:/bin",
+           "PYGAME_HIDE_SUPPORT_PROMPT": "1"}
+    return subprocess.run([sys.executable, str(ROOT / "main.py"), *args], cwd=cwd, env=env,
+                          capture_output=True, text=True, timeout=60)
+
+
+@pytest.mark.parametrize("args", [
+    ["--headless", "--screenshot", "x.png"],  # no --frames
+    ["--headless", "--frames", "10"],  # no --screenshot
+    ["--headless", "--frames", "ten", "--screenshot", "x.png"],
+    ["--headless", "--frames", "0", "--screenshot", "x.png"],
+    ["--headless", "--frames", "5", "--screenshot", "x.jpg"],
+    ["--headless", "--frames", "5", "--screenshot", "x.png", "--scene", "credits"],
+    ["--headless", "--frames", "5", "--screenshot", "x.png", "--mode", "buddy"],
+    ["--headless", "--frames", "5", "--screenshot", "x.png", "--seed", "-4"],
+    ["--screenshot", "x.png"],
+    ["--headless", "--bench-frame", "--frames", "3", "--screenshot", "x.png"],
+    ["--frobnicate"],
+])
+def test_bad_arguments_give_usage_and_exit_2(args):
+    with pytest.raises(UsageError):
+        parse(args)
+
+
+def test_bad_arguments_exit_2_from_the_command_line(tmp_path):
+    proc = run_main("--headless", "--frames", "5", "--screenshot", str(tmp_path / "a.png"), "--scene", "nope")
+    assert proc.returncode == 2
+    assert "usage:" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_unwritable_screenshot_exits_2(tmp_path):
+    proc = run_main("--headless", "--frames", "2", "--screenshot", str(tmp_path / "missing" / "a.png"))
+    assert proc.returncode == 2
+    assert "Traceback" not in proc.stderr
+
+
+def test_valid_arguments_parse():
+    opts = parse(["--headless", "--frames", "60", "--screenshot", "o.png", "--scene", "oom",
+                  "--mode", "paged", "--autoplay", "--seed", "9"])
+    assert opts == Options(headless=True, frames=60, screenshot="o.png", scene="oom", mode="paged",
+                           autoplay=True, seed=9)
+
+
+def test_headless_screenshot_is_deterministic(tmp_path):
+    a, b = tmp_path / "a.png", tmp_path / "b.png"
+    for out in (a, b):
+        proc = run_main("--headless", "--frames", "240", "--screenshot", str(out), "--scene", "play",
+                        "--autoplay", "--mode", "paged", "--seed", "4")
+        assert proc.returncode == 0, proc.stderr
+    import pygame
+
+    img = pygame.image.load(str(a))
+    assert img.get_size() == (800, 580)
+    assert pygame.image.tobytes(img, "RGB") == pygame.image.tobytes(pygame.image.load(str(b)), "RGB")

@@ -1,0 +1,169 @@
+"""Keys, mouse, touch buttons and board gestures reach the engine as expected."""
+from __future__ import annotations
+
+import pygame
+import pytest
+from test_ui_fixtures import canvas, centre, click, key, make_app, pump
+
+from ui import layout as L
+from ui.play_scene import PlayScene
+
+
+@pytest.fixture
+def play(tmp_path):
+    canvas()
+    pygame.event.clear()
+    app = make_app(tmp_path)
+    scene = PlayScene(app, mode="paged", seed=11)
+    app.reset(scene)
+    pump(app, 2)
+    return app, scene
+
+
+def test_left_and_right_keys_move_the_piece(play):
+    app, scene = play
+    x = scene.game.active.x
+    key(app, pygame.K_LEFT)
+    assert scene.game.active.x == x - 1
+    key(app, pygame.K_d)
+    key(app, pygame.K_d)
+    assert scene.game.active.x == x + 1
+
+
+def test_rotate_keys_turn_the_piece(play):
+    app, scene = play
+    r = scene.game.active.rotation
+    key(app, pygame.K_UP)
+    assert scene.game.active.rotation == (r + 1) % 4
+    key(app, pygame.K_z)
+    assert scene.game.active.rotation == r
+
+
+def test_hard_drop_and_hold(play):
+    app, scene = play
+    first = scene.game.active.kind
+    key(app, pygame.K_c)
+    assert scene.game.hold_kind == first
+    pieces = scene.game.pieces
+    key(app, pygame.K_SPACE)
+    assert scene.game.pieces == pieces + 1
+
+
+def test_split_key_in_paged_mode_fills_the_block_table(play):
+    app, scene = play
+    assert scene.game.split_ready
+    key(app, pygame.K_LSHIFT)
+    bt = scene.game.block_table
+    assert bt is not None and len(bt.entries) == 4
+    assert scene.session.effects.highlight is not None  # cells outlined on the board
+    assert any("[PAGED]" in e.text for e in scene.session.log.entries)
+
+
+def test_split_refused_in_contiguous_mode_shows_its_card(tmp_path):
+    canvas()
+    pygame.event.clear()
+    app = make_app(tmp_path)
+    scene = PlayScene(app, mode="contiguous", seed=2)
+    app.reset(scene)
+    key(app, pygame.K_p)
+    assert scene.game.block_table is None
+    assert scene.cards.current is not None and scene.cards.current.id == "split_refused"
+    assert "split_refused" in app.settings.seen_cards
+
+
+def test_mode_buttons_switch_the_allocator_and_persist(play):
+    app, scene = play
+    click(app, centre(L.MODE_CONTIGUOUS_BTN))
+    assert scene.game.mode == "contiguous"
+    assert app.storage.load().mode == "contiguous"
+    click(app, centre(L.MODE_PAGED_BTN))
+    assert scene.game.mode == "paged"
+    assert any("[MODE]" in e.text for e in scene.session.log.entries)
+
+
+def test_on_screen_buttons_work_with_the_mouse(play):
+    app, scene = play
+    rects = L.control_rects()
+    x = scene.game.active.x
+    click(app, centre(rects["left"]))
+    assert scene.game.active.x == x - 1
+    r = scene.game.active.rotation
+    click(app, centre(rects["rotate_cw"]))
+    assert scene.game.active.rotation == (r + 1) % 4
+    kind = scene.game.active.kind
+    click(app, centre(rects["hold"]))
+    assert scene.game.hold_kind == kind
+
+
+def test_held_on_screen_button_repeats_after_das(play):
+    app, scene = play
+    x0 = scene.game.active.x
+    pygame.event.post(pygame.event.Event(pygame.MOUSEBUTTONDOWN, pos=centre(L.control_rects()["right"]),
+                                         button=1, touch=False))
+    pump(app, 1)
+    assert scene.game.active.x == x0 + 1
+    assert "right" in scene.state.pressed
+    pump(app, 14)  # ~250 ms: DAS 170 ms then ARR 50 ms
+    assert scene.game.active.x >= x0 + 2
+    pygame.event.post(pygame.event.Event(pygame.MOUSEBUTTONUP, pos=(0, 0), button=1, touch=False))
+    pump(app, 1)
+    assert not scene.state.pressed
+
+
+def test_fingers_hold_their_own_controls(play):
+    app, scene = play
+    rects = L.control_rects()
+    w, h = 800, 580
+    lx, ly = centre(rects["left"])
+    rx, ry = centre(rects["rotate_cw"])
+    x0, r0 = scene.game.active.x, scene.game.active.rotation
+    pygame.event.post(pygame.event.Event(pygame.FINGERDOWN, touch_id=1, finger_id=1, x=lx / w, y=ly / h,
+                                         dx=0, dy=0, pressure=1))
+    pygame.event.post(pygame.event.Event(pygame.FINGERDOWN, touch_id=1, finger_id=2, x=rx / w, y=ry / h,
+                                         dx=0, dy=0, pressure=1))
+    pump(app, 1)
+    assert scene.game.active.x == x0 - 1
+    assert scene.game.active.rotation == (r0 + 1) % 4
+    assert scene.state.pressed == {"left", "rotate_cw"}
+    pygame.event.post(pygame.event.Event(pygame.FINGERUP, touch_id=1, finger_id=1, x=lx / w, y=ly / h,
+                                         dx=0, dy=0, pressure=0))
+    pygame.event.post(pygame.event.Event(pygame.FINGERUP, touch_id=1, finger_id=2, x=rx / w, y=ry / h,
+                                         dx=0, dy=0, pressure=0))
+    pump(app, 1)
+    assert not scene.state.pressed
+
+
+def test_tapping_the_board_rotates(play):
+    app, scene = play
+    r = scene.game.active.rotation
+    click(app, centre(L.BOARD))
+    assert scene.game.active.rotation == (r + 1) % 4
+
+
+def test_engine_events_become_log_lines_but_moves_do_not(play):
+    app, scene = play
+    before = len(scene.session.log.entries)
+    key(app, pygame.K_LEFT)
+    assert len(scene.session.log.entries) == before
+    key(app, pygame.K_SPACE)
+    texts = [e.text for e in scene.session.log.entries]
+    assert any(t.startswith("[ALLOC]") or t.startswith("[SCHED]") for t in texts[before:])
+
+
+def test_header_buttons(play):
+    app, scene = play
+    click(app, centre(L.HEADER_BUTTONS["mute"]))
+    assert app.settings.muted and app.sound.muted
+    click(app, centre(L.HEADER_BUTTONS["pause"]))
+    assert type(app.top).__name__ == "PauseScene"
+
+
+def test_cascade_animation_targets_the_block_table_cells(play):
+    app, scene = play
+    key(app, pygame.K_LSHIFT, steps=0)
+    cascades = scene.session.effects.cascades
+    assert cascades, "a split starts the page cascade"
+    bt = scene.game.block_table
+    assert cascades[0].targets() == {c for _, c in bt.resident if c is not None}
+    pump(app, 60)
+    assert not scene.session.effects.cascades

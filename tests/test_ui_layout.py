@@ -1,0 +1,60 @@
+"""The canvas layout fits, nothing overlaps, and text stays legible in the 680 x 600 embed."""
+from __future__ import annotations
+
+import itertools
+
+import pygame
+from test_ui_fixtures import canvas
+
+from ui import layout as L
+from ui import theme
+from ui.text import TextCache, fit, wrap
+
+
+def test_canvas_fits_the_embed_limit():
+    assert theme.CANVAS_W <= 800 and theme.CANVAS_H <= 580
+    assert L.BOARD[2] == 10 * 22 and L.BOARD[3] == 20 * 22
+
+
+def test_smallest_text_stays_above_11_px_in_the_embed():
+    canvas()
+    assert theme.MIN_TEXT_PX * theme.EMBED_SCALE >= 11
+    assert theme.font(8).get_height() == theme.font(theme.MIN_TEXT_PX).get_height()
+
+
+def _panels() -> dict[str, tuple[int, int, int, int]]:
+    panels = {"board": L.BOARD, "header": L.HEADER, "resident": L.RESIDENT, "mode": L.MODE_PANEL,
+              "log": L.LOG, "score": L.SCORE, "hold": L.HOLD, "next": L.NEXT, "split": L.SPLIT_METER,
+              "blocks": L.BLOCK_TABLE}
+    panels.update({f"stat{i}": r for i, r in enumerate(L.STATS)})
+    panels.update({f"ctl_{k}": r for k, r in L.control_rects().items()})
+    return panels
+
+
+def test_every_panel_is_inside_the_canvas():
+    screen = pygame.Rect(0, 0, *theme.CANVAS_SIZE)
+    for name, r in _panels().items():
+        assert screen.contains(pygame.Rect(r)), name
+
+
+def test_panels_do_not_overlap():
+    for (a, ra), (b, rb) in itertools.combinations(_panels().items(), 2):
+        assert not pygame.Rect(ra).colliderect(pygame.Rect(rb)), (a, b)
+
+
+def test_wrap_and_fit_respect_the_width():
+    canvas()
+    text = "[PAGED] req#12 deepseek_coder_qa split into 4 pages (2 into sealed holes): 0->(3,17)"
+    for line in wrap(text, theme.SMALL, 150):
+        assert theme.font(theme.SMALL).size(line)[0] <= 150
+    assert theme.font(theme.SMALL).size(fit(text, theme.SMALL, 120))[0] <= 120
+
+
+def test_text_cache_reuses_surfaces():
+    canvas()
+    cache = TextCache(limit=4)
+    a = cache.render("SCORE", 14, (1, 2, 3))
+    assert cache.render("SCORE", 14, (1, 2, 3)) is a
+    for i in range(10):
+        cache.render(str(i), 14, (1, 2, 3))
+    assert len(cache) <= 4

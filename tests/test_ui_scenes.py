@@ -1,0 +1,216 @@
+"""Scene flow: title, pause (Esc and focus loss), help, crash report, victory, settings."""
+from __future__ import annotations
+
+import json
+
+import pygame
+import pytest
+from test_ui_fixtures import canvas, centre, click, key, make_app, pump
+
+from ui import theme
+from ui.app import FixedStep
+from ui.headless import build, force_oom
+from ui.cli import Options
+from ui.overlays import HelpScene, PauseScene, ResultScene
+from ui.play_scene import END_DELAY_MS, PlayScene
+from ui.title_scene import TitleScene
+
+
+@pytest.fixture(autouse=True)
+def _clean_queue():
+    canvas()
+    pygame.event.clear()
+    yield
+    pygame.event.clear()
+
+
+def start_play(app, mode="paged", seed=5):
+    scene = PlayScene(app, mode=mode, seed=seed)
+    app.reset(scene)
+    pump(app, 1)
+    return scene
+
+
+def test_title_enter_starts_a_game_in_the_chosen_mode(tmp_path):
+    app = make_app(tmp_path)
+    app.reset(TitleScene(app, seed=1))
+    pump(app, 30)
+    title = app.top
+    click(app, centre(title.mode_buttons[0].rect))
+    assert app.settings.mode == "contiguous"
+    key(app, pygame.K_RETURN)
+    assert isinstance(app.top, PlayScene)
+    assert app.top.game.mode == "contiguous"
+
+
+def test_title_start_button_and_attract_bot(tmp_path):
+    app = make_app(tmp_path)
+    title = TitleScene(app, seed=1)
+    app.reset(title)
+    pump(app, 600)
+    assert title.demo.game.pieces > 0, "the bot plays behind the title"
+    click(app, centre(title.start_button.rect))
+    assert isinstance(app.top, PlayScene)
+
+
+def test_escape_pauses_and_time_stops(tmp_path):
+    app = make_app(tmp_path)
+    play = start_play(app)
+    key(app, pygame.K_ESCAPE)
+    assert isinstance(app.top, PauseScene)
+    t = play.game.time_ms
+    pump(app, 30)
+    assert play.game.time_ms == t
+    key(app, pygame.K_ESCAPE)
+    assert app.top is play
+    pump(app, 1)
+    assert play.game.time_ms > t
+
+
+@pytest.mark.parametrize("event", [
+    pygame.event.Event(pygame.WINDOWFOCUSLOST),
+    pygame.event.Event(pygame.WINDOWHIDDEN),
+    pygame.event.Event(pygame.ACTIVEEVENT, gain=0, state=pygame.APPINPUTFOCUS),
+])
+def test_focus_loss_pauses(tmp_path, event):
+    app = make_app(tmp_path)
+    play = start_play(app)
+    pygame.event.post(event)
+    pump(app, 1)
+    assert isinstance(app.top, PauseScene)
+    assert app.scenes[-2] is play
+
+
+def test_mouse_leaving_the_window_does_not_pause(tmp_path):
+    app = make_app(tmp_path)
+    play = start_play(app)
+    pygame.event.post(pygame.event.Event(pygame.ACTIVEEVENT, gain=0, state=pygame.APPMOUSEFOCUS))
+    pump(app, 1)
+    assert app.top is play
+
+
+def test_focus_loss_releases_held_keys(tmp_path):
+    app = make_app(tmp_path)
+    play = start_play(app)
+    pygame.event.post(pygame.event.Event(pygame.KEYDOWN, key=pygame.K_LEFT, mod=0, unicode="", scancode=0))
+    pump(app, 1)
+    pygame.event.post(pygame.event.Event(pygame.WINDOWFOCUSLOST))
+    pump(app, 1)
+    key(app, pygame.K_ESCAPE)  # resume
+    x = play.game.active.x
+    pump(app, 30)
+    assert play.game.active.x == x, "a key held when focus went away must not keep repeating"
+
+
+def test_mute_toggles_and_persists(tmp_path):
+    app = make_app(tmp_path)
+    start_play(app)
+    key(app, pygame.K_m)
+    assert app.sound.muted and app.settings.muted
+    again = make_app(tmp_path)
+    assert again.settings.muted and again.sound.muted
+    start_play(again)
+    key(again, pygame.K_m)
+    assert not make_app(tmp_path).settings.muted
+
+
+def test_corrupt_save_file_is_survived(tmp_path):
+    (tmp_path / "settings.json").write_text("{not json at all", encoding="utf-8")
+    app = make_app(tmp_path)
+    assert app.settings.cards_enabled and not app.settings.muted
+    play = start_play(app)
+    assert any(e.level == "WARN" and "[STORE]" in e.text for e in play.session.log.entries)
+    key(app, pygame.K_m)
+    assert json.loads((tmp_path / "settings.json").read_text())["muted"] is True
+
+
+def test_help_opens_and_closes(tmp_path):
+    app = make_app(tmp_path)
+    play = start_play(app)
+    key(app, pygame.K_h)
+    assert isinstance(app.top, HelpScene)
+    t = play.game.time_ms
+    pump(app, 10)
+    assert play.game.time_ms == t, "help pauses the game"
+    key(app, pygame.K_ESCAPE)
+    assert app.top is play
+
+
+def test_oom_shows_the_engine_crash_report_then_restart(tmp_path):
+    app = make_app(tmp_path)
+    play = start_play(app, mode="contiguous")
+    force_oom(play)
+    assert play.game.over and play.game.result.outcome == "oom"
+    pump(app, int(END_DELAY_MS / theme.STEP_MS) + 2)
+    top = app.top
+    assert isinstance(top, ResultScene) and top.report is play.game.result
+    assert app.settings.best_scores["contiguous"] == play.game.score > 0
+    assert app.storage.load().best_scores["contiguous"] == play.game.score
+    key(app, pygame.K_RETURN)
+    assert isinstance(app.top, PlayScene) and app.top is not play
+    assert not app.top.game.over and app.top.game.mode == "contiguous"
+
+
+def test_crash_report_escape_goes_to_title(tmp_path):
+    app = make_app(tmp_path)
+    play = start_play(app, mode="contiguous")
+    force_oom(play)
+    pump(app, int(END_DELAY_MS / theme.STEP_MS) + 2)
+    key(app, pygame.K_ESCAPE)
+    assert isinstance(app.top, TitleScene)
+
+
+def test_teaching_cards_can_be_turned_off_and_stay_off(tmp_path):
+    app = make_app(tmp_path)
+    start_play(app, mode="contiguous")
+    key(app, pygame.K_t)
+    assert not app.settings.cards_enabled
+    app2 = make_app(tmp_path)
+    assert not app2.settings.cards_enabled
+    play = start_play(app2, mode="contiguous")
+    key(app2, pygame.K_p)  # a refused split would show a card
+    assert play.cards.current is None
+
+
+def test_each_card_is_shown_once(tmp_path):
+    app = make_app(tmp_path)
+    play = start_play(app, mode="contiguous")
+    key(app, pygame.K_p)
+    assert play.cards.current.id == "split_refused"
+    play.cards.dismiss()
+    key(app, pygame.K_p)
+    assert play.cards.current is None
+    assert "split_refused" in make_app(tmp_path).settings.seen_cards
+
+
+def test_lab_key_never_crashes(tmp_path):
+    app = make_app(tmp_path)
+    play = start_play(app)
+    key(app, pygame.K_l)
+    assert app.top is play or type(app.top).__name__ == "LabScene"
+
+
+def test_stall_is_capped():
+    clock = FixedStep()
+    assert clock.advance(5000.0) == theme.MAX_STEPS_PER_FRAME
+    assert clock.advance(theme.STEP_MS) == 1
+    assert clock.advance(theme.STEP_MS / 2) == 0
+
+
+@pytest.mark.parametrize("scene", ["title", "play", "help", "pause", "oom", "victory"])
+def test_every_scene_renders_at_canvas_size(tmp_path, scene):
+    app = make_app(tmp_path)
+    build(app, Options(headless=True, frames=30, screenshot="x.png", scene=scene, mode="paged",
+                       autoplay=scene == "victory"), seed=3)
+    expected = {"title": TitleScene, "play": PlayScene, "help": HelpScene, "pause": PauseScene,
+                "oom": ResultScene, "victory": ResultScene}[scene]
+    assert isinstance(app.top, expected)
+    if scene in ("oom", "victory"):
+        assert app.top.report.outcome == scene
+    surface = pygame.Surface(theme.CANVAS_SIZE)
+    surface.fill((255, 0, 255))
+    app.draw(surface)
+    assert surface.get_size() == (800, 580)
+    # Every corner is painted (nothing left of the fill colour at the edges).
+    for pos in ((0, 0), (799, 0), (0, 579), (799, 579), (400, 290)):
+        assert surface.get_at(pos)[:3] != (255, 0, 255)
