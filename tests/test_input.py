@@ -529,6 +529,27 @@ def test_mouse_drags_when_accepted() -> None:
     assert out == [] and not g.active
 
 
+def test_mouse_copy_arriving_before_the_finger_is_one_pointer() -> None:
+    """SDL posts a touch's synthetic mouse events before the finger events themselves."""
+    g = GestureReader((W, H), accept_mouse=True)
+    out = g.handle(mouse(pygame.MOUSEBUTTONDOWN, (400, 300), touch=True))
+    out += g.handle(finger(pygame.FINGERDOWN, 400, 300))
+    out += g.update(40)
+    out += g.handle(mouse(pygame.MOUSEBUTTONUP, (400, 300), touch=True))
+    out += g.handle(finger(pygame.FINGERUP, 400, 300))
+    assert out == [Input.ROTATE_CW]
+    assert not g.active
+
+
+def test_touch_mouse_alone_still_works() -> None:
+    """Where a browser delivers only the mouse copy of touches, gestures still read."""
+    g = GestureReader((W, H), accept_mouse=True)
+    out = g.handle(mouse(pygame.MOUSEBUTTONDOWN, (400, 300), touch=True))
+    out += g.handle(mouse(pygame.MOUSEMOTION, (400 + int(CELL) + 1, 300), touch=True))
+    out += g.handle(mouse(pygame.MOUSEBUTTONUP, (400 + int(CELL) + 1, 300), touch=True))
+    assert out == [Input.RIGHT]
+
+
 def test_touch_synthesised_mouse_is_not_read_twice() -> None:
     g = GestureReader((W, H), accept_mouse=True)
     out = g.handle(finger(pygame.FINGERDOWN, 400, 300))

@@ -298,6 +298,7 @@ class GestureTuning:
 
 
 TUNING = GestureTuning()
+_TOUCH_MOUSE = ("touch-mouse",)  # pointer id of a touch seen only through its mouse copy
 
 
 @dataclass(slots=True)
@@ -358,26 +359,38 @@ class GestureReader:
     # ------------------------------------------------------------------ events
     def handle(self, event: pygame.event.Event) -> list[Input]:
         t = event.type
+        pid: Hashable
         if t in (pygame.FINGERDOWN, pygame.FINGERMOTION, pygame.FINGERUP):
-            self._seen_fingers = True
-            pid: Hashable = ("finger", getattr(event, "touch_id", 0), event.finger_id)
+            pid = ("finger", getattr(event, "touch_id", 0), event.finger_id)
             pos = (event.x * self.canvas_size[0], event.y * self.canvas_size[1])
-            kind = {pygame.FINGERDOWN: "down", pygame.FINGERMOTION: "move"}.get(t, "up")
+            if t == pygame.FINGERDOWN:
+                self._adopt(pid)
+            self._seen_fingers = True
         elif t in (pygame.MOUSEBUTTONDOWN, pygame.MOUSEMOTION, pygame.MOUSEBUTTONUP):
-            if not self.accept_mouse or (getattr(event, "touch", False) and self._seen_fingers):
+            if not self.accept_mouse or t != pygame.MOUSEMOTION and event.button != 1:
                 return []
-            if t != pygame.MOUSEMOTION and getattr(event, "button", 1) != 1:
-                return []
-            pid = ("mouse",)
+            if getattr(event, "touch", False):  # SDL's mouse copy of a touch
+                if self._seen_fingers:
+                    return []
+                pid = _TOUCH_MOUSE
+            else:
+                pid = ("mouse",)
             pos = (float(event.pos[0]), float(event.pos[1]))
-            kind = {pygame.MOUSEBUTTONDOWN: "down", pygame.MOUSEMOTION: "move"}.get(t, "up")
         else:
             return []
-        if kind == "down":
+        if t in (pygame.FINGERDOWN, pygame.MOUSEBUTTONDOWN):
             return self._down(pid, pos)
-        if kind == "move":
+        if t in (pygame.FINGERMOTION, pygame.MOUSEMOTION):
             return self._move(pid, pos)
         return self._up(pid, pos)
+
+    def _adopt(self, pid: Hashable) -> None:
+        """SDL sends a touch's mouse copy before the finger itself: let the finger take over."""
+        pointer = self._pointers.pop(_TOUCH_MOUSE, None)
+        if pointer is not None:
+            self._pointers[pid] = pointer
+            if self._primary == _TOUCH_MOUSE:
+                self._primary = pid
 
     def update(self, dt_ms: float) -> list[Input]:
         self._now += dt_ms

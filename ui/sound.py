@@ -188,9 +188,9 @@ def split(rate: int) -> Samples:
     tone = _glide(rate, 280, 1500, 360, ((1, 1.0), (2, 0.3)))
     n = len(tone)
     shimmer = _periodic(rate, 24, 360)  # tremolo
-    rise = n // 4
-    swell = [4.0 * k / n for k in range(rise)] + [1.0] * (n - rise)
-    swell = [w * (1.0 - 0.6 * k / n) for k, w in enumerate(swell)]
+    rise, fall = n // 4, (2 * n) // 5  # swell in over the first quarter, taper over the last 40 %
+    swell = ([k / rise for k in range(rise)] + [1.0] * (n - rise - fall)
+             + [1.0 - k / fall for k in range(fall)])
     env = [w * (1.0 - 0.175 * (1.0 + s)) for w, s in zip(swell, shimmer)]
     return _shaped(tone, env)
 
@@ -376,7 +376,11 @@ class Sound:
         self.synth_ms: float | None = None  # measured synthesis time of all effects
 
     def start(self) -> str | None:
-        """Open the mixer if needed and synthesize every effect; a log line if audio is off."""
+        """Open the mixer if needed and synthesize every effect; a log line if audio is off.
+
+        Safe to call again, e.g. on the first click in a browser that refused audio before it:
+        once the effects exist it does nothing, while silent it tries again.
+        """
         if self._sounds:
             return None
         try:
