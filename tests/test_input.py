@@ -500,6 +500,18 @@ def test_gestures_start_only_in_the_region() -> None:
     assert drag(g, [(400, 300), (401, 300)], 30) == [Input.ROTATE_CW]
 
 
+def test_a_finger_outside_the_region_does_not_join_the_gesture() -> None:
+    """One finger drags on the board while another presses an on-screen button."""
+    g = GestureReader((W, H), region=(290, 42, 220, 440))
+    out = g.handle(finger(pygame.FINGERDOWN, 400, 300, 0))
+    out += g.handle(finger(pygame.FINGERDOWN, 700, 500, 1))  # the button, outside the board
+    out += g.update(30)
+    out += g.handle(finger(pygame.FINGERMOTION, 400 + CELL * 1.2, 301, 0))
+    out += g.handle(finger(pygame.FINGERUP, 700, 500, 1))
+    out += g.handle(finger(pygame.FINGERUP, 400 + CELL * 1.2, 301, 0))
+    assert out == [Input.RIGHT]
+
+
 def mouse(kind: int, pos: tuple[int, int], button: int = 1, touch: bool = False,
           buttons: tuple[int, int, int] = (1, 0, 0)) -> pygame.event.Event:
     if kind == pygame.MOUSEMOTION:

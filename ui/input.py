@@ -404,6 +404,8 @@ class GestureReader:
 
     # ------------------------------------------------------------------ internals
     def _down(self, pid: Hashable, pos: tuple[float, float]) -> list[Input]:
+        if self.region is not None and not self.region.collidepoint(pos):
+            return []  # e.g. a second finger on an on-screen button: not part of this gesture
         if self._pointers:
             if pid in self._pointers:
                 return []
@@ -412,8 +414,6 @@ class GestureReader:
             if primary is not None and primary.acted:
                 self._multi_moved = True  # the first finger already moved the piece
             self._pointers[pid] = _Pointer(pos, pos, self._now)
-            return []
-        if self.region is not None and not self.region.collidepoint(pos):
             return []
         self._pointers[pid] = _Pointer(pos, pos, self._now, anchor_x=pos[0])
         self._primary = pid
