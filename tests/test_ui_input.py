@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pygame
 import pytest
-from test_ui_fixtures import canvas, centre, click, key, make_app, pump
+from tests.test_ui_fixtures import canvas, centre, click, key, make_app, pump
 
 from ui import layout as L
 from ui.play_scene import PlayScene

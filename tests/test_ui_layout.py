@@ -4,7 +4,7 @@ from __future__ import annotations
 import itertools
 
 import pygame
-from test_ui_fixtures import canvas
+from tests.test_ui_fixtures import canvas
 
 from ui import layout as L
 from ui import theme

@@ -5,7 +5,7 @@ import json
 
 import pygame
 import pytest
-from test_ui_fixtures import canvas, centre, click, key, make_app, pump
+from tests.test_ui_fixtures import canvas, centre, click, key, make_app, pump
 
 from ui import theme
 from ui.app import FixedStep

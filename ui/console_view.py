@@ -86,6 +86,22 @@ class ConsoleView:
         self._flash = pygame.Surface((L.CELL, L.CELL)).convert()
         self._flash.fill((255, 255, 255))
         self._mini: dict[tuple[Kind, int, bool], pygame.Surface] = {}
+        self._wrapped: dict[tuple[str, int, int], list[str]] = {}
+        self._table_key: object = ()
+        self._layer = pygame.Surface((L.BOARD[2], L.BOARD[3])).convert()
+        self._layer_owner: GameSession | None = None
+        self._layer_key: object = None
+        self._table: pygame.Surface | None = None
+
+    def wrap(self, text: str, size: int, width: int) -> list[str]:
+        """Word-wrapped lines, computed once per distinct text."""
+        key = (text, size, width)
+        lines = self._wrapped.get(key)
+        if lines is None:
+            if len(self._wrapped) > 64:
+                self._wrapped.clear()
+            lines = self._wrapped[key] = wrap(text, size, width)
+        return lines
 
     # ------------------------------------------------------------------ baking
     def _bake_background(self) -> pygame.Surface:
@@ -239,7 +255,7 @@ class ConsoleView:
             b.draw(surface, self.text, active=(b.name == mode), hover=hover,
                    accent=theme.MAGENTA if b.name == "paged" else theme.CYAN)
         x, y, w, _ = L.MODE_NOTE
-        for i, line in enumerate(wrap(MODE_NOTES[mode], theme.SMALL, w)[:2]):
+        for i, line in enumerate(self.wrap(MODE_NOTES[mode], theme.SMALL, w)[:2]):
             self.text.blit(surface, line, theme.SMALL, theme.TEXT_DIM, (x, y + i * 15))
 
     # ------------------------------------------------------------------ board
@@ -251,22 +267,16 @@ class ConsoleView:
         if fx.shake > 0:
             ox = int(math.sin(fx.shake / 18.0) * 5 * fx.shake / 450.0)
         bx += ox
-        hidden = fx.hidden_cells() if fx.cascades else ()
+        hidden = frozenset(fx.hidden_cells()) if fx.cascades else frozenset()
         cell = L.CELL
+        key = (session.board_version, hidden)
+        if self._layer_owner is not session or self._layer_key != key:
+            self._render_layer(session, hidden)
+            self._layer_owner = session
+            self._layer_key = key
+        surface.blit(self._layer, (bx, by))
         sprite = self.cell_sprite
-        colour_of = session.colour_of
-        colours: dict[int, Colour] = {}
         blits = []
-        grid = game.board.grid
-        for y in range(HIDDEN, len(grid)):
-            row = grid[y]
-            py = by + (y - HIDDEN) * cell
-            for x, rid in enumerate(row):
-                if rid and (x, y) not in hidden:
-                    c = colours.get(rid)
-                    if c is None:
-                        c = colours[rid] = colour_of(rid)
-                    blits.append((sprite(c), (bx + x * cell, py)))
         a = game.active
         if a is not None:
             colour = PIECES[a.kind].colour
@@ -282,6 +292,27 @@ class ConsoleView:
         surface.fblits(blits)
         if fx.landings or fx.clears or fx.cascades or fx.highlight is not None:
             self._draw_effects(surface, session, bx, by, state)
+
+    def _render_layer(self, session: GameSession, hidden: frozenset[tuple[int, int]]) -> None:
+        """The board well with every committed block, redrawn only when the board changes."""
+        layer = self._layer
+        layer.blit(self._background, (0, 0), pygame.Rect(L.BOARD))
+        cell = L.CELL
+        sprite = self.cell_sprite
+        colour_of = session.colour_of
+        colours: dict[int, Colour] = {}
+        blits = []
+        grid = session.game.board.grid
+        for y in range(HIDDEN, len(grid)):
+            row = grid[y]
+            py = (y - HIDDEN) * cell
+            for x, rid in enumerate(row):
+                if rid and (x, y) not in hidden:
+                    c = colours.get(rid)
+                    if c is None:
+                        c = colours[rid] = colour_of(rid)
+                    blits.append((sprite(c), (x * cell, py)))
+        layer.fblits(blits)
 
     def _draw_effects(self, surface: pygame.Surface, session: GameSession, bx: int, by: int,
                       state: ViewState) -> None:
@@ -373,30 +404,41 @@ class ConsoleView:
             t.blit(surface, f"{game.charge * 100:.0f} %", theme.BODY, theme.TEXT, (x + w - 8, y + 33), "midright")
 
     def _draw_block_table(self, surface: pygame.Surface, session: GameSession) -> None:
-        t = self.text
-        x, y, w, h = L.BLOCK_TABLE
+        """The table changes only when a split happens: render it once per table."""
         bt = session.game.block_table
+        if self._table is None or self._table_key != bt:
+            self._table = self._render_block_table(bt)
+            self._table_key = bt
+        surface.blit(self._table, (L.BLOCK_TABLE[0] + 2, L.BLOCK_TABLE[1] + 22))
+
+    def _render_block_table(self, bt) -> pygame.Surface:
+        t = self.text
+        _, _, w, h = L.BLOCK_TABLE
+        surf = pygame.Surface((w - 4, h - 24)).convert()
+        surf.fill(theme.PANEL)
+        x, y = -2, -22  # draw in panel coordinates
         if bt is None:
             msg = ("Split a request in PAGED mode to see its block table: "
                    "logical pages mapped to scattered physical blocks.")
             for i, line in enumerate(wrap(msg, theme.SMALL, w - 16)):
-                t.blit(surface, line, theme.SMALL, theme.TEXT_DIM, (x + 8, y + 28 + i * 17))
-            return
+                t.blit(surf, line, theme.SMALL, theme.TEXT_DIM, (x + 8, y + 28 + i * 17))
+            return surf
         colour = PIECES[bt.kind].colour
-        t.blit(surface, fit(f"req#{bt.request_id} {bt.name}", theme.SMALL, w - 16), theme.SMALL, colour,
+        t.blit(surf, fit(f"req#{bt.request_id} {bt.name}", theme.SMALL, w - 16), theme.SMALL, colour,
                (x + 8, y + 24))
-        t.blit(surface, "logical", theme.SMALL, theme.TEXT_DIM, (x + 8, y + 46))
-        t.blit(surface, "physical block (col, row)", theme.SMALL, theme.TEXT_DIM, (x + 84, y + 46))
+        t.blit(surf, "logical", theme.SMALL, theme.TEXT_DIM, (x + 8, y + 46))
+        t.blit(surf, "physical block (col, row)", theme.SMALL, theme.TEXT_DIM, (x + 84, y + 46))
         resident = dict(bt.resident)
         for i, (page, cell) in enumerate(bt.entries[:6]):
             ry = y + 66 + i * 19
-            t.blit(surface, f"page {page}", theme.SMALL, theme.TEXT, (x + 8, ry))
-            t.blit(surface, "->", theme.SMALL, theme.TEXT_DIM, (x + 62, ry))
+            t.blit(surf, f"page {page}", theme.SMALL, theme.TEXT, (x + 8, ry))
+            t.blit(surf, "->", theme.SMALL, theme.TEXT_DIM, (x + 62, ry))
             now = resident.get(page, cell)
             if now is None:
-                t.blit(surface, "freed by GC", theme.SMALL, theme.GREEN, (x + 84, ry))
+                t.blit(surf, "freed by GC", theme.SMALL, theme.GREEN, (x + 84, ry))
             else:
                 cx, cy = now
                 row = cy - HIDDEN
-                t.blit(surface, f"#{row * 10 + cx:03d}  ({cx}, {row})", theme.SMALL, theme.TEXT, (x + 84, ry))
-        t.blit(surface, "blocks outlined on the board", theme.SMALL, theme.TEXT_DIM, (x + 8, y + h - 20))
+                t.blit(surf, f"#{row * 10 + cx:03d}  ({cx}, {row})", theme.SMALL, theme.TEXT, (x + 84, ry))
+        t.blit(surf, "blocks outlined on the board", theme.SMALL, theme.TEXT_DIM, (x + 8, y + h - 20))
+        return surf

@@ -41,6 +41,7 @@ class GameSession:
         self.cards = cards
         self.kinds: dict[int, Kind] = {}
         self.events_seen = 0
+        self.board_version = 0  # bumped whenever locked cells change, for the view's cache
         self._before_active: list[Cell] = []
         self._before_grid: list[list[int]] = []
         self.log.add(0.0, "INFO", f"[BOOT] KV-cache allocator online: 200 blocks, mode {game.mode.upper()}")
@@ -73,6 +74,8 @@ class GameSession:
         locked_cells: dict[Cell, int] = {}
         for e in events:
             self.events_seen += 1
+            if isinstance(e, (ev.Locked, ev.PageSplit, ev.LinesCleared, ev.Oom, ev.Victory)):
+                self.board_version += 1
             if isinstance(e, ev.Spawned):
                 self.kinds[e.request_id] = e.kind
                 if len(self.kinds) > 400:
