@@ -10,13 +10,11 @@ game runs silent: `start()` returns one line for the log and every `play()` is a
 
 from __future__ import annotations
 
-import argparse
 import math
 import operator
 import random
 import sys
 import time
-import wave
 from array import array
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -462,6 +460,8 @@ class Sound:
 
 
 def _write_wav(path: Path, samples: Samples, rate: int) -> None:
+    import wave  # command line only: the browser's trimmed stdlib need not have it
+
     with wave.open(str(path), "wb") as out:
         out.setnchannels(1)
         out.setsampwidth(2)
@@ -470,6 +470,8 @@ def _write_wav(path: Path, samples: Samples, rate: int) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
+    import argparse
+
     parser = argparse.ArgumentParser(
         prog="python -m ui.sound",
         description="Synthesize every sound effect and print how long it takes.")

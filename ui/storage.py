@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import os
 import sys
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -135,6 +134,8 @@ class FileBackend:
             return None
 
     def write(self, text: str) -> None:
+        import tempfile  # desktop only: the browser saves to localStorage
+
         directory = self.path.parent
         directory.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(prefix=".settings-", suffix=".tmp", dir=directory)
