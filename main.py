@@ -75,5 +75,5 @@ async def main() -> None:
     await run_window(opts)
 
 
-if __name__ == "__main__":
-    asyncio.run(main())
+# pygbag runs this file as its program: no __main__ guard, nothing after this line.
+asyncio.run(main())
