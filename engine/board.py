@@ -97,6 +97,15 @@ class Board:
                 return y
         return -1
 
+    def column_with_room(self, x: int) -> int:
+        """x if its column has a free cell, else the nearest column that does (left first); -1 if
+        the board is full. Where a split page goes when its own column has no frame left."""
+        for d in range(WIDTH):
+            for col in ((x,) if d == 0 else (x - d, x + d)):
+                if 0 <= col < WIDTH and any(not row[col] for row in self.grid):
+                    return col
+        return -1
+
     def full_rows(self, rows: Iterable[int]) -> list[int]:
         masks = self.masks
         return sorted(y for y in set(rows) if masks[y] == FULL)

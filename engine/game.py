@@ -107,6 +107,32 @@ class Game:
         self._ev: list[ev.Event] = []
         self._spawn(self._bag.pop(), 0)
 
+    def set_board(self, board: Board) -> None:
+        """Start from a given memory layout (puzzles, lessons, tests).
+
+        Owners already on `board` become resident requests; the falling piece goes back to its
+        spawn position, or the run ends in OOM if that is no longer free.
+        """
+        self.board = board
+        self._stats = None
+        self._live = {}
+        for row in board.grid:
+            for owner in row:
+                if owner:
+                    self._live[owner] = self._live.get(owner, 0) + 1
+        for owner in self._live:
+            if owner not in self.requests:
+                self.requests[owner] = Request(owner, Kind(owner % len(Kind)))
+        self._next_id = max(self._next_id, max(self._live, default=0) + 1)
+        a = self.active
+        if a is not None:
+            if a.request_id in self._live:
+                a.request_id = self._next_id
+                self.requests[a.request_id] = Request(a.request_id, a.kind)
+                self._next_id += 1
+            self.active = None
+            self._spawn(a.kind, a.request_id)
+
     # ------------------------------------------------------------------ queries
     @property
     def next_queue(self) -> tuple[Kind, ...]:
@@ -422,7 +448,7 @@ class Game:
         entries: list[tuple[int, Cell]] = []
         holes = 0
         for page, (x, _) in enumerate(a.cells()):
-            col = self._column_with_room(x)
+            col = board.column_with_room(x)
             if col < 0:
                 break
             y = board.lowest_empty(col)
@@ -444,15 +470,6 @@ class Game:
         self.block_table = table
         self._ev.append(ev.PageSplit(table, holes))
         self._after_commit(a, rows, tokens, points)
-
-    def _column_with_room(self, x: int) -> int:
-        """x itself if it has a free cell, else the nearest column that does (left first)."""
-        grid = self.board.grid
-        for d in range(R.WIDTH):
-            for col in ((x,) if d == 0 else (x - d, x + d)):
-                if 0 <= col < R.WIDTH and any(not row[col] for row in grid):
-                    return col
-        return -1
 
     def _collect(self, rows_touched: set[int]) -> tuple[int, int, int, list[int]]:
         """Garbage-collect full rows among those touched: (lines, tokens, points, rows)."""
