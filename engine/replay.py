@@ -133,3 +133,38 @@ class Recorder:
     def finish(self) -> Replay:
         self.replay.final = final_state(self.game)
         return self.replay
+
+
+def main(argv: list[str] | None = None) -> int:
+    """`python -m engine.replay FILE`: replay a saved run and check it reaches its final state."""
+    import argparse
+    import sys
+
+    parser = argparse.ArgumentParser(prog="python -m engine.replay",
+                                     description="Replay a saved run and verify its final state.")
+    parser.add_argument("file")
+    args = parser.parse_args(argv)
+    try:
+        with open(args.file, encoding="utf-8") as fh:
+            replay = Replay.from_json(fh.read())
+    except (OSError, ReplayError) as exc:
+        parser.print_usage(sys.stderr)
+        print(f"{parser.prog}: error: {args.file}: {exc}", file=sys.stderr)
+        return 2
+    game = replay.play()
+    state = final_state(game)
+    print(f"seed {replay.seed}, mode {replay.mode}, {len(replay.steps)} steps: "
+          f"score {game.score}, lines {game.lines}, pieces {game.pieces}"
+          + (", run ended" if game.over else ""))
+    if replay.final is None:
+        print("no recorded final state to compare")
+        return 0
+    if state == replay.final:
+        print("final state reproduced exactly")
+        return 0
+    print(f"final state differs: recorded {replay.final}, replayed {state}")
+    return 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
