@@ -13,7 +13,7 @@ import pygame
 from engine import events as ev
 from ui import theme
 from ui.layout import CARD, RectT
-from ui.text import TextCache, wrap
+from ui.text import TextCache, fit, wrap
 
 
 @dataclass(frozen=True)
@@ -24,19 +24,19 @@ class Card:
 
 
 CARDS: dict[str, Card] = {c.id: c for c in (
-    Card("sealed_hole", "Sealed hole = external fragmentation",
+    Card("sealed_hole", "Sealed hole: fragmentation",
          "That empty cell is free VRAM no contiguous request can reach. Allocators that "
          "reserve one unbroken range per request waste memory exactly like this."),
-    Card("gc_row", "Full row = finished requests",
+    Card("gc_row", "Full row: requests done",
          "Their KV-cache blocks are garbage-collected and returned to the pool, "
          "so everything above settles into the freed memory."),
-    Card("split", "Split = PagedAttention",
+    Card("split", "Split: PagedAttention",
          "The request became fixed-size pages in whatever blocks were free. Its block table "
          "maps logical pages to physical blocks, as vLLM does for the KV cache."),
     Card("vram_high", "VRAM above 80 %",
          "Engines that reserve the maximum sequence length for every request fill VRAM "
          "early, which caps how many requests can run at once."),
-    Card("split_refused", "Contiguous memory cannot split",
+    Card("split_refused", "Contiguous cannot split",
          "Without a block table a request's KV cache must sit in one unbroken range. "
          "Switch to PAGED to let requests scatter into free blocks."),
 )}
@@ -124,7 +124,7 @@ class CardDeck:
         surf = pygame.Surface((w, h)).convert()
         surf.fill((24, 20, 8))
         pygame.draw.rect(surf, theme.AMBER, surf.get_rect(), 2, border_radius=5)
-        text.blit(surf, card.title, theme.BODY, theme.AMBER, (PAD, 6))
+        text.blit(surf, fit(card.title, theme.BODY, w - 2 * PAD), theme.BODY, theme.AMBER, (PAD, 6))
         y = 28
         for line in wrap(card.body, theme.SMALL, w - 2 * PAD):
             text.blit(surf, line, theme.SMALL, theme.TEXT, (PAD, y))

@@ -164,8 +164,8 @@ class ConsoleView:
         c = L.CELL
         if style == "ghost":
             s = pygame.Surface((c, c), pygame.SRCALPHA)
-            pygame.draw.rect(s, (*colour, 60), (1, 1, c - 2, c - 2))
-            pygame.draw.rect(s, (*colour, 170), (1, 1, c - 2, c - 2), 1)
+            pygame.draw.rect(s, (*colour, 28), (1, 1, c - 2, c - 2))
+            pygame.draw.rect(s, (*colour, 150), (1, 1, c - 2, c - 2), 1)
         else:
             s = pygame.Surface((c, c)).convert()
             s.fill(theme.BOARD_BG)
@@ -406,12 +406,13 @@ class ConsoleView:
     def _draw_block_table(self, surface: pygame.Surface, session: GameSession) -> None:
         """The table changes only when a split happens: render it once per table."""
         bt = session.game.block_table
-        if self._table is None or self._table_key != bt:
-            self._table = self._render_block_table(bt)
-            self._table_key = bt
+        key = (bt, session.table_pages)
+        if self._table is None or self._table_key != key:
+            self._table = self._render_block_table(bt, dict(session.table_pages))
+            self._table_key = key
         surface.blit(self._table, (L.BLOCK_TABLE[0] + 2, L.BLOCK_TABLE[1] + 22))
 
-    def _render_block_table(self, bt) -> pygame.Surface:
+    def _render_block_table(self, bt, pages: dict[int, tuple[int, int] | None]) -> pygame.Surface:
         t = self.text
         _, _, w, h = L.BLOCK_TABLE
         surf = pygame.Surface((w - 4, h - 24)).convert()
@@ -433,7 +434,7 @@ class ConsoleView:
             ry = y + 66 + i * 19
             t.blit(surf, f"page {page}", theme.SMALL, theme.TEXT, (x + 8, ry))
             t.blit(surf, "->", theme.SMALL, theme.TEXT_DIM, (x + 62, ry))
-            now = resident.get(page, cell)
+            now = pages.get(page, resident.get(page, cell))
             if now is None:
                 t.blit(surf, "freed by GC", theme.SMALL, theme.GREEN, (x + 84, ry))
             else:

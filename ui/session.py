@@ -21,11 +21,11 @@ CRASH_SHAKE_MS = 450.0
 
 
 class SoundLike(Protocol):
-    def play_for(self, event: ev.Event) -> None: ...
+    def play_events(self, events: list[ev.Event]) -> object: ...
 
 
 def is_noise(event: ev.Event) -> bool:
-    """Piece movement is too frequent to log; gravity ticks are too frequent to sound."""
+    """Piece movement is too frequent to log."""
     return isinstance(event, (ev.Moved, ev.Rotated))
 
 
@@ -42,6 +42,8 @@ class GameSession:
         self.kinds: dict[int, Kind] = {}
         self.events_seen = 0
         self.board_version = 0  # bumped whenever locked cells change, for the view's cache
+        # Where the pages of the last split live now (None: freed by a later clear).
+        self.table_pages: tuple[tuple[int, Cell | None], ...] = ()
         self._before_active: list[Cell] = []
         self._before_grid: list[list[int]] = []
         self.log.add(0.0, "INFO", f"[BOOT] KV-cache allocator online: 200 blocks, mode {game.mode.upper()}")
@@ -72,6 +74,8 @@ class GameSession:
 
     def consume(self, events: list[ev.Event]) -> None:
         locked_cells: dict[Cell, int] = {}
+        # A split's own row clears are already in its block table's resident cells.
+        split_now = any(isinstance(e, ev.PageSplit) for e in events)
         for e in events:
             self.events_seen += 1
             if isinstance(e, (ev.Locked, ev.PageSplit, ev.LinesCleared, ev.Oom, ev.Victory)):
@@ -92,14 +96,16 @@ class GameSession:
                 self._start_cascade(e.block_table)
             elif isinstance(e, ev.LinesCleared):
                 self._start_clear(e.rows, locked_cells)
+                if not split_now:
+                    self._follow_clear(e.rows)
             elif isinstance(e, ev.Oom):
                 self.effects.shake = CRASH_SHAKE_MS
             if not is_noise(e):
                 self.log.add(self.game.time_ms, e.level, e.text)
-            if self.sound is not None and not (isinstance(e, ev.Moved) and e.dx == 0):
-                self.sound.play_for(e)
             if self.cards is not None:
                 self.cards.observe(e)
+        if self.sound is not None and events:
+            self.sound.play_events(events)  # one sound per kind of event in a step
 
     def colour_of(self, request_id: int) -> Colour:
         kind = self.kinds.get(request_id)
@@ -120,8 +126,20 @@ class GameSession:
             end = resident.get(page) or cell
             pages.append((page, start, end, colour))
         self.effects.cascades.append(Cascade(pages))
+        self.table_pages = tuple(table.resident)
         live = [(p, c) for p, c in table.resident if c is not None]
         self.effects.highlight = Highlight(live)
+
+    def _follow_clear(self, rows: tuple[int, ...]) -> None:
+        """Keep the block table on its pages while later rows are garbage-collected."""
+        def after(cell: Cell | None) -> Cell | None:
+            if cell is None or cell[1] in rows:
+                return None
+            return cell[0], cell[1] + sum(1 for r in rows if r > cell[1])
+        self.table_pages = tuple((page, after(cell)) for page, cell in self.table_pages)
+        hl = self.effects.highlight
+        if hl is not None:
+            hl.cells = [(page, cell) for page, cell in self.table_pages if cell is not None]
 
     def _start_clear(self, rows: tuple[int, ...], fresh: dict[Cell, int]) -> None:
         before = self._before_grid
