@@ -56,10 +56,8 @@ class GameApp:
         if self.storage.last_error:
             self.notices.append(("WARN", f"[STORE] {self.storage.last_error}"))
         self.sound = Sound(muted=self.settings.muted)
-        if audio:
-            problem = self.sound.start()
-            if problem:
-                self.notices.append(("WARN", f"[AUDIO] {problem}"))
+        self.audio_wanted = audio
+        self.audio_started = False
         self.text = TextCache()
         self.view = ConsoleView(self.text)
         self.scenes: list[Scene] = []
@@ -138,6 +136,16 @@ class GameApp:
             self.running = False
 
     # ------------------------------------------------------------------ services
+    def start_audio(self) -> None:
+        """Open the mixer and synthesize the effects (once; after the first frame is shown,
+        since synthesis takes a moment and the page should not sit blank meanwhile)."""
+        if self.audio_started or not self.audio_wanted:
+            return
+        self.audio_started = True
+        problem = self.sound.start()
+        if problem:
+            self.notices.append(("WARN", f"[AUDIO] {problem}"))
+
     def next_seed(self) -> int:
         return self.seeds.randrange(1, 2**31)
 

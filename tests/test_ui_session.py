@@ -1,0 +1,113 @@
+"""The UI's reading of engine events: cards, log, block-table tracking, the fixed-step clock."""
+from __future__ import annotations
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from engine import Game, Kind
+from engine import events as ev
+from tests.test_ui_fixtures import canvas
+from ui import theme
+from ui.app import FixedStep
+from ui.cards import CARDS, CardDeck, card_for
+from ui.log_console import LogConsole, stamp
+from ui.session import GameSession
+
+
+def lock(holes: int) -> ev.Locked:
+    return ev.Locked(ev.LockResult(1, Kind.T, ((0, 21),), 0, 0, 0, holes))
+
+
+def table() -> ev.BlockTable:
+    cells = ((0, (1, 21)), (1, (2, 20)), (2, (3, 19)), (3, (4, 18)))
+    return ev.BlockTable(5, Kind.L, cells, cells)
+
+
+def test_each_teaching_card_has_its_trigger():
+    assert card_for(lock(2)) == "sealed_hole"
+    assert card_for(lock(0)) is None
+    assert card_for(ev.LinesCleared((21,), 1, 200, 100)) == "gc_row"
+    assert card_for(ev.PageSplit(table(), 1)) == "split"
+    assert card_for(ev.Warning("vram_high", "x")) == "vram_high"
+    assert card_for(ev.Warning("split_refused", "x")) == "split_refused"
+    assert card_for(ev.Warning("hold_used", "x")) is None
+    assert set(CARDS) == {"sealed_hole", "gc_row", "split", "vram_high", "split_refused"}
+
+
+def test_card_deck_shows_once_and_respects_the_switch():
+    canvas()
+    seen: set[str] = set()
+    enabled = [True]
+    deck = CardDeck(lambda: enabled[0], lambda: seen, seen.add)
+    deck.observe(lock(1))
+    assert deck.current is not None and deck.current.id == "sealed_hole" and "sealed_hole" in seen
+    deck.dismiss()
+    deck.observe(lock(1))
+    assert deck.current is None
+    enabled[0] = False
+    deck.observe(ev.LinesCleared((21,), 1, 200, 100))
+    assert deck.current is None and "gc_row" not in seen
+
+
+def test_card_goes_away_by_itself():
+    canvas()
+    deck = CardDeck(lambda: True, set, lambda _: None)
+    deck.show("split")
+    for _ in range(int(10_000 / theme.STEP_MS)):
+        deck.update(theme.STEP_MS)
+    assert deck.current is None
+
+
+def test_log_keeps_newest_last_and_wraps_to_the_panel():
+    canvas()
+    log = LogConsole((0, 0, 270, 214))
+    for i in range(60):
+        log.add(i * 1000.0, "INFO" if i % 3 else "WARN", f"[GC] entry {i} " + "word " * (i % 7))
+    lines = log._layout_lines()
+    assert lines[-1][0].text.startswith("[GC] entry 59")
+    assert len(lines) <= (214 - 22 - 7) // 16
+    assert log.entries.maxlen == len(log.entries) == 40
+    assert stamp(83_500.0) == "01:23"
+
+
+def test_unknown_log_level_is_shown_as_info():
+    canvas()
+    log = LogConsole((0, 0, 270, 214))
+    log.add(0.0, "DEBUG", "x")
+    assert log.entries[-1].level == "INFO"
+
+
+def test_block_table_follows_later_clears():
+    canvas()
+    session = GameSession(Game(seed=1, mode="paged"))
+    bt = table()
+    session._snapshot()
+    session.consume([ev.PageSplit(bt, 0)])
+    assert dict(session.table_pages)[0] == (1, 21)
+    session.consume([ev.LinesCleared((21,), 1, 200, 100)])
+    pages = dict(session.table_pages)
+    assert pages[0] is None  # freed with its row
+    assert pages[1] == (2, 21) and pages[3] == (4, 19)
+    assert sorted(c for _, c in session.effects.highlight.cells) == [(2, 21), (3, 20), (4, 19)]
+
+
+def test_a_splits_own_clear_is_not_applied_twice():
+    canvas()
+    session = GameSession(Game(seed=1, mode="paged"))
+    bt = table()
+    session._snapshot()
+    session.consume([ev.PageSplit(bt, 0), ev.LinesCleared((17,), 1, 200, 100)])
+    assert session.table_pages == bt.resident
+
+
+@given(st.lists(st.floats(min_value=0.0, max_value=10_000.0), min_size=1, max_size=60))
+def test_fixed_step_never_runs_more_than_the_cap(frames):
+    clock = FixedStep()
+    total_steps = 0
+    for ms in frames:
+        n = clock.advance(ms)
+        assert 0 <= n <= theme.MAX_STEPS_PER_FRAME
+        assert 0.0 <= clock.acc < clock.step_ms + 1e-9
+        total_steps += n
+    # Time is never invented: steps * step <= wall time.
+    assert total_steps * clock.step_ms <= sum(frames) + 1e-6
