@@ -349,6 +349,12 @@ class Simulator:
             t.time += duration
             t.running += n * duration
             t.waiting += waiting * duration
+            # Requests arriving during the span wait from their arrival on.
+            trace, i, start = self.trace, self.next_arrival, self.clock
+            end = start + duration
+            while i < len(trace) and trace[i].arrival < end:
+                t.waiting += end - max(trace[i].arrival, start)
+                i += 1
             t.generated += generated
             m = t.memory
             m.tokens += tokens
