@@ -8,6 +8,7 @@
 #   ./build.sh serve [port]        build, then serve build/web on http://localhost:8000
 #   ./build.sh preview             pygbag's own dev server on the staged game (needs network)
 #   ./build.sh setup               set up .venv only
+#   ./build.sh web-env             set up the web build environment (build/venv-web) only
 set -euo pipefail
 cd "$(dirname "$0")"
 VENV=${VENV:-.venv}
@@ -15,7 +16,7 @@ WEB_VENV=${WEB_VENV:-build/venv-web}
 PY=${PYTHON:-python3}
 
 usage() {
-  echo "usage: ./build.sh test|play|bench|web|serve|preview|setup [args]" >&2
+  echo "usage: ./build.sh test|play|bench|web|serve|preview|setup|web-env [args]" >&2
   exit 2
 }
 
@@ -87,6 +88,7 @@ case "$cmd" in
   play)  setup; "$VENV/bin/python" main.py "$@" ;;
   bench) setup; "$VENV/bin/python" -m engine.bench "$@" ;;
   setup) setup ;;
+  web-env) setup_web ;;
   web)   build_web "$@" ;;
   serve)
     build_web

@@ -157,20 +157,30 @@ def _imports(tree: ast.AST, top_level_only: bool) -> list[tuple[str, int]]:
     return found
 
 
-def check_sources(app: Path) -> list[str]:
-    """pygbag preloads every package main.py names, and modules imported at start load with it."""
+def check_main_source(main_src: str) -> list[str]:
+    """pygbag preloads every package main.py names (imports and PEP 723 header) before it runs."""
     problems: list[str] = []
-    notes: list[str] = []
-    main_src = (app / "main.py").read_text(encoding="utf-8")
     if "asyncio.run(main())" not in main_src:
         problems.append("main.py: pygbag needs the literal `asyncio.run(main())`")
     try:
         main_tree = ast.parse(main_src)
     except SyntaxError as exc:
-        raise BuildError(f"main.py does not parse: {exc}") from exc
+        return problems + [f"main.py does not parse: {exc}"]
     for mod, line in _imports(main_tree, top_level_only=False):
         if mod == "numpy":
             problems.append(f"main.py:{line} imports numpy: the page would download numpy before the first frame")
+    header = re.search(r"(?m)^# /// script$(.*?)^# ///$", main_src, re.S)
+    if header:
+        deps = re.findall(r'"([A-Za-z0-9_.\-]+)', header.group(1))
+        extra = [d for d in deps if d.lower().replace("_", "-") not in ("pygame-ce", "pygame")]
+        if extra:
+            problems.append(f"main.py PEP 723 header asks for {extra}: only pygame-ce may load before the first frame")
+    return problems
+
+
+def check_sources(app: Path) -> list[str]:
+    """main.py's rules, and no module that loads with the game may import numpy at import time."""
+    problems = check_main_source((app / "main.py").read_text(encoding="utf-8"))
     for path in sorted(app.rglob("*.py")):
         if path.name == "main.py" and path.parent == app:
             continue
@@ -182,14 +192,6 @@ def check_sources(app: Path) -> list[str]:
         for mod, line in _imports(tree, top_level_only=True):
             if mod == "numpy":
                 problems.append(f"{path.relative_to(app)}:{line} imports numpy at module level: import it lazily")
-    header = re.search(r"(?m)^# /// script$(.*?)^# ///$", main_src, re.S)
-    if header:
-        deps = re.findall(r'"([A-Za-z0-9_.\-]+)', header.group(1))
-        extra = [d for d in deps if d.lower().replace("_", "-") not in ("pygame-ce", "pygame")]
-        if extra:
-            problems.append(f"main.py PEP 723 header asks for {extra}: only pygame-ce may load before the first frame")
-    for note in notes:
-        log(note)
     return problems
 
 

@@ -124,43 +124,41 @@ def make_card(out: Path, screenshot: Path | None) -> bool:
     card.fill(BG)
     _grid(card, 30)
 
-    kicker = _font(22, bold=True).render(KICKER, True, MAGENTA)
-    title = _font(64, bold=True).render(TITLE, True, CYAN)
-    shot_ok = False
     shot = None
     if screenshot is not None and screenshot.is_file():
         try:
             shot = pygame.image.load(str(screenshot))
-            shot_ok = True
         except pygame.error as exc:
             print(f"social card: cannot read screenshot {screenshot}: {exc}", file=sys.stderr)
 
     text_x = 56
-    if shot_ok and shot is not None:
-        # Screenshot on the right, title block on the left.
-        area = pygame.Rect(460, 40, w - 460 - 40, h - 80)
+    if shot is not None:
+        # Screenshot on the right, title block in the 430 px column on the left.
+        area = pygame.Rect(520, 40, w - 520 - 40, h - 80)
         scale = min(area.w / shot.get_width(), area.h / shot.get_height())
         size = (int(shot.get_width() * scale), int(shot.get_height() * scale))
-        shot = pygame.transform.smoothscale(shot.convert(24) if shot.get_bitsize() != 24 else shot, size)
-        pos = (area.right - size[0], area.centery - size[1] // 2)
+        shot = pygame.transform.smoothscale(shot.convert(card), size)
+        pos = (area.right - size[0], (h - size[1]) // 2)
         pygame.draw.rect(card, CYAN, pygame.Rect(pos, size).inflate(8, 8), width=2)
         card.blit(shot, pos)
-        wrap = 20
+        title_px, tag_px, wrap, foot_wrap = 56, 26, 26, 38
     else:
         cell = 44
         draw_board(card, (w - 56 - 10 * cell, (h - len(BOARD_ROWS) * cell) // 2), cell)
-        wrap = 26
+        title_px, tag_px, wrap, foot_wrap = 64, 28, 26, 60
 
-    card.blit(kicker, (text_x, 150))
-    card.blit(title, (text_x, 182))
-    y = 272
+    card.blit(_font(22, bold=True).render(KICKER, True, MAGENTA), (text_x, 150))
+    card.blit(_font(title_px, bold=True).render(TITLE, True, CYAN), (text_x, 182))
+    pygame.draw.line(card, MAGENTA, (text_x, 182 + title_px + 12), (text_x + 160, 182 + title_px + 12), 3)
+    y = 182 + title_px + 30
     for line in _wrap(TAGLINE, wrap):
-        card.blit(_font(28).render(line, True, TEXT), (text_x, y))
-        y += 38
-    card.blit(_font(18).render(FOOTER, True, DIM), (text_x, h - 70))
-    pygame.draw.line(card, MAGENTA, (text_x, 254), (text_x + 160, 254), 3)
+        card.blit(_font(tag_px).render(line, True, TEXT), (text_x, y))
+        y += tag_px + 10
+    foot = _wrap(FOOTER, foot_wrap)
+    for i, line in enumerate(foot):
+        card.blit(_font(18).render(line, True, DIM), (text_x, h - 50 - 26 * (len(foot) - i)))
     pygame.image.save(card, str(out))
-    return shot_ok
+    return shot is not None
 
 
 def _wrap(text: str, width: int) -> list[str]:

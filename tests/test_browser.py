@@ -1,0 +1,254 @@
+"""The page in a real browser: Debian's Chromium driven by playwright.
+
+The bundle is built into a temporary folder and served on loopback. There is no CDN here, so the
+real page must say the Python runtime is unavailable; a stand-in loader (served in place of
+pygbag's pythons.js) then drives the boot screen through progress, "click to start" and the
+running game, the way the runtime and our Python bootstrap do. Screenshots go to test-output/.
+"""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import os
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+OUT = ROOT / "test-output"
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
+CANVAS_AR = 800 / 580
+
+sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed (pip install -e .[dev])")
+sys.path.insert(0, str(ROOT / "tools"))
+
+import serve_web  # noqa: E402
+
+pytestmark = [
+    pytest.mark.skipif(not Path(CHROMIUM).is_file(), reason="Debian chromium is not installed (./build.sh test installs it with apt-get)"),
+    pytest.mark.timeout(180),
+]
+
+# Plays the part of pygbag's loader plus our Python bootstrap: reports interpreter download
+# progress through #progress, then the stages, then waits for the click (MM.UME) and runs.
+STAND_IN_LOADER = """
+window.MM = { UME: false };
+const bar = document.getElementById("progress");
+let pct = 0;
+const dl = setInterval(() => {
+  pct += 4; bar.value = pct;
+  if (pct >= 100) {
+    clearInterval(dl);
+    window.python = { config: { debug: false } };
+    vtBoot.stage("archive");
+    setTimeout(() => { vtBoot.stage("packages"); }, 150);
+    setTimeout(() => { vtBoot.stage("compiled"); vtBoot.ready(); }, 300);
+    const wait = setInterval(() => {
+      if (MM.UME) { clearInterval(wait); window.__started = Date.now(); vtBoot.running(); }
+    }, 50);
+  }
+}, 60);
+"""
+
+
+def web_python() -> str:
+    """pygbag's own environment; ./build.sh web-env makes it when missing."""
+    env = os.environ.get("WEB_PYTHON")
+    if env and Path(env).is_file():
+        return env
+    py = ROOT / "build" / "venv-web" / "bin" / "python"
+    if not py.is_file():
+        subprocess.run(["bash", str(ROOT / "build.sh"), "web-env"], check=True, timeout=900)
+    return str(py)
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory):
+    out = tmp_path_factory.mktemp("browser") / "web"
+    res = subprocess.run(
+        [web_python(), str(ROOT / "tools" / "build_web.py"), "--pygbag-python", web_python(), "--out", str(out)],
+        capture_output=True, text=True, timeout=600, cwd=ROOT,
+    )
+    assert res.returncode == 0, res.stdout + res.stderr
+    handler = functools.partial(QuietHandler, directory=str(out))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=10)
+
+
+class QuietHandler(serve_web.BundleHandler):
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+
+@pytest.fixture(scope="module")
+def browser():
+    OUT.mkdir(exist_ok=True)
+    with sync_api.sync_playwright() as pw:
+        b = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, timeout=60_000)
+        try:
+            yield b
+        finally:
+            b.close()
+
+
+@pytest.fixture
+def page_at(browser):
+    pages = []
+
+    def open_page(width: int, height: int = 600):
+        ctx = browser.new_context(viewport={"width": width, "height": height})
+        ctx.set_default_timeout(30_000)
+        pg = ctx.new_page()
+        pages.append(ctx)
+        return pg
+
+    yield open_page
+    for ctx in pages:
+        ctx.close()
+
+
+def stand_in_runtime(pg) -> None:
+    pg.route("**/pythons.js", lambda route: route.fulfill(status=200, content_type="application/javascript", body=STAND_IN_LOADER))
+
+
+LAYOUT_JS = """() => {
+  const de = document.documentElement, c = document.getElementById("canvas").getBoundingClientRect();
+  return { vw: innerWidth, vh: innerHeight, cw: de.clientWidth, ch: de.clientHeight,
+           sw: de.scrollWidth, sh: de.scrollHeight, bw: document.body.scrollWidth, bh: document.body.scrollHeight,
+           left: c.left, top: c.top, right: c.right, bottom: c.bottom, width: c.width, height: c.height };
+}"""
+
+
+def assert_fits(layout: dict, width: int, height: int) -> None:
+    # No scrollbar: nothing is wider or taller than the frame, and no bar eats into it.
+    assert layout["cw"] == width and layout["ch"] == height, layout
+    assert layout["sw"] <= width and layout["sh"] <= height, layout
+    assert layout["bw"] <= width and layout["bh"] <= height, layout
+    # The canvas is fully visible, keeps the game's aspect ratio, fills one side and is centred.
+    assert layout["left"] >= 0 and layout["top"] >= 0, layout
+    assert layout["right"] <= width + 0.5 and layout["bottom"] <= height + 0.5, layout
+    assert layout["width"] / layout["height"] == pytest.approx(CANVAS_AR, rel=0.01)
+    assert layout["width"] == pytest.approx(width, abs=1) or layout["height"] == pytest.approx(height, abs=1)
+    assert layout["left"] == pytest.approx(width - layout["right"], abs=1)
+    assert layout["top"] == pytest.approx(height - layout["bottom"], abs=1)
+
+
+@pytest.mark.parametrize("width", [680, 360, 320, 1200])
+def test_runtime_unavailable_is_explained_and_page_fits(site: str, page_at, width: int) -> None:
+    pg = page_at(width)
+    pg.goto(f"{site}/index.html")
+    pg.wait_for_selector("#boot[data-state=failed]", timeout=40_000)
+    error = pg.locator("#error")
+    assert error.is_visible()
+    text = error.inner_text()
+    assert "Python runtime unavailable" in text
+    assert "offline" in text and "reload" in text.lower()
+    assert pg.locator("#error button", has_text="Reload").is_visible()
+    box = error.bounding_box()
+    assert box and box["y"] >= 0 and box["y"] + box["height"] <= 600 and box["x"] + box["width"] <= width
+    assert_fits(pg.evaluate(LAYOUT_JS), width, 600)
+    pg.screenshot(path=str(OUT / f"browser-unavailable-{width}x600.png"))
+
+
+def test_runtime_that_never_answers_times_out_with_the_message(site: str, page_at) -> None:
+    pg = page_at(680)
+    pg.route("**/pythons.js", lambda route: None)  # the request hangs, as behind a dead CDN
+    pg.goto(f"{site}/index.html", wait_until="commit")
+    pg.wait_for_selector("#boot[data-state=failed]", timeout=45_000)
+    assert pg.get_attribute("#boot", "data-reason") == "timeout"
+    assert "Python runtime unavailable" in pg.inner_text("#error")
+
+
+@pytest.mark.parametrize("width", [680, 360])
+def test_boot_progress_click_to_start_and_focus(site: str, page_at, width: int) -> None:
+    pg = page_at(width)
+    stand_in_runtime(pg)
+    pg.goto(f"{site}/index.html")
+    pg.wait_for_function("vtBoot.progress > 0.3 && vtBoot.state === 'loading'", timeout=20_000)
+    seen = pg.evaluate("vtBoot.progress")
+    lit = pg.locator("#pages i.on").count()
+    assert 0 < lit < 32
+    assert "%" in pg.inner_text("#log")
+    pg.screenshot(path=str(OUT / f"browser-loading-{width}x600.png"))
+
+    pg.wait_for_selector("#start:visible", timeout=20_000)
+    assert pg.evaluate("vtBoot.progress") == 1.0 > seen
+    assert pg.locator("#pages i.on").count() == 32
+    assert "CLICK TO START" in pg.inner_text("#start")
+    assert pg.evaluate("window.MM.UME") is False
+    assert_fits(pg.evaluate(LAYOUT_JS), width, 600)
+    pg.screenshot(path=str(OUT / f"browser-ready-{width}x600.png"))
+
+    pg.click("#start")
+    pg.wait_for_selector("#boot[data-state=running]", state="attached", timeout=10_000)
+    assert pg.evaluate("window.MM.UME") is True
+    assert not pg.locator("#boot").is_visible()
+    assert pg.evaluate("document.activeElement && document.activeElement.id") == "canvas"
+    assert_fits(pg.evaluate(LAYOUT_JS), width, 600)
+
+
+def test_game_keys_never_scroll_the_article(site: str, page_at) -> None:
+    pg = page_at(1000, 800)
+    stand_in_runtime(pg)
+    pg.goto(f"{site}/embed.html")
+    frame_el = pg.wait_for_selector("iframe#game")
+    frame_el.scroll_into_view_if_needed()
+    frame = frame_el.content_frame()
+    assert frame is not None
+    frame.wait_for_selector("#start:visible", timeout=30_000)
+    frame.click("#start")
+    frame.wait_for_selector("#boot[data-state=running]", state="attached", timeout=10_000)
+    # Record, after our handler, whether each game key had its default action cancelled.
+    frame.evaluate("""() => { window.__keys = [];
+        addEventListener('keydown', e => __keys.push([e.code, e.defaultPrevented])); }""")
+    frame.click("#canvas")
+    assert frame.evaluate("document.activeElement.id") == "canvas"
+    before = pg.evaluate("scrollY")
+    assert pg.evaluate("document.documentElement.scrollHeight > innerHeight + 200"), "article must be scrollable"
+    for key in ("Space", "ArrowDown", "ArrowUp", "ArrowLeft", "ArrowRight", "PageDown", "End"):
+        pg.keyboard.press(key)
+    pg.wait_for_timeout(300)
+    assert pg.evaluate("scrollY") == before
+    keys = frame.evaluate("__keys")
+    assert [k for k, _ in keys] == ["Space", "ArrowDown", "ArrowUp", "ArrowLeft", "ArrowRight", "PageDown", "End"]
+    assert all(prevented for _, prevented in keys), keys
+    # Other keys keep their default behaviour.
+    frame.evaluate("__keys = []")
+    pg.keyboard.press("KeyP")
+    assert frame.evaluate("__keys") == [["KeyP", False]]
+
+
+@pytest.mark.parametrize("width", [1000, 360])
+def test_embed_page_shows_the_game_frame_at_600px(site: str, page_at, width: int) -> None:
+    pg = page_at(width, 800)
+    pg.goto(f"{site}/embed.html")
+    frame_el = pg.wait_for_selector("iframe#game")
+    frame_el.scroll_into_view_if_needed()
+    box = frame_el.bounding_box()
+    assert box is not None
+    assert box["height"] == pytest.approx(600, abs=0.5)
+    article = pg.locator("article").bounding_box()
+    inner = pg.evaluate("""() => { const a = document.querySelector('article'), s = getComputedStyle(a);
+        return a.clientWidth - parseFloat(s.paddingLeft) - parseFloat(s.paddingRight); }""")
+    assert box["width"] == pytest.approx(inner, abs=1), (box, article)
+    frame = frame_el.content_frame()
+    frame.wait_for_selector("#boot[data-state=failed]", timeout=40_000)
+    frame_layout = frame.evaluate(LAYOUT_JS)
+    assert_fits(frame_layout, round(box["width"]), 600)
+    head = pg.evaluate("""() => Object.fromEntries([...document.querySelectorAll('meta[property], meta[name]')]
+        .map(m => [m.getAttribute('property') || m.getAttribute('name'), m.content]))""")
+    assert head["og:image"].endswith("og-image.png") and head["twitter:card"] == "summary_large_image"
+    assert head["og:title"] and len(head["og:description"]) > 60
+    pg.screenshot(path=str(OUT / f"browser-embed-{width}.png"))

@@ -1,0 +1,251 @@
+"""The offline web build: what the game archive holds, its size, and what the page loads.
+
+The full build runs once into a temporary folder with pygbag from its own environment (the
+same command `./build.sh web` runs); the checks on broken inputs call the build's functions.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import struct
+import subprocess
+import sys
+import tarfile
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tools"))
+
+import build_web  # noqa: E402
+
+pytestmark = pytest.mark.timeout(600)
+ARCHIVE = "vram-tetris.tar.gz"
+BUDGET = 150 * 1024
+
+
+def web_python() -> str:
+    """pygbag's own environment; ./build.sh web-env makes it when missing."""
+    env = os.environ.get("WEB_PYTHON")
+    if env and Path(env).is_file():
+        return env
+    py = ROOT / "build" / "venv-web" / "bin" / "python"
+    if not py.is_file():
+        subprocess.run(["bash", str(ROOT / "build.sh"), "web-env"], check=True, timeout=900)
+    return str(py)
+
+
+def game_sources() -> dict[str, str]:
+    files = [ROOT / "main.py"] + [p for d in build_web.GAME_DIRS for p in sorted((ROOT / d).rglob("*")) if p.is_file()]
+    return {
+        str(p.relative_to(ROOT)): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in files
+        if "__pycache__" not in p.parts and p.suffix != ".pyc"
+    }
+
+
+@pytest.fixture(scope="module")
+def build(tmp_path_factory: pytest.TempPathFactory):
+    out = tmp_path_factory.mktemp("build") / "web"
+    before = game_sources()
+    res = subprocess.run(
+        [web_python(), str(ROOT / "tools" / "build_web.py"), "--pygbag-python", web_python(),
+         "--render-python", sys.executable, "--out", str(out), "--site-url", "https://vram-tetris.example.run.app"],
+        capture_output=True, text=True, timeout=600, cwd=ROOT,
+    )
+    return out, res, before
+
+
+def test_build_succeeds_and_prints_figures(build) -> None:
+    out, res, _ = build
+    assert res.returncode == 0, res.stdout + res.stderr
+    text = res.stdout
+    assert f"archive {ARCHIVE}:" in text and "KB budget" in text
+    assert "before the first frame the page downloads:" in text
+    assert re.search(r"build time: \d+\.\d s", text)
+    for name in ("index.html", "favicon.png", ARCHIVE, "embed.html", "og-image.png"):
+        assert (out / name).is_file(), name
+        assert re.search(rf"KB\s+{re.escape(name)}\n", text), f"{name} not listed with its size"
+
+
+def test_archive_holds_the_whole_game_and_nothing_else(build) -> None:
+    out, res, _ = build
+    assert res.returncode == 0, res.stdout + res.stderr
+    with tarfile.open(out / ARCHIVE, "r:gz") as tar:
+        names = {m.name for m in tar.getmembers() if m.isfile()}
+    wanted = {"assets/" + name for name in game_sources()}
+    assert wanted == names, f"missing: {sorted(wanted - names)}, extra: {sorted(names - wanted)}"
+    for name in names:
+        assert not re.search(r"(^|/)(tests?|build|\.venv|__pycache__|\.pytest_cache|\.hypothesis)/", name), name
+        assert not name.endswith((".pyc", ".pyo")), name
+
+
+def test_archive_within_budget(build) -> None:
+    out, res, _ = build
+    assert res.returncode == 0, res.stdout + res.stderr
+    assert (out / ARCHIVE).stat().st_size <= BUDGET
+    # Only the tar.gz is fetched by the page: pygbag's zip twin is not shipped.
+    assert not list(out.glob("*.apk"))
+
+
+def test_build_leaves_the_source_untouched(build) -> None:
+    """pygbag reformats what it packs when black is importable: the checkout must not change."""
+    _, res, before = build
+    assert res.returncode == 0, res.stdout + res.stderr
+    assert game_sources() == before
+
+
+def test_page_loads_only_the_runtime(build) -> None:
+    out, res, _ = build
+    assert res.returncode == 0, res.stdout + res.stderr
+    page = (out / "index.html").read_text(encoding="utf-8")
+    assert "{{" not in page and "@@" not in page
+    loader = re.search(r'<script src="([^"]+)pythons\.js" type="module"[^>]*data-os="([^"]*)"', page)
+    assert loader, "no pygbag loader script"
+    cdn, features = loader.groups()
+    assert cdn.startswith("https://pygame-web.github.io/cdn/")
+    assert set(features.split(",")) == {"snd", "gui"}, "debug terminal or file widget in data-os"
+    external = re.findall(r'<(?:script|link|img|iframe)\b[^>]*?\b(?:src|href)="(https?://[^"]+)"', page)
+    assert all(u.startswith(cdn) for u in external), external
+    assert "xterm" not in page.replace("xtermjs", "")
+    # Our bootstrap: unpacks the archive, waits for the click, runs main.py.
+    assert 'tarfile.open(fileobj=archive, mode="r:gz")' in page
+    assert "asyncio.run(guarded_site())" in page
+    assert 'width="800" height="580"' in page
+
+
+def test_pages_carry_social_preview(build) -> None:
+    out, res, _ = build
+    assert res.returncode == 0, res.stdout + res.stderr
+    for name in ("index.html", "embed.html"):
+        page = (out / name).read_text(encoding="utf-8")
+        assert '<meta property="og:image" content="https://vram-tetris.example.run.app/og-image.png">' in page, name
+        assert '<meta name="twitter:card" content="summary_large_image">' in page, name
+        assert re.search(r'<meta property="og:title" content="PagedAttention: VRAM Tetris">', page), name
+        assert re.search(r'<meta name="description" content="[^"]{60,}">', page), name
+    embed = (out / "embed.html").read_text(encoding="utf-8")
+    assert re.search(r'<iframe id="game" src="index.html"[^>]*height="600"', embed)
+    png = (out / "og-image.png").read_bytes()
+    assert png[:8] == b"\x89PNG\r\n\x1a\n"
+    assert struct.unpack(">II", png[16:24]) == (1200, 630)
+
+
+def test_main_is_ready_for_pygbag() -> None:
+    source = (ROOT / "main.py").read_text(encoding="utf-8")
+    assert build_web.check_main_source(source) == []
+
+
+def _game(tmp_path: Path, main_src: str, extra: dict[str, str] | None = None) -> Path:
+    src = tmp_path / "src"
+    (src / "engine").mkdir(parents=True)
+    (src / "ui").mkdir()
+    (src / "main.py").write_text(main_src)
+    (src / "engine" / "__init__.py").write_text("")
+    (src / "ui" / "__init__.py").write_text("")
+    for name, text in (extra or {}).items():
+        (src / name).write_text(text)
+    return src
+
+
+GOOD_MAIN = "import asyncio\n\nasync def main():\n    await asyncio.sleep(0)\n\nasyncio.run(main())\n"
+
+
+@pytest.mark.parametrize(
+    ("main_src", "extra", "message"),
+    [
+        ("import numpy\n" + GOOD_MAIN, None, "imports numpy"),
+        ("def f():\n    import numpy.random\n" + GOOD_MAIN, None, "imports numpy"),
+        ("import asyncio\nasyncio.get_event_loop().run_forever()\n", None, "asyncio.run(main())"),
+        (GOOD_MAIN, {"engine/fast.py": "import numpy as np\n"}, "imports numpy at module level"),
+        ("# /// script\n# dependencies = [\"pygame-ce\", \"scipy\"]\n# ///\n" + GOOD_MAIN, None, "PEP 723"),
+    ],
+)
+def test_source_problems_fail_loudly(tmp_path: Path, main_src: str, extra: dict[str, str] | None, message: str) -> None:
+    src = _game(tmp_path, main_src, extra)
+    res = subprocess.run(
+        [web_python(), str(ROOT / "tools" / "build_web.py"), "--pygbag-python", web_python(),
+         "--source", str(src), "--out", str(tmp_path / "out" / "web")],
+        capture_output=True, text=True, timeout=300, cwd=ROOT,
+    )
+    assert res.returncode == 1
+    assert "WEB BUILD FAILED" in res.stderr and message in res.stderr
+
+
+def test_lazy_numpy_in_a_module_is_fine(tmp_path: Path) -> None:
+    src = _game(tmp_path, GOOD_MAIN, {"engine/batch.py": "def run():\n    import numpy as np\n    return np\n"})
+    res = subprocess.run(
+        [web_python(), str(ROOT / "tools" / "build_web.py"), "--pygbag-python", web_python(),
+         "--source", str(src), "--out", str(tmp_path / "out" / "web")],
+        capture_output=True, text=True, timeout=300, cwd=ROOT,
+    )
+    assert res.returncode == 0, res.stdout + res.stderr
+    with tarfile.open(tmp_path / "out" / "web" / ARCHIVE, "r:gz") as tar:
+        assert "assets/engine/batch.py" in tar.getnames()
+
+
+def _tar(path: Path, files: dict[str, bytes]) -> Path:
+    import io
+
+    with tarfile.open(path, "w:gz") as tar:
+        for name, data in files.items():
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+    return path
+
+
+GAME = {"assets/main.py": b"x", "assets/engine/board.py": b"x", "assets/ui/app.py": b"x"}
+
+
+@pytest.mark.parametrize(
+    ("extra", "why"),
+    [
+        ("assets/tests/test_board.py", "tests"),
+        ("assets/engine/__pycache__/board.cpython-312.pyc", "cache"),
+        ("assets/ui/theme.pyc", "compiled bytecode"),
+        ("assets/.venv/lib/site.py", "virtual environment"),
+        ("assets/build/web/index.html", "build output"),
+        ("assets/pyproject.toml", "project file"),
+    ],
+)
+def test_archive_check_rejects_files_that_must_not_ship(tmp_path: Path, extra: str, why: str) -> None:
+    archive = _tar(tmp_path / ARCHIVE, {**GAME, extra: b"x"})
+    with pytest.raises(build_web.BuildError, match=re.escape(f"{extra} ({why})")):
+        build_web.check_archive(archive, BUDGET)
+
+
+def test_archive_check_rejects_oversize_and_incomplete(tmp_path: Path) -> None:
+    big = _tar(tmp_path / "big.tar.gz", {**GAME, "assets/blob.bin": os.urandom(160 * 1024)})
+    with pytest.raises(build_web.BuildError, match="over the 150 KB budget"):
+        build_web.check_archive(big, BUDGET)
+    partial = _tar(tmp_path / "partial.tar.gz", {"assets/main.py": b"x"})
+    with pytest.raises(build_web.BuildError, match="lacks assets/engine/, assets/ui/"):
+        build_web.check_archive(partial, BUDGET)
+
+
+def test_black_in_the_build_environment_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "black").mkdir()
+    (tmp_path / "black" / "__init__.py").write_text("")
+    monkeypatch.setenv("PYTHONPATH", str(tmp_path))
+    with pytest.raises(build_web.BuildError, match="black is importable"):
+        build_web.check_python(web_python())
+
+
+def test_page_check_rejects_debug_terminal_and_foreign_hosts() -> None:
+    cdn = "https://pygame-web.github.io/cdn/0.9.3/"
+    ok = f'<script src="{cdn}pythons.js" type="module" data-os="snd,gui">'
+    assert build_web.first_frame_downloads(ok, cdn, "0.9.3")
+    with pytest.raises(build_web.BuildError, match="debug terminal"):
+        build_web.first_frame_downloads(ok.replace("snd,gui", "vtx,snd,gui"), cdn, "0.9.3")
+    with pytest.raises(build_web.BuildError, match="outside the runtime CDN"):
+        build_web.first_frame_downloads(ok + '<link href="https://fonts.example.com/a.css">', cdn, "0.9.3")
+
+
+@pytest.mark.parametrize("args", [["--budget-kb", "-1"], ["--site-url", "vram.run.app"], ["--out", str(ROOT)], ["--bogus"]])
+def test_bad_usage_exits_2(args: list[str]) -> None:
+    res = subprocess.run([sys.executable, str(ROOT / "tools" / "build_web.py"), *args], capture_output=True, text=True, timeout=60)
+    assert res.returncode == 2
+    assert "usage:" in res.stderr and "Traceback" not in res.stderr

@@ -1,0 +1,185 @@
+"""The production nginx server block, run with Debian's nginx on a loopback port.
+
+The container (Dockerfile) and `./build.sh serve` use web/nginx/default.conf.template; here it
+serves a freshly built bundle and every answer is checked: types, compression, cache headers.
+"""
+
+from __future__ import annotations
+
+import gzip
+import http.client
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tools"))
+
+import serve_web  # noqa: E402
+
+NGINX = serve_web.find_nginx()
+pytestmark = [
+    pytest.mark.skipif(NGINX is None, reason="nginx is not installed (./build.sh test installs it with apt-get)"),
+    pytest.mark.timeout(300),
+]
+ARCHIVE = "vram-tetris.tar.gz"
+
+
+def web_python() -> str:
+    """pygbag's own environment; ./build.sh web-env makes it when missing."""
+    env = os.environ.get("WEB_PYTHON")
+    if env and Path(env).is_file():
+        return env
+    py = ROOT / "build" / "venv-web" / "bin" / "python"
+    if not py.is_file():
+        subprocess.run(["bash", str(ROOT / "build.sh"), "web-env"], check=True, timeout=900)
+    return str(py)
+
+
+@pytest.fixture(scope="module")
+def bundle(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("server") / "web"
+    res = subprocess.run(
+        [web_python(), str(ROOT / "tools" / "build_web.py"), "--pygbag-python", web_python(), "--out", str(out)],
+        capture_output=True, text=True, timeout=600, cwd=ROOT,
+    )
+    assert res.returncode == 0, res.stdout + res.stderr
+    # Files the bundle may hold in other set-ups, to check their types too.
+    (out / "probe.wasm").write_bytes(b"\0asm\1\0\0\0" + b"\0" * 600)
+    (out / "probe.apk").write_bytes(b"PK\3\4" + b"\0" * 600)
+    (out / "probe.js").write_text("console.log('x');\n" * 100)
+    return out
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def server(bundle: Path, tmp_path_factory: pytest.TempPathFactory):
+    prefix = tmp_path_factory.mktemp("nginx")
+    port = free_port()
+    conf = serve_web.write_prefix(prefix, bundle, "127.0.0.1", port)
+    cmd = serve_web.nginx_command(NGINX, prefix, conf)
+    check = subprocess.run(cmd + ["-t"], capture_output=True, text=True, timeout=30)
+    assert check.returncode == 0, check.stderr
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        deadline = time.monotonic() + 15
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                if proc.poll() is not None or time.monotonic() > deadline:
+                    err = (prefix / "error.log").read_text() if (prefix / "error.log").exists() else ""
+                    pytest.fail(f"nginx did not start: {err}")
+                time.sleep(0.1)
+        yield port
+    finally:
+        proc.send_signal(signal.SIGQUIT)
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(timeout=10)
+
+
+def get(port: int, path: str, headers: dict[str, str] | None = None) -> tuple[http.client.HTTPResponse, bytes]:
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    try:
+        conn.request("GET", path, headers=headers or {})
+        resp = conn.getresponse()
+        return resp, resp.read()
+    finally:
+        conn.close()
+
+
+def test_index_is_html_never_cached_and_compressed(server: int, bundle: Path) -> None:
+    resp, body = get(server, "/", {"Accept-Encoding": "gzip"})
+    assert resp.status == 200
+    assert resp.getheader("Content-Type") == "text/html; charset=utf-8"
+    assert resp.getheader("Cache-Control") == "no-cache"
+    assert resp.getheader("Content-Encoding") == "gzip"
+    assert "Accept-Encoding" in (resp.getheader("Vary") or "")
+    assert resp.getheader("ETag")
+    assert gzip.decompress(body) == (bundle / "index.html").read_bytes()
+
+
+def test_index_plain_for_clients_without_gzip(server: int, bundle: Path) -> None:
+    resp, body = get(server, "/index.html")
+    assert resp.status == 200
+    assert resp.getheader("Content-Encoding") is None
+    assert body == (bundle / "index.html").read_bytes()
+    assert resp.getheader("X-Content-Type-Options") == "nosniff"
+
+
+def test_archive_is_gzip_data_not_gzip_encoded(server: int, bundle: Path) -> None:
+    """A Content-Encoding would make the browser unpack it before Python's tarfile reads it."""
+    resp, body = get(server, f"/{ARCHIVE}", {"Accept-Encoding": "gzip, br"})
+    assert resp.status == 200
+    assert resp.getheader("Content-Type") == "application/gzip"
+    assert resp.getheader("Content-Encoding") is None
+    assert body == (bundle / ARCHIVE).read_bytes()
+    cache = resp.getheader("Cache-Control") or ""
+    assert "max-age=300" in cache and "must-revalidate" in cache
+    etag = resp.getheader("ETag")
+    assert etag
+    again, body2 = get(server, f"/{ARCHIVE}", {"If-None-Match": etag})
+    assert again.status == 304 and body2 == b""
+
+
+@pytest.mark.parametrize(
+    ("path", "ctype", "compressed"),
+    [
+        ("/embed.html", "text/html; charset=utf-8", True),
+        ("/favicon.png", "image/png", False),
+        ("/og-image.png", "image/png", False),
+        ("/probe.wasm", "application/wasm", True),
+        ("/probe.apk", "application/vnd.android.package-archive", False),
+        ("/probe.js", "application/javascript; charset=utf-8", True),
+    ],
+)
+def test_types_and_compression(server: int, path: str, ctype: str, compressed: bool) -> None:
+    resp, _ = get(server, path, {"Accept-Encoding": "gzip"})
+    assert resp.status == 200, path
+    assert resp.getheader("Content-Type") == ctype
+    assert (resp.getheader("Content-Encoding") == "gzip") is compressed
+    assert resp.getheader("Cache-Control")
+
+
+def test_missing_file_is_404(server: int) -> None:
+    resp, _ = get(server, "/nope.js")
+    assert resp.status == 404
+
+
+def test_server_header_hides_version(server: int) -> None:
+    resp, _ = get(server, "/")
+    assert resp.getheader("Server") == "nginx"
+    assert resp.getheader("X-Frame-Options") is None  # Dev.to must be able to frame the game
+
+
+def test_container_uses_the_same_server_block() -> None:
+    """The image's entrypoint substitutes every defined environment variable: only ours appear."""
+    dockerfile = (ROOT / "Dockerfile").read_text()
+    assert "COPY web/nginx/default.conf.template /etc/nginx/templates/default.conf.template" in dockerfile
+    assert re.search(r"ENV PORT=8080", dockerfile) and "WEB_ROOT=/usr/share/nginx/html" in dockerfile
+    template = serve_web.SITE_TEMPLATE.read_text()
+    body = "\n".join(line.split("#", 1)[0] for line in template.splitlines())
+    assert set(re.findall(r"\$\{(\w+)\}", body)) == {"PORT", "WEB_ROOT"}
+    # Plain $NAME forms are nginx variables: none may collide with a typical environment variable.
+    assert not set(re.findall(r"\$([A-Z_]+)\b", body)) - {"PORT", "WEB_ROOT"}
+
+
+def test_dockerignore_keeps_the_image_build_small() -> None:
+    ignored = {line.strip() for line in (ROOT / ".dockerignore").read_text().splitlines() if line.strip() and not line.startswith("#")}
+    assert {".git", ".venv", "build", "tests", "test-output"} <= ignored
