@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from .pieces import Footprint
 from .rules import HEIGHT, HIDDEN, WIDTH
 
 Cell = tuple[int, int]
@@ -48,13 +49,19 @@ class Board:
             grid[y][x] = owner
             masks[y] |= 1 << x
 
-    def fits(self, shape: tuple[Cell, ...], x: int, y: int) -> bool:
-        grid = self.grid
-        for cx, cy in shape:
-            px = x + cx
-            py = y + cy
-            if px < 0 or px >= WIDTH or py < 0 or py >= HEIGHT or grid[py][px]:
-                return False
+    def fits(self, fp: Footprint, x: int, y: int) -> bool:
+        """Whether a shape (as its footprint) at (x, y) lies inside the board on free cells."""
+        if x + fp.min_dx < 0 or x + fp.max_dx >= WIDTH or y + fp.min_dy < 0 or y + fp.max_dy >= HEIGHT:
+            return False
+        masks = self.masks
+        if x >= 0:
+            for dy, bits in fp.rows:
+                if masks[y + dy] & (bits << x):
+                    return False
+        else:
+            for dy, bits in fp.rows:
+                if masks[y + dy] & (bits >> -x):
+                    return False
         return True
 
     def drop_distance(self, columns: tuple[tuple[int, int, int, int], ...], x: int, y: int,

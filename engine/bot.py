@@ -16,8 +16,8 @@ from dataclasses import dataclass
 
 from .board import Board
 from .game import Game, Input
-from .pieces import COLUMNS, PIECES, Kind
-from .rotation import kicks
+from .pieces import COLUMNS, FOOTPRINTS, PIECES, Kind
+from .rotation import KICKS
 from .rules import HEIGHT, WIDTH
 
 FULL = (1 << WIDTH) - 1
@@ -95,7 +95,7 @@ def _clear(masks: list[int]) -> tuple[list[int], int]:
 
 def _reachable(board: Board, kind: Kind, rot: int, x: int, y: int):
     """Yield (rotation, turns, x_at_turn, y) for each rotation reachable from the current pose."""
-    shapes = PIECES[kind].rotations
+    shapes = FOOTPRINTS[kind]
     targets = [0] if kind is Kind.O else [0, 1, 2, 3]
     for target in targets:
         diff = (target - rot) % 4
@@ -107,7 +107,7 @@ def _reachable(board: Board, kind: Kind, rot: int, x: int, y: int):
         r, cx, cy, ok = rot, x, y, True
         for t in turns:
             to = (r + (1 if t is Input.ROTATE_CW else -1)) % 4
-            for kx, ky in kicks(kind, r, to):
+            for kx, ky in KICKS[kind][(r, to)]:
                 if board.fits(shapes[to], cx + kx, cy + ky):
                     r, cx, cy = to, cx + kx, cy + ky
                     break
@@ -161,15 +161,17 @@ class Bot:
         profiles = COLUMNS[a.kind]
         can_split = game.split_ready
         plans: list[Plan] = []
+        footprints = FOOTPRINTS[a.kind]
         for rot, turns, rx, ry in _reachable(board, a.kind, a.rotation, a.x, a.y):
             shape = shapes[rot]
+            fp = footprints[rot]
             xs = [rx]
             x = rx - 1
-            while board.fits(shape, x, ry):
+            while board.fits(fp, x, ry):
                 xs.append(x)
                 x -= 1
             x = rx + 1
-            while board.fits(shape, x, ry):
+            while board.fits(fp, x, ry):
                 xs.append(x)
                 x += 1
             for x in xs:

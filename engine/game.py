@@ -15,9 +15,9 @@ from . import events as ev
 from . import rules as R
 from .bag import SevenBag
 from .board import Board, Cell
-from .pieces import COLUMNS, PIECES, Kind
+from .pieces import COLUMNS, FOOTPRINTS, PIECES, Kind
 from .reports import RunReport
-from .rotation import kicks
+from .rotation import KICKS
 from .telemetry import Telemetry, ThroughputWindow, fragmentation, paging_efficiency
 
 MODES = ("contiguous", "paged")
@@ -252,7 +252,7 @@ class Game:
 
     def _shift(self, dx: int, dy: int) -> bool:
         a = self.active
-        if a is None or not self.board.fits(a.shape, a.x + dx, a.y + dy):
+        if a is None or not self.board.fits(FOOTPRINTS[a.kind][a.rotation], a.x + dx, a.y + dy):
             return False
         a.x += dx
         a.y += dy
@@ -270,9 +270,9 @@ class Game:
         if a is None:
             return
         to = (a.rotation + direction) % 4
-        shape = PIECES[a.kind].rotations[to]
+        shape = FOOTPRINTS[a.kind][to]
         fits = self.board.fits
-        for i, (kx, ky) in enumerate(kicks(a.kind, a.rotation, to)):
+        for i, (kx, ky) in enumerate(KICKS[a.kind][(a.rotation, to)]):
             if fits(shape, a.x + kx, a.y + ky):
                 a.x += kx
                 a.y += ky
@@ -360,13 +360,14 @@ class Game:
         if a is None:
             return
         fits = self.board.fits
-        if fits(a.shape, a.x, a.y + 1):
+        shape = FOOTPRINTS[a.kind][a.rotation]
+        if fits(shape, a.x, a.y + 1):
             self._gravity_acc += dt
             step = R.gravity_ms(self.level)
             while self._gravity_acc >= step:
                 self._gravity_acc -= step
                 self._shift(0, 1)
-                if not fits(a.shape, a.x, a.y + 1):
+                if not fits(shape, a.x, a.y + 1):
                     self._gravity_acc = 0.0
                     break
         else:
@@ -387,26 +388,21 @@ class Game:
         self._gravity_acc = 0.0
         self._lock_timer = 0.0
         self._lock_resets = 0
-        if not self.board.fits(a.shape, a.x, a.y):
+        shape = FOOTPRINTS[kind][0]
+        if not self.board.fits(shape, a.x, a.y):
             self.active = None
             self._oom(request_id, kind, "no free range at the spawn point: the request cannot be admitted")
             return
-        if self.board.fits(a.shape, a.x, a.y + 1):
+        if self.board.fits(shape, a.x, a.y + 1):
             a.y += 1  # guideline: a new piece drops one row at once if it can
         self._lowest_y = a.y
         self.active = a
-
-    def _place(self, request_id: int, cells: list[Cell]) -> None:
-        self.board.place(cells, request_id)
-        self._live[request_id] = self._live.get(request_id, 0) + len(cells)
-        self._stats = None
 
     def _lock(self, drop_cells: int) -> None:
         a = self.active
         assert a is not None
         cells = a.cells()
-        sealed = self._newly_sealed(a)
-        self._place(a.request_id, cells)
+        sealed = self._commit_cells(a, cells)
         self.active = None
         if all(y < R.HIDDEN for _, y in cells):
             self._oom(a.request_id, a.kind, "request committed entirely above VRAM: the stack hit the ceiling")
@@ -416,18 +412,36 @@ class Game:
                                                 points, sealed, drop_cells)))
         self._after_commit(a, rows, tokens, points)
 
-    def _newly_sealed(self, a: Active) -> int:
-        """Visible free cells this piece covers for the first time in their columns."""
-        tops = self._tops()
-        sealed = 0
-        for cx, top_dy, _, count in COLUMNS[a.kind][a.rotation]:
-            old = tops[a.x + cx]
+    def _commit_cells(self, a: Active, cells: list[Cell]) -> int:
+        """Write a whole piece and bring the cached counts up to date without a rescan.
+
+        Returns the visible free cells the piece newly seals. Per column, a tetromino's cells
+        are contiguous, so its column profile says everything: cells above the old column top
+        seal the free run between them and it; cells below it fill cells that were sealed.
+        """
+        occupied, sealed_total, tops = self._stats or self.board.stats()
+        tops = tops[:]
+        hidden = R.HIDDEN
+        sealed = filled = visible = 0
+        for cx, top_dy, bottom_dy, count in COLUMNS[a.kind][a.rotation]:
+            x = a.x + cx
+            old = tops[x]
             top = a.y + top_dy
+            bottom = a.y + bottom_dy
+            visible += count if top >= hidden else max(0, bottom - hidden + 1)
             if top < old:
-                lo = top + 1 if top + 1 > R.HIDDEN else R.HIDDEN
+                tops[x] = top
+                lo = top + 1 if top + 1 > hidden else hidden
                 if old > lo:
                     inside = count - (lo - top)
                     sealed += old - lo - (inside if inside > 0 else 0)
+            else:
+                lo = max(top, old + 1, hidden)
+                if bottom >= lo:
+                    filled += bottom - lo + 1
+        self.board.place(cells, a.request_id)
+        self._live[a.request_id] = self._live.get(a.request_id, 0) + len(cells)
+        self._stats = (occupied + visible, sealed_total + sealed - filled, tops)
         return sealed
 
     def _split(self) -> None:
@@ -459,7 +473,7 @@ class Game:
         self.charge = 0.0
         placed = [c for _, c in entries]
         self._live[a.request_id] = self._live.get(a.request_id, 0) + len(placed)
-        self._stats = None
+        self._stats = None  # pages land anywhere: recount
         self.active = None
         if not placed or all(y < R.HIDDEN for _, y in placed):
             self._oom(a.request_id, a.kind, "no page frame left in VRAM for the split request")
@@ -477,6 +491,7 @@ class Game:
         rows = board.full_rows(rows_touched)
         if not rows:
             return 0, 0, 0, rows
+        self._stats = None
         live = self._live
         for rid in board.clear_rows(rows):
             left = live[rid] - 1

@@ -83,3 +83,28 @@ def _columns(cells: Cells) -> tuple[tuple[int, int, int, int], ...]:
 COLUMNS: dict[Kind, tuple[tuple[tuple[int, int, int, int], ...], ...]] = {
     k: tuple(_columns(cells) for cells in p.rotations) for k, p in PIECES.items()
 }
+
+
+@dataclass(frozen=True, slots=True)
+class Footprint:
+    """A shape as row bitmasks, for collision tests against the board's row masks."""
+
+    rows: tuple[tuple[int, int], ...]  # (dy, bits of the occupied dx in that row)
+    min_dx: int
+    max_dx: int
+    min_dy: int
+    max_dy: int
+
+
+def footprint(cells: Cells) -> Footprint:
+    rows: dict[int, int] = {}
+    for x, y in cells:
+        rows[y] = rows.get(y, 0) | (1 << x)
+    xs = [x for x, _ in cells]
+    return Footprint(tuple(sorted(rows.items())), min(xs), max(xs), min(rows), max(rows))
+
+
+# FOOTPRINTS[kind][rotation], derived once from PIECES.
+FOOTPRINTS: dict[Kind, tuple[Footprint, ...]] = {
+    k: tuple(footprint(cells) for cells in p.rotations) for k, p in PIECES.items()
+}

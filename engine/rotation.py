@@ -42,3 +42,9 @@ def kicks(kind: Kind, from_state: int, to_state: int) -> tuple[Kick, ...]:
         return O_KICKS
     table = I_KICKS if kind is Kind.I else JLSTZ_KICKS
     return table[(from_state, to_state)]
+
+
+# KICKS[kind][(from, to)]: the same answers, looked up once instead of per turn.
+KICKS: dict[Kind, dict[tuple[int, int], tuple[Kick, ...]]] = {
+    k: {pair: kicks(k, *pair) for pair in JLSTZ_KICKS} for k in Kind
+}

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from engine import PIECES, Board, Game, Kind
+from engine.pieces import FOOTPRINTS
 from engine.game import Active, Request
 
 
@@ -26,7 +27,7 @@ def put_piece(game: Game, kind: Kind, rotation: int = 0, x: int | None = None,
     rid = game.active.request_id
     game.requests[rid] = Request(rid, kind)
     if y is None:
-        shape = p.rotations[rotation]
+        shape = FOOTPRINTS[kind][rotation]
         y = p.spawn_y + game.board.fits(shape, p.spawn_x if x is None else x, p.spawn_y + 1)
     game.active = Active(kind, rotation, p.spawn_x if x is None else x, y, rid)
     return game.active

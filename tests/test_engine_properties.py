@@ -62,3 +62,17 @@ def test_same_seed_and_inputs_same_run(seed, mode, program):
         texts = [e.text for dt, inputs in program for e in game.update(dt, inputs)]
         return texts, game.board.grid, game.score
     assert run() == run()
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 2**32), mode=st.sampled_from(MODES), program=steps)
+def test_cached_counts_match_a_full_recount(seed, mode, program):
+    game = Game(seed=seed, mode=mode)
+    for dt, inputs in program:
+        game.update(dt, inputs)
+        occupied, sealed, tops = game.board.stats()
+        assert game.board_stats() == (occupied, sealed)
+        if game._stats is not None:
+            assert game._stats[2] == tops
+        if game.over:
+            break
