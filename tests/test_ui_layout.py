@@ -58,3 +58,11 @@ def test_text_cache_reuses_surfaces():
     for i in range(10):
         cache.render(str(i), 14, (1, 2, 3))
     assert len(cache) <= 4
+
+
+def test_bundled_font_is_small_and_loads():
+    canvas()
+    assert theme.FONT_FILE.is_file() and theme.FONT_FILE.stat().st_size < 40_000
+    f = theme.font(theme.SMALL)
+    # The bundled face, not the fallback: DejaVu's line height at 13 px is 16 px.
+    assert f.get_linesize() == 16

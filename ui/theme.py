@@ -5,11 +5,11 @@ Piece colours are not here: they come from engine.pieces (PIECES[kind].colour).
 from __future__ import annotations
 
 from functools import lru_cache
+from pathlib import Path
 
 import pygame
 
-# Logical canvas. The page scales it into a 680 x 600 iframe (factor 0.85), so
-# the smallest text, 14 px here, stays above 11 px on screen.
+# Logical canvas. The page scales it into a 680 x 600 iframe (factor 0.85).
 CANVAS_W = 800
 CANVAS_H = 580
 CANVAS_SIZE = (CANVAS_W, CANVAS_H)
@@ -42,27 +42,34 @@ OVERLAY_DIM = (0, 0, 0, 170)
 
 LEVEL_COLOURS: dict[str, Colour] = {"INFO": CYAN, "WARN": AMBER, "ERROR": RED}
 
-# Text sizes are the em height in logical pixels; 14 is the floor.
-MIN_TEXT_PX = 14
-SMALL = 14
-BODY = 16
-LARGE = 20
-TITLE = 30
-HUGE = 44
+# Text sizes in logical pixels. 13 px is the floor: scaled by EMBED_SCALE into the
+# article's iframe it is still 11 px on screen.
+MIN_TEXT_PX = 13
+SMALL = 13
+BODY = 15
+LARGE = 19
+TITLE = 28
+HUGE = 40
 
-# pygame's default font renders at 0.6875 of the size it is asked for.
+# A 14 KB subset of DejaVu Sans Condensed Bold: crisp at small sizes, narrow enough for
+# the console columns, and the same on desktop and in the browser.
+FONT_FILE = Path(__file__).resolve().parent / "fonts" / "DejaVuSansCondensed-Bold.ttf"
+# pygame's built-in font, the fallback, renders at 0.6875 of the size asked for.
 _DEFAULT_FONT_RATIO = 0.6875
 
 
 @lru_cache(maxsize=None)
 def font(size: int) -> pygame.font.Font:
-    """The game font at `size` logical pixels (em), never smaller than MIN_TEXT_PX.
+    """The game font at `size` logical pixels, never smaller than MIN_TEXT_PX.
 
-    pygame.font.Font(None, ...) works on desktop and in the browser alike.
+    Falls back to pygame's built-in font if the bundled file cannot be read.
     Call `font.cache_clear()` after re-initialising pygame.font.
     """
     px = max(MIN_TEXT_PX, int(size))
-    return pygame.font.Font(None, round(px / _DEFAULT_FONT_RATIO))
+    try:
+        return pygame.font.Font(FONT_FILE, px)
+    except (OSError, pygame.error):
+        return pygame.font.Font(None, round(px / _DEFAULT_FONT_RATIO))
 
 
 def mix(a: Colour, b: Colour, t: float) -> Colour:

@@ -93,6 +93,10 @@ class TitleScene(Scene):
         if self.start_button.contains(pos) or pygame.Rect(L.BOARD).collidepoint(pos):
             self.start()
             return
+        b = hit(self.app.view.header, pos)
+        if b is not None and b.name in ("help", "mute"):
+            self.command(Command.HELP if b.name == "help" else Command.MUTE)
+            return
         b = hit(self.side_buttons, pos)
         if b is not None:
             self.command({"help": Command.HELP, "lab": Command.LAB, "cards": Command.TOGGLE_CARDS,
