@@ -22,6 +22,7 @@ Colour = tuple[int, int, int]
 
 THROUGHPUT_FULL = 320.0  # tokens/s that fills the throughput bar
 FRAG_ALERT = 0.30  # fragmentation at which its card pulses
+VRAM_ALERT = 0.80  # utilisation at which the board frame pulses red
 HIDDEN = 2
 
 CONTROL_LABELS: dict[str, tuple[str, str]] = {
@@ -36,8 +37,8 @@ CONTROL_LABELS: dict[str, tuple[str, str]] = {
 }
 
 MODE_NOTES: dict[str, str] = {
-    "contiguous": "Each request needs one unbroken range; gaps under blocks are lost.",
-    "paged": "Shift/P splits a request into 1x1 pages that fill any free block.",
+    "contiguous": "Requests stay whole: holes are lost.",
+    "paged": "Shift/P splits requests into 1x1 pages.",
 }
 
 STAT_TITLES = ("VRAM USED", "FRAGMENTATION", "THROUGHPUT", "PAGING EFF.")
@@ -209,6 +210,12 @@ class ConsoleView:
         if session.cards is not None:
             session.cards.draw(surface, self.text)
         self._draw_board(surface, session, state)
+        if tele.utilisation > VRAM_ALERT:
+            # Close to OOM: the board's frame throbs red.
+            p = pulse(state.clock_ms, 650)
+            frame = pygame.Rect(L.BOARD).inflate(8, 8)
+            pygame.draw.rect(surface, theme.mix(theme.PANEL_EDGE, theme.RED, 0.4 + 0.6 * p), frame, 2,
+                             border_radius=4)
         self._draw_score(surface, game, state)
         self._draw_hold_next(surface, game)
         self._draw_split(surface, game, state)
@@ -255,8 +262,7 @@ class ConsoleView:
             b.draw(surface, self.text, active=(b.name == mode), hover=hover,
                    accent=theme.MAGENTA if b.name == "paged" else theme.CYAN)
         x, y, w, _ = L.MODE_NOTE
-        for i, line in enumerate(self.wrap(MODE_NOTES[mode], theme.SMALL, w)[:2]):
-            self.text.blit(surface, line, theme.SMALL, theme.TEXT_DIM, (x, y + i * 15))
+        self.text.blit(surface, fit(MODE_NOTES[mode], theme.SMALL, w), theme.SMALL, theme.TEXT_DIM, (x, y))
 
     # ------------------------------------------------------------------ board
     def _draw_board(self, surface: pygame.Surface, session: GameSession, state: ViewState) -> None:

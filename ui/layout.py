@@ -36,12 +36,12 @@ STATS: tuple[RectT, RectT, RectT, RectT] = (
     (MARGIN + STAT_CARD_W + STAT_GAP, TOP + STAT_CARD_H + STAT_GAP, STAT_CARD_W, STAT_CARD_H),
 )
 RESIDENT: RectT = (MARGIN, 168, 270, 20)
-MODE_PANEL: RectT = (MARGIN, 192, 270, 78)
+MODE_PANEL: RectT = (MARGIN, 192, 270, 70)
 MODE_CONTIGUOUS_BTN: RectT = (MARGIN + 6, 214, 126, 26)
 MODE_PAGED_BTN: RectT = (MARGIN + 138, 214, 126, 26)
-MODE_NOTE: RectT = (MARGIN + 6, 243, 258, 26)
-LOG: RectT = (MARGIN, 276, 270, 214)
-CARD: RectT = (MARGIN, 276, 270, 132)  # teaching cards sit over the top of the log
+MODE_NOTE: RectT = (MARGIN + 6, 244, 258, 16)
+LOG: RectT = (MARGIN, 268, 270, 222)
+CARD: RectT = (MARGIN, 268, 270, 132)  # teaching cards sit over the top of the log
 
 # Right column.
 SCORE: RectT = (520, TOP, 270, 70)

@@ -83,10 +83,10 @@ class PlayScene(Scene):
         elif t in (pygame.MOUSEMOTION, pygame.MOUSEBUTTONDOWN, pygame.MOUSEBUTTONUP):
             if t == pygame.MOUSEMOTION:
                 self.state.hover = event.pos
-            if getattr(event, "touch", False) and self.fingers_seen:
-                pass  # the finger events already did it
-            elif t == pygame.MOUSEBUTTONDOWN and event.button == 1:
-                self.pointer_down(event.pos, "mouse")
+            if t == pygame.MOUSEBUTTONDOWN and event.button == 1:
+                # A touch also arrives as a mouse copy: its finger already holds the controls.
+                copy = bool(getattr(event, "touch", False)) and self.fingers_seen
+                self.pointer_down(event.pos, "mouse", controls=not copy)
             elif t == pygame.MOUSEBUTTONUP and event.button == 1:
                 self.pointer_up("mouse")
         if self.app.top is self:
@@ -97,7 +97,9 @@ class PlayScene(Scene):
         pos = (int(event.x * CANVAS_SIZE[0]), int(event.y * CANVAS_SIZE[1]))
         pid = ("finger", getattr(event, "touch_id", 0), event.finger_id)
         if event.type == pygame.FINGERDOWN:
-            self.pointer_down(pos, pid)
+            b = hit(self.app.view.controls, pos)
+            if b is not None:
+                self._hold_control(pid, b.name)
         elif event.type == pygame.FINGERUP:
             self.pointer_up(pid)
 
@@ -124,7 +126,8 @@ class PlayScene(Scene):
     def _log_notice(self, text: str) -> None:
         self.session.log.add(self.game.time_ms, "WARN", f"[UI] {text}")
 
-    def pointer_down(self, pos: tuple[int, int], pointer: object = "mouse") -> None:
+    def pointer_down(self, pos: tuple[int, int], pointer: object = "mouse", controls: bool = True) -> None:
+        """Mouse (or a touch's mouse copy): header, mode and card buttons, and the controls."""
         view = self.app.view
         b = hit(view.header, pos)
         if b is not None:
@@ -141,13 +144,17 @@ class PlayScene(Scene):
             return
         b = hit(view.controls, pos)
         if b is not None:
-            self.pointer_up(pointer)
-            self.held_controls[pointer] = b.name
-            self.state.pressed.add(b.name)
-            self.mapper.press(b.name)
+            if controls:
+                self._hold_control(pointer, b.name)
             return
         if self.cards.contains(pos):
             self.cards.dismiss()
+
+    def _hold_control(self, pointer: object, name: str) -> None:
+        self.pointer_up(pointer)
+        self.held_controls[pointer] = name
+        self.state.pressed.add(name)
+        self.mapper.press(name)
 
     def pointer_up(self, pointer: object = "mouse") -> None:
         name = self.held_controls.pop(pointer, None)
