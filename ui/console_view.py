@@ -92,6 +92,7 @@ class ConsoleView:
         self._layer = pygame.Surface((L.BOARD[2], L.BOARD[3])).convert()
         self._layer_owner: GameSession | None = None
         self._layer_key: object = None
+        self._toast_plate = pygame.Surface((1, 1)).convert()
         self._table: pygame.Surface | None = None
 
     def wrap(self, text: str, size: int, width: int) -> list[str]:
@@ -298,6 +299,24 @@ class ConsoleView:
         surface.fblits(blits)
         if fx.landings or fx.clears or fx.cascades or fx.highlight is not None:
             self._draw_effects(surface, session, bx, by, state)
+        if fx.toasts:
+            self._draw_toast(surface, fx.toasts[-1])
+
+    def _draw_toast(self, surface: pygame.Surface, toast) -> None:
+        """A word rising over the board and fading out."""
+        p = toast.age / toast.duration
+        label = self.text.render(toast.text, theme.LARGE, toast.colour)
+        box = label.get_rect(center=(L.BOARD[0] + L.BOARD[2] // 2, L.BOARD[1] + 150 - int(30 * p)))
+        plate = box.inflate(18, 10)
+        alpha = 255 if p < 0.7 else int(255 * (1 - p) / 0.3)
+        shade = self._toast_plate
+        if shade.get_size() != plate.size:
+            shade = self._toast_plate = pygame.Surface(plate.size).convert()
+        shade.fill((6, 8, 18))
+        pygame.draw.rect(shade, toast.colour, shade.get_rect(), 1)
+        shade.blit(label, label.get_rect(center=shade.get_rect().center))
+        shade.set_alpha(None if alpha >= 255 else max(0, alpha))
+        surface.blit(shade, plate)
 
     def _render_layer(self, session: GameSession, hidden: frozenset[tuple[int, int]]) -> None:
         """The board well with every committed block, redrawn only when the board changes."""
@@ -388,10 +407,10 @@ class ConsoleView:
         nx, ny, nw, _ = L.NEXT
         for i, kind in enumerate(game.next_queue[:3]):
             cy = ny + 38 + i * 32
-            mini = self.mini_piece(kind, 10)
-            surface.blit(mini, mini.get_rect(center=(nx + 24, cy)))
-            name = fit(PIECES[kind].name, theme.SMALL, nw - 50)
-            t.blit(surface, name, theme.SMALL, theme.TEXT if i == 0 else theme.TEXT_DIM, (nx + 44, cy), "midleft")
+            mini = self.mini_piece(kind, 9)
+            surface.blit(mini, mini.get_rect(center=(nx + 26, cy)))
+            name = fit(PIECES[kind].name, theme.SMALL, nw - 54)
+            t.blit(surface, name, theme.SMALL, theme.TEXT if i == 0 else theme.TEXT_DIM, (nx + 50, cy), "midleft")
 
     def _draw_split(self, surface: pygame.Surface, game, state: ViewState) -> None:
         t = self.text

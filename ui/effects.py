@@ -10,6 +10,7 @@ CASCADE_MS = 420.0  # pages falling to their physical blocks after a split
 CLEAR_MS = 380.0  # garbage-collected rows flashing out
 HIGHLIGHT_MS = 2600.0  # block-table cells outlined on the board
 LAND_MS = 160.0  # brief glow where a request was committed
+TOAST_MS = 1300.0  # a word over the board: level up, a big clear, OOM
 
 
 @dataclass
@@ -58,6 +59,14 @@ class Landing:
 
 
 @dataclass
+class Toast:
+    text: str
+    colour: Colour
+    age: float = 0.0
+    duration: float = TOAST_MS
+
+
+@dataclass
 class Effects:
     """All running board animations; advanced by the fixed step."""
 
@@ -65,10 +74,11 @@ class Effects:
     clears: list[RowClear] = field(default_factory=list)
     highlight: Highlight | None = None
     landings: list[Landing] = field(default_factory=list)
+    toasts: list[Toast] = field(default_factory=list)
     shake: float = 0.0  # ms of board shake left (crash)
 
     def advance(self, dt: float) -> None:
-        for group in (self.cascades, self.clears, self.landings):
+        for group in (self.cascades, self.clears, self.landings, self.toasts):
             for fx in group:
                 fx.age += dt
             group[:] = [fx for fx in group if fx.age < fx.duration]
@@ -90,5 +100,6 @@ class Effects:
         self.cascades.clear()
         self.clears.clear()
         self.landings.clear()
+        self.toasts.clear()
         self.highlight = None
         self.shake = 0.0

@@ -10,7 +10,7 @@ from typing import Protocol
 from engine import PIECES, Game, Input, Kind
 from engine import events as ev
 from ui.cards import CardDeck
-from ui.effects import Cascade, Effects, Highlight, Landing, RowClear
+from ui.effects import Cascade, Effects, Highlight, Landing, RowClear, Toast
 from ui.layout import LOG
 from ui.log_console import LogConsole
 
@@ -96,16 +96,29 @@ class GameSession:
                 self._start_cascade(e.block_table)
             elif isinstance(e, ev.LinesCleared):
                 self._start_clear(e.rows, locked_cells)
+                if e.count >= 2:
+                    self.toast(f"{e.count} ROWS FREED  +{e.tokens} tok", (60, 240, 150))
                 if not split_now:
                     self._follow_clear(e.rows)
             elif isinstance(e, ev.Oom):
                 self.effects.shake = CRASH_SHAKE_MS
+                self.toast("CUDA OOM", (255, 64, 88), 2000.0)
+            elif isinstance(e, ev.Victory):
+                self.toast("ALL SERVED", (60, 240, 150), 2000.0)
+            elif isinstance(e, ev.LevelUp):
+                self.toast(f"LEVEL {e.level_now}", (0, 229, 255))
+            elif isinstance(e, ev.Warning) and e.code == "vram_high":
+                self.toast("VRAM > 80 %", (255, 190, 40))
             if not is_noise(e):
                 self.log.add(self.game.time_ms, e.level, e.text)
             if self.cards is not None:
                 self.cards.observe(e)
         if self.sound is not None and events:
             self.sound.play_events(events)  # one sound per kind of event in a step
+
+    def toast(self, text: str, colour: Colour, duration: float = 1300.0) -> None:
+        """A short word over the board; a newer toast replaces an older one."""
+        self.effects.toasts[:] = [Toast(text, colour, duration=duration)]
 
     def colour_of(self, request_id: int) -> Colour:
         kind = self.kinds.get(request_id)
