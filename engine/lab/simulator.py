@@ -195,6 +195,7 @@ class Simulator:
         self.version = 0
         self.sum_u = 0
         self.finished = 0
+        self.completed: set[int] = set()
         self.preemptions = 0
         self.totals = _Totals()
         self.window_closed = False
@@ -313,6 +314,7 @@ class Simulator:
         self._remove(rid)
         del self.generated[rid]
         self.finished += 1
+        self.completed.add(rid)
 
     def _preempt(self, rid: int) -> None:
         run = self._remove(rid)
