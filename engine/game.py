@@ -405,6 +405,8 @@ class Game:
         sealed = self._commit_cells(a, cells)
         self.active = None
         if all(y < R.HIDDEN for _, y in cells):
+            self._ev.append(ev.Locked(ev.LockResult(a.request_id, a.kind, tuple(cells), 0, 0, 0,
+                                                    sealed, drop_cells)))
             self._oom(a.request_id, a.kind, "request committed entirely above VRAM: the stack hit the ceiling")
             return
         lines, tokens, points, rows = self._collect({y for _, y in cells})
@@ -476,6 +478,8 @@ class Game:
         self._stats = None  # pages land anywhere: recount
         self.active = None
         if not placed or all(y < R.HIDDEN for _, y in placed):
+            self.block_table = ev.BlockTable(a.request_id, a.kind, tuple(entries), tuple(entries))
+            self._ev.append(ev.PageSplit(self.block_table, holes))
             self._oom(a.request_id, a.kind, "no page frame left in VRAM for the split request")
             return
         lines, tokens, points, rows = self._collect({y for _, y in placed})
