@@ -67,7 +67,7 @@ def font(size: int) -> pygame.font.Font:
     """
     px = max(MIN_TEXT_PX, int(size))
     try:
-        return pygame.font.Font(FONT_FILE, px)
+        return pygame.font.Font(str(FONT_FILE), px)
     except (OSError, pygame.error):
         return pygame.font.Font(None, round(px / _DEFAULT_FONT_RATIO))
 
