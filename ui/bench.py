@@ -9,7 +9,6 @@ import statistics
 import tempfile
 import time
 
-from engine import Input
 from ui import theme
 from ui.headless import init_display, make_app
 from ui.play_scene import PlayScene

@@ -71,7 +71,7 @@ def force_victory(play, seed: int) -> bool:
 
 def build(app: GameApp, opts: Options, seed: int) -> None:
     """Put the requested scene on the app's stack after `opts.frames` steps."""
-    from ui.overlays import HelpScene, PauseScene
+    from ui.overlays import HelpScene
     from ui.play_scene import PlayScene
     from ui.title_scene import TitleScene
 

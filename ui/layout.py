@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pygame
 
-from ui.theme import CANVAS_H, CANVAS_W
+from ui.theme import CANVAS_W
 
 RectT = tuple[int, int, int, int]
 
