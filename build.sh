@@ -99,7 +99,7 @@ case "$cmd" in
     # pygbag's test server packs and serves the staged game and proxies its CDN.
     build_web
     "$WEB_VENV/bin/python" -m pygbag --template web/vram-tetris.tmpl --icon web/favicon.png \
-      --title "PagedAttention: VRAM Tetris" --width 800 --height 580 --can_close 1 "$@" build/stage/vram-tetris
+      --title "PagedAttention: VRAM Tetris" --width 800 --height 580 --can_close 1 --no_opt "$@" build/stage/vram-tetris
     ;;
   *) usage ;;
 esac

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import gzip
 import html
 import json
 import os
@@ -201,6 +202,9 @@ def pygbag_build(py: str, app: Path, timeout: float, cdn: str | None, logfile: P
         "--template", str(TEMPLATE), "--icon", str(ICON),
         "--title", TITLE, "--width", str(CANVAS[0]), "--height", str(CANVAS[1]),
         "--PYBUILD", PYBUILD, "--ume_block", "1", "--can_close", "1",
+        # pygbag's optimizer rewrites any source line holding '.wav"' (or .mp3, .bmp, .xm) to
+        # '.ogg"' and swaps the file in: the game must ship exactly as written.
+        "--no_opt",
     ]
     if cdn:
         cmd += ["--cdn", cdn]
@@ -350,6 +354,11 @@ def print_report(report: Report, out: Path) -> None:
         log(f"  {size / 1024:9.1f} KB  {name}")
     log(f"archive {APP_NAME}.tar.gz: {report.archive_bytes / 1024:.1f} KB of {report.budget_bytes / 1024:.0f} KB budget, "
         f"{len(report.archive_members)} files, {sum(report.archive_members.values()) / 1024:.1f} KB unpacked")
+    own = ("index.html", "favicon.png", f"{APP_NAME}.tar.gz")
+    index_gz = len(gzip.compress((out / "index.html").read_bytes(), 6))
+    own_bytes = index_gz + sum(report.files.get(n, 0) for n in own[1:])
+    log(f"this site's share before the first frame: {own_bytes / 1024:.1f} KB "
+        f"(index.html {index_gz / 1024:.1f} KB gzipped, favicon, archive)")
     log("before the first frame the page downloads:")
     for item in report.first_frame:
         log(f"  - {item}")
