@@ -214,3 +214,13 @@ def test_every_scene_renders_at_canvas_size(tmp_path, scene):
     # Every corner is painted (nothing left of the fill colour at the edges).
     for pos in ((0, 0), (799, 0), (0, 579), (799, 579), (400, 290)):
         assert surface.get_at(pos)[:3] != (255, 0, 255)
+
+
+def test_number_keys_pick_the_mode_on_the_title(tmp_path):
+    app = make_app(tmp_path, mode="paged")
+    title = TitleScene(app, seed=1)
+    app.reset(title)
+    key(app, pygame.K_1)
+    assert app.settings.mode == "contiguous" and title.demo.game.mode == "contiguous"
+    key(app, pygame.K_TAB)
+    assert app.settings.mode == "paged"

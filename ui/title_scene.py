@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pygame
 
-from engine import Game
+from engine import Game, Input
 from ui import layout as L
 from ui import theme
 from ui.autopilot import AutoPilot
@@ -82,8 +82,6 @@ class TitleScene(Scene):
             self.state.muted = self.app.toggle_mute()
         elif cmd is Command.TOGGLE_CARDS:
             self.app.toggle_cards()
-        elif cmd is Command.QUIT:
-            self.app.quit()
 
     def click(self, pos: tuple[int, int]) -> None:
         b = hit(self.mode_buttons, pos)
@@ -119,7 +117,13 @@ class TitleScene(Scene):
     def update(self, dt_ms: float) -> None:
         self.clock_ms += dt_ms
         self.state.clock_ms = self.clock_ms
-        self.mapper.update(dt_ms)
+        for inp in self.mapper.update(dt_ms):  # 1 / 2 / Tab pick the allocator here too
+            if inp is Input.MODE_CONTIGUOUS:
+                self.choose_mode("contiguous")
+            elif inp is Input.MODE_PAGED:
+                self.choose_mode("paged")
+            elif inp is Input.MODE_TOGGLE:
+                self.choose_mode("paged" if self.app.settings.mode == "contiguous" else "contiguous")
         self.demo.step(dt_ms, self.pilot.inputs(self.demo.game))
         if self.demo.game.over:
             if self.restart_in is None:
