@@ -473,7 +473,9 @@ class LabScene(Scene):
                 pygame.draw.lines(s, colour, False, points, 2)
         legend_y = h - 24
         for k, (label, colour) in enumerate(((LABELS[self.contiguous], LEFT_ACCENT), ("vLLM (paged)", RIGHT_ACCENT))):
-            lx = 12 + k * 180
+            lx = 12 + k * 186
+            if self.samples:
+                label += f"  avg {sum(v[k] for v in self.samples) / len(self.samples):.1f}"
             pygame.draw.line(s, colour, (lx, legend_y + 8), (lx + 18, legend_y + 8), 3)
             t.blit(s, label, theme.SMALL, theme.TEXT, (lx + 24, legend_y + 1))
         return s
