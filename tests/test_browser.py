@@ -162,13 +162,21 @@ def test_runtime_unavailable_is_explained_and_page_fits(site: str, page_at, widt
     pg.screenshot(path=str(OUT / f"browser-unavailable-{width}x600.png"))
 
 
-def test_runtime_that_never_answers_times_out_with_the_message(site: str, page_at) -> None:
+def test_runtime_that_does_not_answer_times_out_then_recovers_if_it_arrives(site: str, page_at) -> None:
     pg = page_at(680)
-    pg.route("**/pythons.js", lambda route: None)  # the request hangs, as behind a dead CDN
+    held = []
+    pg.route("**/pythons.js", lambda route: held.append(route))  # hangs, as behind a dead or crawling CDN
     pg.goto(f"{site}/index.html", wait_until="commit")
     pg.wait_for_selector("#boot[data-state=failed]", timeout=45_000)
     assert pg.get_attribute("#boot", "data-reason") == "timeout"
     assert "Python runtime unavailable" in pg.inner_text("#error")
+    pg.screenshot(path=str(OUT / "browser-timeout-680x600.png"))
+    # A slow loader that finally arrives takes the message away and loading carries on.
+    assert len(held) == 1
+    held[0].fulfill(status=200, content_type="application/javascript", body=STAND_IN_LOADER)
+    pg.wait_for_selector("#start:visible", timeout=20_000)
+    assert not pg.locator("#error").is_visible()
+    assert pg.get_attribute("#boot", "data-state") == "ready"
 
 
 @pytest.mark.parametrize("width", [680, 360])
