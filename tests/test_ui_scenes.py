@@ -224,3 +224,12 @@ def test_number_keys_pick_the_mode_on_the_title(tmp_path):
     assert app.settings.mode == "contiguous" and title.demo.game.mode == "contiguous"
     key(app, pygame.K_TAB)
     assert app.settings.mode == "paged"
+
+
+def test_a_long_stall_advances_the_game_only_a_few_steps(tmp_path):
+    app = make_app(tmp_path)
+    play = start_play(app)
+    t0 = play.game.time_ms
+    assert app.frame(30_000.0) == theme.MAX_STEPS_PER_FRAME  # a tab hidden for half a minute
+    assert play.game.time_ms - t0 == pytest.approx(theme.MAX_STEPS_PER_FRAME * theme.STEP_MS)
+    assert app.frame(theme.STEP_MS) == 1  # and the backlog is gone
