@@ -71,7 +71,7 @@ def web_python() -> str:
 def site(tmp_path_factory: pytest.TempPathFactory):
     out = tmp_path_factory.mktemp("browser") / "web"
     res = subprocess.run(
-        [web_python(), str(ROOT / "tools" / "build_web.py"), "--pygbag-python", web_python(), "--out", str(out)],
+        [web_python(), str(ROOT / "tools" / "build_web.py"), "--pygbag-python", web_python(), "--out", str(out), "--site-url", ""],
         capture_output=True, text=True, timeout=600, cwd=ROOT,
     )
     assert res.returncode == 0, res.stdout + res.stderr

@@ -10,6 +10,7 @@ import gzip
 import http.client
 import os
 import re
+import shutil
 import signal
 import socket
 import subprocess
@@ -47,7 +48,7 @@ def web_python() -> str:
 def bundle(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("server") / "web"
     res = subprocess.run(
-        [web_python(), str(ROOT / "tools" / "build_web.py"), "--pygbag-python", web_python(), "--out", str(out)],
+        [web_python(), str(ROOT / "tools" / "build_web.py"), "--pygbag-python", web_python(), "--out", str(out), "--site-url", ""],
         capture_output=True, text=True, timeout=600, cwd=ROOT,
     )
     assert res.returncode == 0, res.stdout + res.stderr
@@ -55,6 +56,8 @@ def bundle(tmp_path_factory: pytest.TempPathFactory) -> Path:
     (out / "probe.wasm").write_bytes(b"\0asm\1\0\0\0" + b"\0" * 600)
     (out / "probe.apk").write_bytes(b"PK\3\4" + b"\0" * 600)
     (out / "probe.js").write_text("console.log('x');\n" * 100)
+    (out / "sub").mkdir()
+    shutil.copy2(out / "index.html", out / "sub" / "index.html")
     return out
 
 
@@ -104,6 +107,13 @@ def get(port: int, path: str, headers: dict[str, str] | None = None) -> tuple[ht
         conn.close()
 
 
+def served_page(bundle: Path, name: str, base: str) -> bytes:
+    """The page as built, with the relative social image made absolute by the server."""
+    page = (bundle / name).read_bytes()
+    assert b'content="og-image.png"' in page  # built without SITE_URL
+    return page.replace(b'content="og-image.png"', f'content="{base}/og-image.png"'.encode())
+
+
 def test_index_is_html_never_cached_and_compressed(server: int, bundle: Path) -> None:
     resp, body = get(server, "/", {"Accept-Encoding": "gzip"})
     assert resp.status == 200
@@ -111,16 +121,27 @@ def test_index_is_html_never_cached_and_compressed(server: int, bundle: Path) ->
     assert resp.getheader("Cache-Control") == "no-cache"
     assert resp.getheader("Content-Encoding") == "gzip"
     assert "Accept-Encoding" in (resp.getheader("Vary") or "")
-    assert resp.getheader("ETag")
-    assert gzip.decompress(body) == (bundle / "index.html").read_bytes()
+    assert gzip.decompress(body) == served_page(bundle, "index.html", "http://127.0.0.1")
 
 
 def test_index_plain_for_clients_without_gzip(server: int, bundle: Path) -> None:
     resp, body = get(server, "/index.html")
     assert resp.status == 200
     assert resp.getheader("Content-Encoding") is None
-    assert body == (bundle / "index.html").read_bytes()
+    assert body == served_page(bundle, "index.html", "http://127.0.0.1")
     assert resp.getheader("X-Content-Type-Options") == "nosniff"
+
+
+def test_social_image_url_is_absolute_behind_cloud_run(server: int, bundle: Path) -> None:
+    """Cloud Run terminates TLS: the public scheme comes in X-Forwarded-Proto."""
+    headers = {"Host": "vram-tetris-abc123-ew.a.run.app", "X-Forwarded-Proto": "https"}
+    for name in ("index.html", "embed.html"):
+        resp, body = get(server, f"/{name}", headers)
+        assert resp.status == 200
+        assert body == served_page(bundle, name, "https://vram-tetris-abc123-ew.a.run.app")
+    resp, body = get(server, "/sub/index.html", headers)
+    assert resp.status == 200
+    assert b'content="https://vram-tetris-abc123-ew.a.run.app/sub/og-image.png"' in body
 
 
 def test_archive_is_gzip_data_not_gzip_encoded(server: int, bundle: Path) -> None:
