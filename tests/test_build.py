@@ -255,3 +255,124 @@ def test_bad_usage_exits_2(args: list[str]) -> None:
     res = subprocess.run([sys.executable, str(ROOT / "tools" / "build_web.py"), *args], capture_output=True, text=True, timeout=60)
     assert res.returncode == 2
     assert "usage:" in res.stderr and "Traceback" not in res.stderr
+
+
+# --- The page's Python bootstrap, run against a stand-in for pygbag's runtime --------------
+
+
+def bootstrap_source(page: str) -> str:
+    m = re.search(r'<script src="[^"]+pythons\.js"[^>]*>(#<!--.*?)</script>', page, re.S)
+    assert m, "no bootstrap block in index.html"
+    return m.group(1)
+
+
+class _Recorder:
+    def __init__(self, calls: list, name: str):
+        self._calls, self._name = calls, name
+
+    def __getattr__(self, method: str):
+        def record(*args):
+            self._calls.append((self._name, method, *args))
+            if (self._name, method) == ("vtBoot", "ready"):
+                _MM.UME = True  # the player clicks "click to start"
+        return record
+
+
+class _MM:
+    UME = False
+
+
+def run_bootstrap(page: str, archive: Path, data_root: Path, monkeypatch: pytest.MonkeyPatch, broken: bool = False) -> list:
+    """Execute the bootstrap with the runtime's services replaced by recorders."""
+    import types
+
+    calls: list = []
+    _MM.UME = False
+
+    class FOpen:
+        def __init__(self, url: str, mode: str):
+            calls.append(("platform", "fopen", url))
+            if broken:
+                raise FileNotFoundError(url)
+            self.fh = open(archive.parent / url, mode)
+
+        async def __aenter__(self):
+            return self.fh
+
+        async def __aexit__(self, *exc):
+            self.fh.close()
+
+    platform = types.ModuleType("platform")
+    platform.window = types.SimpleNamespace(
+        vtBoot=_Recorder(calls, "vtBoot"), MM=_MM, python=types.SimpleNamespace(config=types.SimpleNamespace(debug=False))
+    )
+    platform.fopen = FOpen
+    platform.run_main = lambda cfg, loaderhome, loadermain: calls.append(("platform", "run_main", str(loaderhome)))
+    platform.shell = object()
+    embed = types.ModuleType("embed")
+    embed.counter = lambda: 0
+
+    class Shell:
+        @classmethod
+        async def preload_code(cls, code, loaderhome=".", hint=""):
+            calls.append(("shell", "preload_code", "asyncio.run(main())" in code, loaderhome))
+
+        @classmethod
+        async def source(cls, main, callback=None):
+            calls.append(("shell", "source", str(main), Path(main).is_file()))
+
+        @classmethod
+        def interactive(cls):
+            calls.append(("shell", "interactive"))
+
+    class TopLevel:
+        @classmethod
+        async def start_toplevel(cls, shell, console=False):
+            calls.append(("toplevel", "start", console, _MM.UME))
+
+    monkeypatch.setitem(sys.modules, "platform", platform)
+    monkeypatch.setitem(sys.modules, "embed", embed)
+    monkeypatch.delenv("PYGPI", raising=False)
+    code = bootstrap_source(page).replace("/data/data/", f"{data_root}/")
+    namespace = {"__name__": "__bootstrap__", "PyConfig": {}, "shell": Shell, "TopLevel_async_handler": TopLevel}
+    sys.modules["__bootstrap__"] = types.ModuleType("__bootstrap__")
+    try:
+        exec(compile(code, "index.html#bootstrap", "exec"), namespace)
+        calls.append(("env", "PYGPI", os.environ.get("PYGPI")))
+    finally:
+        sys.modules.pop("__bootstrap__", None)
+    return calls
+
+
+def test_bootstrap_unpacks_installs_waits_for_the_click_then_runs_main(build, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    out, res, _ = build
+    assert res.returncode == 0, res.stdout + res.stderr
+    calls = run_bootstrap((out / "index.html").read_text(encoding="utf-8"), out / ARCHIVE, tmp_path, monkeypatch)
+    app = tmp_path / "vram-tetris" / "assets"
+    main = str(app / "main.py")
+    steps = [c for c in calls if c[0] != "env"]
+    assert steps == [
+        ("vtBoot", "stage", "archive"),
+        ("platform", "fopen", ARCHIVE),
+        ("platform", "run_main", str(app)),
+        ("vtBoot", "stage", "packages"),
+        ("shell", "preload_code", True, str(app)),
+        ("vtBoot", "stage", "compiled"),
+        ("vtBoot", "ready"),
+        ("toplevel", "start", False, True),  # only after the click
+        ("shell", "source", main, True),
+        ("vtBoot", "running"),
+        ("shell", "interactive"),
+    ]
+    assert (app / "engine" / "__init__.py").is_file() and (app / "ui" / "__init__.py").is_file()
+    # Wheels come from the CDN root, also on localhost:8xxx where pygbag expects its own proxy.
+    assert calls[-1] == ("env", "PYGPI", "https://pygame-web.github.io/cdn/")
+
+
+def test_bootstrap_failure_reaches_the_page(build, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    out, res, _ = build
+    assert res.returncode == 0, res.stdout + res.stderr
+    calls = run_bootstrap((out / "index.html").read_text(encoding="utf-8"), out / ARCHIVE, tmp_path, monkeypatch, broken=True)
+    fails = [c for c in calls if c[:2] == ("vtBoot", "fail")]
+    assert len(fails) == 1 and fails[0][2] == "bootstrap" and "FileNotFoundError" in fails[0][3]
+    assert ("vtBoot", "ready") not in calls and ("vtBoot", "running") not in calls
