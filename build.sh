@@ -20,8 +20,20 @@ usage() {
   exit 2
 }
 
+# A bare Debian python3 lacks ensurepip: bring in python3-venv when venv cannot work.
+ensure_venv() {
+  "$PY" -c "import ensurepip, venv" 2>/dev/null && return 0
+  if [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null 2>&1; then
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-venv >/dev/null
+  else
+    echo "build.sh: $PY cannot create virtual environments; install python3-venv" >&2
+    exit 1
+  fi
+}
+
 setup() {
-  if [ ! -x "$VENV/bin/python" ]; then "$PY" -m venv "$VENV"; fi
+  if [ ! -x "$VENV/bin/python" ]; then ensure_venv; "$PY" -m venv "$VENV"; fi
   "$VENV/bin/python" -m pip install -q --upgrade pip >/dev/null
   "$VENV/bin/python" -m pip install -q -e ".[dev]"
 }
@@ -33,6 +45,7 @@ setup_web() {
   pin=$(grep -o '"pygbag==[^"]*"' pyproject.toml | head -n1 | tr -d '"')
   if [ -z "$pin" ]; then echo "build.sh: no pygbag==X pin in pyproject.toml" >&2; exit 1; fi
   if [ ! -x "$WEB_VENV/bin/python" ]; then
+    ensure_venv
     mkdir -p "$(dirname "$WEB_VENV")"
     "$PY" -m venv "$WEB_VENV"
   fi
