@@ -8,10 +8,10 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
-import sys
 from dataclasses import asdict, dataclass
 
 from .bot import DEFAULT_SKILL, Bot
+from .cli_args import number, whole
 from .game import MODES, Game
 
 THINK_MS = 400.0  # game time the bot spends per piece: the split meter recharges meanwhile
@@ -97,38 +97,12 @@ def format_table(results: dict[str, ModeSummary], max_pieces: int, skill: float)
     return "\n".join(lines)
 
 
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # usage + exit 2, never a traceback
-        self.print_usage(sys.stderr)
-        self.exit(2, f"{self.prog}: error: {message}\n")
-
-
-def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
-    return value
-
-
-def _skill(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number from 0 to 1, got {text!r}") from None
-    if not 0.0 <= value <= 1.0:
-        raise argparse.ArgumentTypeError(f"must be from 0 to 1, got {value:g}")
-    return value
-
-
 def build_parser() -> argparse.ArgumentParser:
-    p = _Parser(prog="python -m engine.autoplay", description=__doc__.splitlines()[0])
+    p = argparse.ArgumentParser(prog="python -m engine.autoplay", description=__doc__.splitlines()[0])
     p.add_argument("--mode", choices=(*MODES, "both"), default="both")
-    p.add_argument("--seeds", type=_positive, default=10, help="games per mode (seeds 0..N-1)")
-    p.add_argument("--max-pieces", type=_positive, default=1000, help="cap per game")
-    p.add_argument("--skill", type=_skill, default=DEFAULT_SKILL,
+    p.add_argument("--seeds", type=whole(1), default=10, help="games per mode (seeds 0..N-1)")
+    p.add_argument("--max-pieces", type=whole(1), default=1000, help="cap per game")
+    p.add_argument("--skill", type=number(0.0, 1.0), default=DEFAULT_SKILL,
                    help=f"chance the bot takes its best placement (default {DEFAULT_SKILL})")
     p.add_argument("--json", action="store_true", help="print one JSON object keyed by mode")
     return p

@@ -12,6 +12,7 @@ import time
 
 from .autoplay import play_one
 from .bot import DEFAULT_SKILL, Bot
+from .cli_args import number, whole
 from .game import MODES, Game
 
 FRAME_MS = 1000.0 / 60.0
@@ -51,13 +52,9 @@ def bot_rate(mode: str, seconds: float) -> float:
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m engine.bench", description=__doc__.splitlines()[0])
-    p.add_argument("--frames", type=int, default=30000)
-    p.add_argument("--seconds", type=float, default=3.0)
+    p.add_argument("--frames", type=whole(1), default=30000, help="frames timed per mode")
+    p.add_argument("--seconds", type=number(0.0, above=True), default=3.0, help="bot time per mode")
     args = p.parse_args(argv)
-    if args.frames < 1 or args.seconds <= 0:
-        p.print_usage(sys.stderr)
-        print("python -m engine.bench: error: --frames and --seconds must be positive", file=sys.stderr)
-        return 2
     print(f"Python {sys.version.split()[0]}")
     for mode in MODES:
         costs = sorted(frame_costs(mode, args.frames))
