@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import sys
 import time
 from dataclasses import replace
 
+from ..cli_args import listing, number, whole
 from . import paper
 from .allocators import ALLOCATORS
 from .latency import LATENCY_MODELS
@@ -20,51 +20,10 @@ MAX_REQUESTS = 1_000_000
 COMMANDS = ("run", "sweep", "bench")
 
 
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be >= 1: {text}")
-    return value
-
-
-def _requests(text: str) -> int:
-    value = _positive_int(text)
-    if value > MAX_REQUESTS:
-        raise argparse.ArgumentTypeError(f"at most {MAX_REQUESTS} requests")
-    return value
-
-
-def _seed(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be >= 0: {text}")
-    return value
-
-
-def _rate(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    if not (math.isfinite(value) and value > 0):
-        raise argparse.ArgumentTypeError(f"must be a positive finite number: {text}")
-    return value
-
-
-def _list(item):
-    def parse(text: str) -> list:
-        parts = [p for p in text.split(",") if p.strip()]
-        if not parts:
-            raise argparse.ArgumentTypeError("empty list")
-        return [item(p.strip()) for p in parts]
-
-    return parse
+_positive_int = whole(1)
+_requests = whole(1, MAX_REQUESTS)
+_seed = whole(0)
+_rate = number(0.0, above=True)
 
 
 def _common(parser: argparse.ArgumentParser, requests: int) -> None:
@@ -95,8 +54,8 @@ def build_parsers() -> dict[str, argparse.ArgumentParser]:
     _common(sweep, 1000)
     sweep.add_argument("--rate", type=_rate, help="requests/s of the block-size sweep (default: the paper's)")
     sweep.add_argument("--block-size", type=_positive_int, default=16, help="block size of the rate sweep")
-    sweep.add_argument("--block-sizes", type=_list(_positive_int), default=[1, 2, 4, 8, 16, 32, 64, 128])
-    sweep.add_argument("--rates", type=_list(_rate), help="requests/s list (default: 0.25x to 2x the paper's rate)")
+    sweep.add_argument("--block-sizes", type=listing(_positive_int), default=[1, 2, 4, 8, 16, 32, 64, 128])
+    sweep.add_argument("--rates", type=listing(_rate), help="requests/s list (default: 0.25x to 2x the paper's rate)")
 
     bench = argparse.ArgumentParser(
         prog="python -m engine.lab bench",
