@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import functools
 import http.server
-import os
 import subprocess
 import sys
 import threading
 from pathlib import Path
 
 import pytest
+
+from tests.webkit import web_python
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "test-output"
@@ -54,17 +55,6 @@ const dl = setInterval(() => {
   }
 }, 60);
 """
-
-
-def web_python() -> str:
-    """pygbag's own environment; ./build.sh web-env makes it when missing."""
-    env = os.environ.get("WEB_PYTHON")
-    if env and Path(env).is_file():
-        return env
-    py = ROOT / "build" / "venv-web" / "bin" / "python"
-    if not py.is_file():
-        subprocess.run(["bash", str(ROOT / "build.sh"), "web-env"], check=True, timeout=900)
-    return str(py)
 
 
 @pytest.fixture(scope="module")

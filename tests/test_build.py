@@ -17,25 +17,15 @@ from pathlib import Path
 
 import pytest
 
+from tests.webkit import ARCHIVE, web_python
+
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tools"))
 
 import build_web  # noqa: E402
 
 pytestmark = pytest.mark.timeout(600)
-ARCHIVE = "vram-tetris.tar.gz"
 BUDGET = 150 * 1024
-
-
-def web_python() -> str:
-    """pygbag's own environment; ./build.sh web-env makes it when missing."""
-    env = os.environ.get("WEB_PYTHON")
-    if env and Path(env).is_file():
-        return env
-    py = ROOT / "build" / "venv-web" / "bin" / "python"
-    if not py.is_file():
-        subprocess.run(["bash", str(ROOT / "build.sh"), "web-env"], check=True, timeout=900)
-    return str(py)
 
 
 def game_sources() -> dict[str, str]:

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import gzip
 import http.client
-import os
 import re
 import shutil
 import signal
@@ -20,6 +19,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.webkit import ARCHIVE, web_python
+
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tools"))
 
@@ -30,18 +31,6 @@ pytestmark = [
     pytest.mark.skipif(NGINX is None, reason="nginx is not installed (./build.sh test installs it with apt-get)"),
     pytest.mark.timeout(300),
 ]
-ARCHIVE = "vram-tetris.tar.gz"
-
-
-def web_python() -> str:
-    """pygbag's own environment; ./build.sh web-env makes it when missing."""
-    env = os.environ.get("WEB_PYTHON")
-    if env and Path(env).is_file():
-        return env
-    py = ROOT / "build" / "venv-web" / "bin" / "python"
-    if not py.is_file():
-        subprocess.run(["bash", str(ROOT / "build.sh"), "web-env"], check=True, timeout=900)
-    return str(py)
 
 
 @pytest.fixture(scope="module")
