@@ -15,13 +15,14 @@ so only memory management differs:
   request is preempted, its blocks are freed, and it is later recomputed
   (prompt + tokens generated so far are prefilled again).
 
-Decode steps between events are identical, so ``run`` jumps over them in bulk:
-every running request grows by one token per step, so a request's length is
-``u + D`` for the global decode counter ``D``; finish steps sit in a heap;
-for the paged allocator, counts per residue of ``u`` modulo the block size give
-how many blocks a run of steps needs. Time-weighted memory statistics are
-integrated in closed form. ``advance(1)`` steps one iteration at a time (the
-LAB screen) and gives the same results.
+Decode steps between events (an arrival, a finish, running out of blocks, a
+preemption that leaves room for the queue head) are identical, so ``run`` jumps
+over them in bulk: every running request grows by one token per step, so a
+request's length is ``u + D`` for the global decode counter ``D``; finish steps
+sit in a heap; for the paged allocator, counts per residue of ``u`` modulo the
+block size give how many blocks a run of steps needs. Time-weighted memory
+statistics are integrated in closed form. ``advance(1)`` steps one iteration at
+a time (the LAB screen) and gives the same results.
 """
 
 from __future__ import annotations
@@ -489,6 +490,11 @@ class Simulator:
             k = min(k, self._steps_until(alpha, beta, self.window_end - self.clock))
         if self.paged:
             k = min(k, self._paged_max_steps(self.num_blocks - self.blocks_used))
+            if self.waiting and n < cfg.max_batch and self._fits(self.waiting[0]):
+                # A preemption just freed enough blocks to readmit the queue head: the
+                # next step prefills it unless this step's new blocks take them back,
+                # so only this step is known to be a decode.
+                k = 1
         if k < 1:
             k = 1
         blocked = self._head_blocked_by_memory()
