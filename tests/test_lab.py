@@ -15,7 +15,6 @@ from hypothesis import strategies as st
 
 from engine.lab import (
     ALLOCATORS,
-    CONTIGUOUS,
     DATASETS,
     DEFAULT_SLOTS,
     ContiguousAllocator,

@@ -6,7 +6,6 @@ import argparse
 import json
 import sys
 import time
-from dataclasses import replace
 
 from ..cli_args import listing, number, whole
 from . import paper
