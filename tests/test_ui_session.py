@@ -9,7 +9,7 @@ from engine import events as ev
 from tests.test_ui_fixtures import canvas
 from ui import theme
 from ui.app import FixedStep
-from ui.cards import CARDS, CardDeck, card_for
+from ui.cards import CARDS, MIN_SHOW_MS, CardDeck, card_for
 from ui.log_console import LogConsole, stamp
 from ui.session import GameSession
 
@@ -47,6 +47,40 @@ def test_card_deck_shows_once_and_respects_the_switch():
     enabled[0] = False
     deck.observe(ev.LinesCleared((21,), 1, 200, 100))
     assert deck.current is None and "gc_row" not in seen
+
+
+def test_two_firsts_at_once_show_one_after_the_other():
+    canvas()
+    seen: set[str] = set()
+    deck = CardDeck(lambda: True, lambda: seen, seen.add)
+    deck.observe(ev.PageSplit(table(), 1))
+    deck.observe(ev.LinesCleared((21,), 1, 200, 100))  # the split completed a row
+    assert deck.current.id == "split" and seen == {"split"}  # gc_row not seen before it shows
+    steps = 0
+    while deck.current is not None and deck.current.id == "split":
+        deck.update(theme.STEP_MS)
+        steps += 1
+    assert steps * theme.STEP_MS >= MIN_SHOW_MS  # the first card stayed readable
+    assert deck.current is not None and deck.current.id == "gc_row" and "gc_row" in seen
+    deck.dismiss()
+    assert deck.current is None
+
+
+def test_dismiss_shows_the_waiting_card_and_switching_off_drops_it():
+    canvas()
+    enabled = [True]
+    seen: set[str] = set()
+    deck = CardDeck(lambda: enabled[0], lambda: seen, seen.add)
+    deck.observe(ev.Warning("vram_high", "x"))
+    deck.observe(lock(1))
+    deck.observe(lock(1))  # already waiting: not queued twice
+    assert [c.id for c in deck.waiting] == ["sealed_hole"]
+    deck.dismiss()
+    assert deck.current.id == "sealed_hole" and not deck.waiting
+    deck.observe(ev.LinesCleared((21,), 1, 200, 100))
+    enabled[0] = False
+    deck.update(theme.STEP_MS)
+    assert deck.current is None and not deck.waiting and "gc_row" not in seen
 
 
 def test_card_goes_away_by_itself():

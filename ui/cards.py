@@ -43,6 +43,7 @@ CARDS: dict[str, Card] = {c.id: c for c in (
 
 SHOW_MS = 9000.0
 FADE_MS = 400.0
+MIN_SHOW_MS = 4500.0  # a card with another one waiting behind it stays at least this long
 PAD = 8
 
 
@@ -63,7 +64,9 @@ class CardDeck:
     """Decides when a card appears, shows it for a while and remembers it was seen.
 
     `enabled` and `seen` are read through callables so the deck always follows
-    the current Settings; `mark_seen` persists a card once it is shown.
+    the current Settings; `mark_seen` persists a card once it is shown. Two firsts in one
+    moment (a split that completes a row) queue up: the second card waits until the first
+    has been readable for MIN_SHOW_MS, so no card is marked seen without being shown.
     """
 
     def __init__(self, enabled: Callable[[], bool], seen: Callable[[], set[str]],
@@ -74,15 +77,25 @@ class CardDeck:
         self.rect = rect
         self.current: Card | None = None
         self.age = 0.0
+        self.waiting: list[Card] = []
         self._surfaces: dict[str, pygame.Surface] = {}
 
     def observe(self, event: ev.Event) -> None:
         card_id = card_for(event)
         if card_id is None or not self._enabled() or card_id in self._seen():
             return
-        self.current = CARDS[card_id]
+        card = CARDS[card_id]
+        if card is self.current or card in self.waiting:
+            return
+        if self.current is None:
+            self._present(card)
+        else:
+            self.waiting.append(card)
+
+    def _present(self, card: Card) -> None:
+        self.current = card
         self.age = 0.0
-        self._mark_seen(card_id)
+        self._mark_seen(card.id)
 
     def show(self, card_id: str) -> None:
         """Show a card regardless of history (screenshots, benchmarks)."""
@@ -90,13 +103,25 @@ class CardDeck:
         self.age = 0.0
 
     def update(self, dt: float) -> None:
-        if self.current is not None:
-            self.age += dt
-            if self.age >= SHOW_MS or not self._enabled():
-                self.current = None
+        if not self._enabled():
+            self.current = None
+            self.waiting.clear()
+            return
+        if self.current is None:
+            return
+        self.age += dt
+        if self.waiting and MIN_SHOW_MS <= self.age < SHOW_MS - FADE_MS:
+            self.age = SHOW_MS - FADE_MS  # someone is waiting: start fading out now
+        if self.age >= SHOW_MS:
+            self._next()
 
     def dismiss(self) -> None:
+        self._next()
+
+    def _next(self) -> None:
         self.current = None
+        if self.waiting:
+            self._present(self.waiting.pop(0))
 
     def contains(self, pos: tuple[int, int]) -> bool:
         return self.current is not None and pygame.Rect(self.rect).collidepoint(pos)
