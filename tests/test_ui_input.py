@@ -167,3 +167,14 @@ def test_cascade_animation_targets_the_block_table_cells(play):
     assert cascades[0].targets() == {c for _, c in bt.resident if c is not None}
     pump(app, 60)
     assert not scene.session.effects.cascades
+
+
+def test_slim_header_buttons_answer_a_finger_just_outside_them(play):
+    app, scene = play
+    x, y, w, h = L.HEADER_BUTTONS["pause"]
+    click(app, (x + w // 2, y + h + 8))  # below the drawn button, inside its tap target
+    assert type(app.top).__name__ == "PauseScene"
+    app.pop()
+    x, y, w, h = L.MODE_CONTIGUOUS_BTN
+    click(app, (x + w // 2, y - 6))
+    assert scene.game.mode == "contiguous"

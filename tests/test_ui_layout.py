@@ -66,3 +66,42 @@ def test_bundled_font_is_small_and_loads():
     f = theme.font(theme.SMALL)
     # The bundled face, not the fallback: DejaVu's line height at 13 px is 16 px.
     assert f.get_linesize() == 16
+
+
+def _scene_buttons(tmp_path) -> dict[str, list]:
+    """Every clickable button of every screen, by screen."""
+    from tests.test_ui_fixtures import make_app
+
+    from ui.overlays import HelpScene, PauseScene, ResultScene
+    from ui.play_scene import PlayScene
+    from ui.title_scene import TitleScene
+
+    app = make_app(tmp_path)
+    title = TitleScene(app, seed=1)
+    play = PlayScene(app, seed=1)
+    app.reset(play)
+    while not play.game.over:
+        play.session.step(0.0, [__import__("engine").Input.HARD_DROP])
+    view = app.view
+    return {
+        "play": [*view.header, *view.modes, *view.controls],
+        "title": [*title.mode_buttons, title.start_button, *title.side_buttons],
+        "pause": PauseScene(app, play).buttons,
+        "help": HelpScene(app).buttons,
+        "result": ResultScene(app, play, play.game.result).buttons,
+    }
+
+
+def test_every_button_is_a_finger_sized_target(tmp_path):
+    from ui.widgets import TOUCH_MIN
+
+    canvas()
+    for screen, buttons in _scene_buttons(tmp_path).items():
+        assert buttons, screen
+        for b in buttons:
+            target = b.target
+            assert target.width >= TOUCH_MIN and target.height >= TOUCH_MIN, (screen, b.name, target)
+            assert target.contains(pygame.Rect(b.rect)), (screen, b.name)
+            assert target.colliderect(canvas().get_rect())
+        for a, b in itertools.combinations(buttons, 2):
+            assert not a.target.colliderect(b.target), (screen, a.name, b.name)

@@ -67,7 +67,7 @@ class ViewState:
     pressed: set[str] = field(default_factory=set)
     hover: tuple[int, int] | None = None
     best: int = 0
-    show_controls: bool = True
+    header_buttons: bool = True  # the title screen has its own help and sound buttons
 
 
 def _shade(colour: Colour, f: float) -> Colour:
@@ -227,6 +227,8 @@ class ConsoleView:
                     self._draw_control(surface, b, pressed=True)
 
     def _draw_header(self, surface: pygame.Surface, state: ViewState) -> None:
+        if not state.header_buttons:
+            return
         for b in self.header:
             label = None
             if b.name == "mute":

@@ -38,7 +38,7 @@ def draw_row_button(surface: pygame.Surface, app, b: Button, hover: tuple[int, i
                     label: str | None = None, accent: theme.Colour = theme.CYAN) -> None:
     """A wide button: label on the left, key hint on the right."""
     r = pygame.Rect(b.rect)
-    over = hover is not None and r.collidepoint(hover)
+    over = hover is not None and b.contains(hover)
     pygame.draw.rect(surface, theme.BUTTON_HOVER if over else theme.BUTTON, r, border_radius=5)
     pygame.draw.rect(surface, accent if over else theme.PANEL_EDGE, r, 1, border_radius=5)
     app.text.blit(surface, label or b.label, theme.BODY, theme.TEXT, (r.x + 14, r.centery), "midleft")

@@ -32,7 +32,7 @@ class TitleScene(Scene):
         self.app = app
         self.seed = app.next_seed() if seed is None else seed
         self.mapper = InputMapper()
-        self.state = ViewState(muted=app.settings.muted)
+        self.state = ViewState(muted=app.settings.muted, header_buttons=False)
         self.clock_ms = 0.0
         self.hover: tuple[int, int] | None = None
         self._new_demo()
@@ -91,10 +91,6 @@ class TitleScene(Scene):
         if self.start_button.contains(pos) or pygame.Rect(L.BOARD).collidepoint(pos):
             self.start()
             return
-        b = hit(self.app.view.header, pos)
-        if b is not None and b.name in ("help", "mute"):
-            self.command(Command.HELP if b.name == "help" else Command.MUTE)
-            return
         b = hit(self.side_buttons, pos)
         if b is not None:
             self.command({"help": Command.HELP, "lab": Command.LAB, "cards": Command.TOGGLE_CARDS,
@@ -138,6 +134,9 @@ class TitleScene(Scene):
         app.view.draw(surface, self.demo, self.state)
         surface.blit(self.shade, (0, 0))
         t = app.text
+        # The play controls are part of the console's background: hide them under the demo.
+        surface.fill(theme.BG, (LEFT_PANEL[0] + LEFT_PANEL[2], L.CONTROLS_Y - 4,
+                                RIGHT_PANEL[0] - LEFT_PANEL[0] - LEFT_PANEL[2], theme.CANVAS_H))
         slot = pygame.Rect(L.BOARD[0] - 4, L.CONTROLS_Y, L.BOARD[2] + 8, L.CONTROLS_H)
         pygame.draw.rect(surface, (9, 12, 26), slot, border_radius=6)
         pygame.draw.rect(surface, theme.PANEL_EDGE, slot, 1, border_radius=6)
@@ -207,7 +206,7 @@ class TitleScene(Scene):
                   "mute": f"SOUND: {'OFF' if s.muted else 'ON'}"}
         for b in self.side_buttons:
             br = pygame.Rect(b.rect)
-            over = self.hover is not None and br.collidepoint(self.hover)
+            over = self.hover is not None and b.contains(self.hover)
             pygame.draw.rect(surface, theme.BUTTON_HOVER if over else theme.BUTTON, br, border_radius=5)
             pygame.draw.rect(surface, theme.MAGENTA if over else theme.PANEL_EDGE, br, 1, border_radius=5)
             t.blit(surface, labels.get(b.name, b.label), theme.BODY, theme.TEXT, (br.x + 12, br.centery), "midleft")

@@ -42,17 +42,36 @@ def dim(surface: pygame.Surface, alpha: int = 170) -> None:
     surface.blit(shade, (0, 0))
 
 
+TOUCH_MIN = 44  # smallest tap target, in logical px, whatever a button looks like
+
+
+def touch_target(r: RectT, min_size: int = TOUCH_MIN) -> pygame.Rect:
+    """`r` grown evenly around its centre to at least min_size x min_size."""
+    rect = pygame.Rect(r)
+    grow_w = max(0, min_size - rect.width)
+    grow_h = max(0, min_size - rect.height)
+    return rect.inflate(grow_w + grow_w % 2, grow_h + grow_h % 2)
+
+
 @dataclass(frozen=True)
 class Button:
-    """A clickable, tappable rectangle with a label and an optional key hint."""
+    """A clickable, tappable rectangle with a label and an optional key hint.
+
+    A slim button (a header switch, say) still answers a finger anywhere in its
+    TOUCH_MIN-sized target around it.
+    """
 
     name: str
     rect: RectT
     label: str
     hint: str = ""
 
+    @property
+    def target(self) -> pygame.Rect:
+        return touch_target(self.rect)
+
     def contains(self, pos: tuple[int, int]) -> bool:
-        return pygame.Rect(self.rect).collidepoint(pos)
+        return self.target.collidepoint(pos)
 
     def draw(self, surface: pygame.Surface, text: TextCache, *, active: bool = False,
              hover: bool = False, label: str | None = None, accent: Colour = theme.CYAN) -> None:
