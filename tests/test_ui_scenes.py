@@ -133,7 +133,25 @@ def test_help_opens_and_closes(tmp_path):
     pump(app, 10)
     assert play.game.time_ms == t, "help pauses the game"
     key(app, pygame.K_ESCAPE)
+    assert isinstance(app.top, PauseScene), "closing help leaves the game paused, not running"
+    key(app, pygame.K_ESCAPE)
     assert app.top is play
+
+
+def test_audio_failure_is_logged_once_in_the_running_game(tmp_path, monkeypatch):
+    from ui.app import GameApp
+    from ui.sound import Sound
+    from ui.storage import Storage
+
+    monkeypatch.setattr(Sound, "start", lambda self: "audio unavailable (no device); running silent")
+    app = GameApp(canvas(), storage=Storage(directory=tmp_path), seed=1, audio=True)
+    play = start_play(app)
+    app.start_audio()  # the desktop loop does this after the first frame is up
+    app.start_audio()
+    pump(app, 3)
+    lines = [e for e in play.session.log.entries if "[AUDIO]" in e.text]
+    assert len(lines) == 1 and lines[0].level == "WARN" and "silent" in lines[0].text
+    assert not app.notices
 
 
 def test_oom_shows_the_engine_crash_report_then_restart(tmp_path):

@@ -184,10 +184,10 @@ class GameApp:
     def best(self, mode: str) -> int:
         return self.settings.best_scores.get(mode, 0)
 
-    def flush_notices(self, log: LogConsole) -> None:
-        """Start-up problems (audio, storage) are logged once, in the first console shown."""
+    def flush_notices(self, log: LogConsole, time_ms: float = 0.0) -> None:
+        """Audio and storage problems are logged once, in the console on screen or the next one."""
         for level, text in self.notices:
-            log.add(0.0, level, text)
+            log.add(time_ms, level, text)
         self.notices.clear()
 
     def open_lab(self, on_missing: Callable[[str], None] | None = None) -> bool:

@@ -46,7 +46,7 @@ class PlayScene(Scene):
                               seen=lambda: app.settings.seen_cards,
                               mark_seen=app.mark_card_seen)
         self.session = GameSession(self.game, sound=app.sound, cards=self.cards)
-        app.flush_notices(self.session.log)
+        app.flush_notices(self.session.log, 0.0)
         self.mapper = InputMapper()
         self.state = ViewState(muted=settings.muted, best=app.best(self.game.mode))
         self.autopilot = AutoPilot(skill=0.85, seed=self.seed) if autoplay else None
@@ -108,7 +108,9 @@ class PlayScene(Scene):
         if cmd is Command.PAUSE:
             self.pause()
         elif cmd is Command.HELP:
+            # Help is read with the game paused, and closing it leaves the game paused.
             from ui.overlays import HelpScene
+            self.pause()
             app.push(HelpScene(app))
         elif cmd is Command.MUTE:
             self.state.muted = app.toggle_mute()
@@ -185,6 +187,8 @@ class PlayScene(Scene):
     # ------------------------------------------------------------------ time
     def update(self, dt_ms: float) -> None:
         self.state.clock_ms += dt_ms
+        if self.app.notices:  # audio or storage trouble found while this game runs
+            self.app.flush_notices(self.session.log, self.game.time_ms)
         inputs = self.mapper.update(dt_ms)
         gestured = self.gestures.update(dt_ms)
         if gestured:
