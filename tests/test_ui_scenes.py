@@ -251,3 +251,59 @@ def test_a_long_stall_advances_the_game_only_a_few_steps(tmp_path):
     assert app.frame(30_000.0) == theme.MAX_STEPS_PER_FRAME  # a tab hidden for half a minute
     assert play.game.time_ms - t0 == pytest.approx(theme.MAX_STEPS_PER_FRAME * theme.STEP_MS)
     assert app.frame(theme.STEP_MS) == 1  # and the backlog is gone
+
+
+def _record_text(app, monkeypatch) -> list:
+    """(text, rect) of every string drawn straight onto the canvas from now on."""
+    drawn: list = []
+    blit = app.text.blit
+
+    def recording(surface, text, size, colour, pos, anchor="topleft"):
+        r = blit(surface, text, size, colour, pos, anchor)
+        if surface.get_size() == theme.CANVAS_SIZE:
+            drawn.append((text, r))
+        return r
+
+    monkeypatch.setattr(app.text, "blit", recording)
+    return drawn
+
+
+def test_crash_report_with_huge_numbers_stays_inside_its_dialog(tmp_path, monkeypatch):
+    import dataclasses
+
+    from ui import layout as L
+
+    app = make_app(tmp_path)
+    play = start_play(app, mode="contiguous")
+    force_oom(play)
+    report = dataclasses.replace(
+        play.game.result, score=123_456_789, tokens=987_654_321, pieces=1_234_567,
+        requests_served=1_234_560, time_ms=98_765_432.0, free_cells=199, sealed_holes=187,
+        cause=play.game.result.cause + ", and the scheduler had nothing left to preempt either")
+    app.push(ResultScene(app, play, report, new_best=True))
+    drawn = _record_text(app, monkeypatch)
+    app.top.draw(canvas())  # the report alone, not the console under it
+    dialog = pygame.Rect(L.DIALOG)
+    buttons_top = min(b.rect[1] for b in app.top.buttons)
+    texts = [(t, r) for t, r in drawn if not t.startswith(("RESTART", "TITLE SCREEN", "Enter", "Esc"))]
+    assert any("123,456,789" in t for t, _ in texts)
+    for text, r in texts:
+        assert dialog.contains(r), (text, r)
+        assert r.bottom <= buttons_top, (text, r)
+    for (ta, a), (tb, b) in zip(texts, texts[1:]):
+        assert not a.inflate(0, -4).colliderect(b.inflate(0, -4)), (ta, tb)  # line boxes may touch
+
+
+def test_a_huge_score_shrinks_instead_of_running_into_the_labels(tmp_path, monkeypatch):
+    from ui import layout as L
+
+    app = make_app(tmp_path)
+    play = start_play(app)
+    play.game.score = 123_456_789
+    play.state.best = 987_654_321
+    drawn = _record_text(app, monkeypatch)
+    app.draw()
+    score = next(r for t, r in drawn if t == "123,456,789")
+    assert score.right < L.SCORE[0] + 160  # LINES / LEVEL / BEST labels start there
+    best = next(r for t, r in drawn if t[0].isdigit() and t.endswith("M"))
+    assert best.left > L.SCORE[0] + 160 + 36

@@ -15,7 +15,7 @@ from engine import PIECES, Kind
 from ui import layout as L
 from ui import theme
 from ui.session import GameSession
-from ui.text import TextCache, fit, wrap
+from ui.text import TextCache, fit, largest_fitting, short_number, wrap
 from ui.widgets import Button, draw_bar, draw_icon, draw_panel, pulse
 
 Colour = tuple[int, int, int]
@@ -42,6 +42,12 @@ MODE_NOTES: dict[str, str] = {
 }
 
 STAT_TITLES = ("VRAM USED", "FRAGMENTATION", "THROUGHPUT", "PAGING EFF.")
+
+# Score panel: the big number ends before the LINES / LEVEL / BEST labels at x + 160,
+# and those values are right-aligned after a label at most "LINES" wide.
+SCORE_SIZES = (theme.TITLE, theme.LARGE + 4, theme.LARGE)
+SCORE_TEXT_W = 148
+VALUE_W = 64
 
 
 def control_buttons() -> list[Button]:
@@ -94,6 +100,8 @@ class ConsoleView:
         self._layer_key: object = None
         self._toast_plate = pygame.Surface((1, 1)).convert()
         self._table: pygame.Surface | None = None
+        self._score_sizes: dict[str, int] = {}
+        self._best_text: tuple[int, str] = (-1, "")
 
     def wrap(self, text: str, size: int, width: int) -> list[str]:
         """Word-wrapped lines, computed once per distinct text."""
@@ -393,8 +401,17 @@ class ConsoleView:
     def _draw_score(self, surface: pygame.Surface, game, state: ViewState) -> None:
         t = self.text
         x, y, _, _ = L.SCORE
-        t.blit(surface, f"{game.score:,}", theme.TITLE, theme.TEXT, (x + 8, y + 26))
-        vals = (f"{game.lines}" if game.endless else f"{game.lines} / 40", f"{game.level}", f"{max(state.best, 0):,}")
+        score = f"{game.score:,}"
+        size = self._score_sizes.get(score)
+        if size is None:  # a long score steps down a size rather than run into LINES
+            if len(self._score_sizes) > 256:
+                self._score_sizes.clear()
+            size = self._score_sizes[score] = largest_fitting(score, SCORE_SIZES, SCORE_TEXT_W)
+        t.blit(surface, score, size, theme.TEXT, (x + 8, y + 43), "midleft")
+        best = max(state.best, 0)
+        if self._best_text[0] != best:
+            self._best_text = (best, short_number(best, theme.SMALL, VALUE_W))
+        vals = (f"{game.lines}" if game.endless else f"{game.lines} / 40", f"{game.level}", self._best_text[1])
         for i, v in enumerate(vals):
             t.blit(surface, v, theme.SMALL, theme.TEXT, (x + 262, y + 7 + i * 20), "topright")
 
@@ -406,6 +423,8 @@ class ConsoleView:
             surface.blit(mini, mini.get_rect(center=(hx + hw // 2, hy + 62)))
             name = fit(PIECES[game.hold_kind].name.split("_")[0], theme.SMALL, hw - 8)
             t.blit(surface, name, theme.SMALL, theme.TEXT_DIM, (hx + hw // 2, hy + hh - 14), "center")
+        else:
+            t.blit(surface, "empty", theme.SMALL, theme.TEXT_DIM, (hx + hw // 2, hy + 62), "center")
         nx, ny, nw, _ = L.NEXT
         for i, kind in enumerate(game.next_queue[:3]):
             cy = ny + 38 + i * 32

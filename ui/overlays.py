@@ -226,6 +226,13 @@ class ResultScene(Overlay):
         top = L.DIALOG[1] + L.DIALOG[3] - 98
         self.buttons = column_buttons([("restart", "RESTART", "Enter"),
                                        ("title", "TITLE SCREEN", "Esc")], top=top, height=36, gap=8)
+        # Wrapped once: the report's own lines may be long (big numbers, a long cause).
+        width = L.DIALOG[2] - 40
+        lines = report.lines_of_text()
+        self.heading = lines[0]
+        self.cause = wrap(lines[1], theme.SMALL, width)[:3]
+        self.body = [part for line in lines[2:] for part in wrap(line, theme.SMALL, width - 12)]
+        self.tips = wrap(self.tip(), theme.SMALL, width)[:2]
 
     def command(self, cmd: Command) -> None:
         if cmd is Command.START:
@@ -259,18 +266,17 @@ class ResultScene(Overlay):
         edge = theme.RED if self.oom else theme.GREEN
         r = draw_dialog(surface, L.DIALOG, edge)
         t = self.app.text
-        lines = self.report.lines_of_text()
-        t.blit(surface, lines[0], theme.TITLE, edge, (r.centerx, r.y + 30), "center")
+        t.blit(surface, self.heading, theme.TITLE, edge, (r.centerx, r.y + 30), "center")
         y = r.y + 56
-        for line in wrap(lines[1], theme.SMALL, r.width - 40):
+        for line in self.cause:
             t.blit(surface, line, theme.SMALL, theme.AMBER if self.oom else theme.TEXT, (r.centerx, y), "midtop")
             y += 16
         y += 6
-        box = pygame.Rect(r.x + 16, y, r.width - 32, 16 * (len(lines) - 2) + 12)
+        box = pygame.Rect(r.x + 16, y, r.width - 32, 16 * len(self.body) + 12)
         pygame.draw.rect(surface, (4, 6, 14), box, border_radius=4)
         pygame.draw.rect(surface, theme.PANEL_EDGE, box, 1, border_radius=4)
         yy = box.y + 6
-        for line in lines[2:]:
+        for line in self.body:
             t.blit(surface, line, theme.SMALL, theme.TEXT, (box.x + 10, yy))
             yy += 16
         y = box.bottom + 10
@@ -281,7 +287,8 @@ class ResultScene(Overlay):
             t.blit(surface, "NEW BEST", theme.BODY, theme.mix(theme.AMBER, (255, 255, 255), p),
                    (sr.right + 12, sr.centery), "midleft")
         y = sr.bottom + 6
-        for line in wrap(self.tip(), theme.SMALL, r.width - 40)[:2]:
+        room = (self.buttons[0].rect[1] - 6 - y) // 16  # the tip gives way to a long report
+        for line in self.tips if len(self.tips) <= room else ():
             t.blit(surface, line, theme.SMALL, theme.CYAN, (r.centerx, y), "midtop")
             y += 16
         for b in self.buttons:

@@ -78,3 +78,27 @@ def fit(text: str, size: int, width: int) -> str:
     while text and f.size(text + "...")[0] > width:
         text = text[:-1]
     return text + "..."
+
+
+def short_number(n: int, size: int, width: int) -> str:
+    """n with thousands separators, or as 12.3K / 4.56M when that does not fit in `width`."""
+    text = f"{n:,}"
+    f = theme.font(size)
+    if f.size(text)[0] <= width:
+        return text
+    for scale, suffix in ((1_000_000_000, "G"), (1_000_000, "M"), (1_000, "K")):
+        if abs(n) >= scale:
+            for digits in (2, 1, 0):
+                short = f"{n / scale:.{digits}f}{suffix}"
+                if f.size(short)[0] <= width:
+                    return short
+            return short
+    return text
+
+
+def largest_fitting(text: str, sizes: tuple[int, ...], width: int) -> int:
+    """The first of `sizes` (largest first) at which text fits in `width`; else the last."""
+    for size in sizes:
+        if theme.font(size).size(text)[0] <= width:
+            return size
+    return sizes[-1]
