@@ -49,8 +49,7 @@ async def run_window(opts) -> None:
         last = now
         app.draw()
         pygame.display.flip()
-        if not app.audio_started:
-            app.start_audio()  # after the first picture is up
+        app.pump_audio()  # sound effects are made one per frame once the first picture is up
         if not BROWSER:
             # Desktop pacing without blocking the loop; the browser paces frames itself.
             spare = FRAME_MS / 1000.0 - (time.perf_counter() - now)

@@ -143,15 +143,34 @@ def test_audio_failure_is_logged_once_in_the_running_game(tmp_path, monkeypatch)
     from ui.sound import Sound
     from ui.storage import Storage
 
-    monkeypatch.setattr(Sound, "start", lambda self: "audio unavailable (no device); running silent")
+    def no_device(self):
+        return "audio unavailable (no device); running silent"
+        yield  # a generator, like the real one
+
+    monkeypatch.setattr(Sound, "start_steps", no_device)
     app = GameApp(canvas(), storage=Storage(directory=tmp_path), seed=1, audio=True)
     play = start_play(app)
-    app.start_audio()  # the desktop loop does this after the first frame is up
-    app.start_audio()
-    pump(app, 3)
+    for _ in range(5):  # the game loop asks once per frame
+        app.pump_audio()
+        pump(app, 1)
     lines = [e for e in play.session.log.entries if "[AUDIO]" in e.text]
     assert len(lines) == 1 and lines[0].level == "WARN" and "silent" in lines[0].text
     assert not app.notices
+
+
+def test_sound_effects_are_made_one_per_frame(tmp_path):
+    from ui.app import GameApp
+    from ui.sound import NAMES
+    from ui.storage import Storage
+
+    app = GameApp(canvas(), storage=Storage(directory=tmp_path), seed=1, audio=True)
+    frames = 0
+    while app.pump_audio():
+        frames += 1
+        assert frames <= len(NAMES)
+    assert frames == len(NAMES) and app.sound.available and not app.notices
+    assert not app.pump_audio()  # done: nothing more to do, ever
+    pygame.mixer.quit()
 
 
 def test_oom_shows_the_engine_crash_report_then_restart(tmp_path):

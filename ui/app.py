@@ -10,7 +10,7 @@ from __future__ import annotations
 import random
 import sys
 import time
-from typing import Callable
+from typing import Callable, Generator
 
 import pygame
 
@@ -58,6 +58,7 @@ class GameApp:
         self.sound = Sound(muted=self.settings.muted)
         self.audio_wanted = audio
         self.audio_started = False
+        self._audio_job: Generator[None, None, str | None] | None = None
         self.text = TextCache()
         self.view = ConsoleView(self.text)
         self.scenes: list[Scene] = []
@@ -137,14 +138,30 @@ class GameApp:
 
     # ------------------------------------------------------------------ services
     def start_audio(self) -> None:
-        """Open the mixer and synthesize the effects (once; after the first frame is shown,
-        since synthesis takes a moment and the page should not sit blank meanwhile)."""
-        if self.audio_started or not self.audio_wanted:
-            return
-        self.audio_started = True
-        problem = self.sound.start()
-        if problem:
-            self.notices.append(("WARN", f"[AUDIO] {problem}"))
+        """Open the mixer and synthesize every effect now (tests, tools)."""
+        while self.pump_audio():
+            pass
+
+    def pump_audio(self) -> bool:
+        """One step of audio start-up; True while there is more to do.
+
+        The game loop calls this once per frame after the first picture is shown: synthesis
+        takes a moment (longer in the browser), and one effect per frame keeps the title
+        screen moving meanwhile. A failure is logged once; the game then runs silent.
+        """
+        if not self.audio_wanted or (self.audio_started and self._audio_job is None):
+            return False
+        if not self.audio_started:
+            self.audio_started = True
+            self._audio_job = self.sound.start_steps()
+        try:
+            next(self._audio_job)
+        except StopIteration as done:
+            self._audio_job = None
+            if done.value:
+                self.notices.append(("WARN", f"[AUDIO] {done.value}"))
+            return False
+        return True
 
     def next_seed(self) -> int:
         return self.seeds.randrange(1, 2**31)

@@ -16,7 +16,7 @@ import random
 import sys
 import time
 from array import array
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Generator, Iterable
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
@@ -379,6 +379,19 @@ class Sound:
         Safe to call again, e.g. on the first click in a browser that refused audio before it:
         once the effects exist it does nothing, while silent it tries again.
         """
+        steps = self.start_steps()
+        while True:
+            try:
+                next(steps)
+            except StopIteration as done:
+                return done.value
+
+    def start_steps(self) -> Generator[None, None, str | None]:
+        """start(), one effect per step: the game loop advances it once a frame, so a slow
+        interpreter (the browser's) never freezes a frame for the whole synthesis.
+
+        Returns (as StopIteration.value) what start() returns.
+        """
         if self._sounds:
             return None
         try:
@@ -389,18 +402,29 @@ class Sound:
             spec = pygame.mixer.get_init()
             if not spec:
                 raise RuntimeError("mixer did not initialise")
-            rate, size, channels = spec
+        except Exception as exc:  # pygame.error, missing module: play on silent
+            return self._silent(exc)
+        rate, size, channels = spec
+        sounds: dict[str, Any] = {}
+        spent = 0.0
+        for name in NAMES:
+            yield
             begin = time.perf_counter()
-            raw = synthesize_all(rate, size, channels)
-            sounds = {name: pygame.mixer.Sound(buffer=data) for name, data in raw.items()}
-            self.synth_ms = (time.perf_counter() - begin) * 1000.0
-        except Exception as exc:  # pygame.error, missing module, odd format: play on silent
-            self._sounds = {}
-            reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-            return f"audio unavailable ({reason}); running silent"
+            try:
+                samples, gain = _raw(name, rate)
+                sounds[name] = pygame.mixer.Sound(buffer=encode(samples, size, channels, gain))
+            except Exception as exc:  # an odd sample format: play on silent
+                return self._silent(exc)
+            spent += time.perf_counter() - begin
+        self.synth_ms = spent * 1000.0
         self.spec = (rate, size, channels)
         self._sounds = sounds
         return None
+
+    def _silent(self, exc: Exception) -> str:
+        self._sounds = {}
+        reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        return f"audio unavailable ({reason}); running silent"
 
     @property
     def available(self) -> bool:
