@@ -220,6 +220,26 @@ def test_each_card_is_shown_once(tmp_path):
     assert "split_refused" in make_app(tmp_path).settings.seen_cards
 
 
+def test_q_mid_run_pauses_and_q_in_the_pause_menu_leaves(tmp_path):
+    app = make_app(tmp_path)
+    play = start_play(app)
+    key(app, pygame.K_q)  # a slip of the finger next to W and A must not end the run
+    assert isinstance(app.top, PauseScene) and play in app.scenes
+    key(app, pygame.K_q)
+    assert isinstance(app.top, TitleScene)
+
+
+def test_back_from_the_lab_the_game_is_paused(tmp_path):
+    app = make_app(tmp_path)
+    play = start_play(app)
+    key(app, pygame.K_l)
+    if type(app.top).__name__ == "LabScene":
+        app.pop()
+        assert isinstance(app.top, PauseScene)
+    else:  # a build without the lab: the game simply goes on
+        assert app.top is play
+
+
 def test_lab_key_never_crashes(tmp_path):
     app = make_app(tmp_path)
     play = start_play(app)

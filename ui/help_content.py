@@ -12,7 +12,7 @@ CONTROLS: tuple[tuple[str, str], ...] = (
     ("Esc", "pause"),
     ("M  /  T", "sound / cards"),
     ("H, ?  /  L", "this help / memory lab"),
-    ("Enter  /  Q", "start, restart / title"),
+    ("Enter  /  Q", "start, restart / quit to title from pause"),
     ("Touch", "buttons below; on the board drag to move, tap to rotate, flick down to drop, "
               "swipe up to hold, long press to split"),
 )

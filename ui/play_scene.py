@@ -118,12 +118,19 @@ class PlayScene(Scene):
             on = app.toggle_cards()
             self.session.log.add(self.game.time_ms, "INFO", f"[UI] teaching cards {'on' if on else 'off'}")
         elif cmd is Command.LAB:
-            app.open_lab(self._log_notice)
+            self.pause()  # back from the lab, the game waits for the player
+            paused = app.top is not self
+            if not app.open_lab(self._log_notice) and paused:
+                app.pop()  # no lab in this build: play on, the log says why
         elif cmd is Command.START and self.game.over:
             self.restart()
         elif cmd is Command.QUIT:
-            from ui.title_scene import TitleScene
-            app.reset(TitleScene(app))
+            # Q sits next to W and A: mid-run it only pauses, and Q in the pause menu leaves.
+            if self.game.over:
+                from ui.title_scene import TitleScene
+                app.reset(TitleScene(app))
+            else:
+                self.pause()
 
     def _log_notice(self, text: str) -> None:
         self.session.log.add(self.game.time_ms, "WARN", f"[UI] {text}")
