@@ -198,6 +198,7 @@ class Simulator:
         self.finished = 0
         self.completed: set[int] = set()
         self.preemptions = 0
+        self.tokens_generated = 0  # every token, also after the measurement window
         self.totals = _Totals()
         self.window_closed = False
         self.block_size = bs = cfg.block_size
@@ -347,6 +348,7 @@ class Simulator:
         spare: float, blocked: bool, generated: int,
     ) -> None:
         """Add a span (memory terms already integrated over it) and advance the clock."""
+        self.tokens_generated += generated
         if not self.window_closed:
             t = self.totals
             t.time += duration
@@ -389,6 +391,10 @@ class Simulator:
             kind, self.iterations - before[1], duration, len(self.running), len(self.waiting),
             self.totals.generated - before[3], self.preemptions - before[2], self.memory(),
         )
+
+    def step(self, max_decode: int | None = None) -> str:
+        """``advance`` without building a report: "prefill", "decode" or "idle"."""
+        return self._step(max_decode)
 
     def _step(self, max_decode: int | None) -> str:
         self._arrive()

@@ -20,7 +20,9 @@ smaller ``max_seq_len`` caps more requests and lowers the means.
 from __future__ import annotations
 
 import random
+from collections.abc import Iterator
 from dataclasses import dataclass
+from itertools import islice
 
 PAPER_MAX_SEQ_LEN = 2048
 
@@ -67,6 +69,33 @@ def sample_lengths(spec: DatasetSpec, rng: random.Random, max_seq_len: int) -> t
     return prompt, min(output, max_seq_len - prompt)
 
 
+def _check(dataset: str, rate: float, max_seq_len: int) -> DatasetSpec:
+    if dataset not in DATASETS:
+        raise ValueError(f"unknown dataset {dataset!r}; choose from {', '.join(DATASETS)}")
+    if not rate > 0 or rate == float("inf"):
+        raise ValueError("request rate must be a finite number > 0")
+    if max_seq_len < 2:
+        raise ValueError("maximum sequence length must be >= 2")
+    return DATASETS[dataset]
+
+
+def stream(dataset: str, rate: float, seed: int = 0, max_seq_len: int = PAPER_MAX_SEQ_LEN) -> Iterator[Request]:
+    """The endless trace that ``generate`` cuts: callers can draw it a few requests at a time."""
+    spec = _check(dataset, rate, max_seq_len)
+
+    def requests() -> Iterator[Request]:
+        rng = random.Random(seed)
+        clock = 0.0
+        rid = 0
+        while True:
+            clock += rng.expovariate(rate)
+            prompt, output = sample_lengths(spec, rng, max_seq_len)
+            yield Request(rid, clock, prompt, output)
+            rid += 1
+
+    return requests()
+
+
 def generate(
     dataset: str,
     n: int,
@@ -75,20 +104,6 @@ def generate(
     max_seq_len: int = PAPER_MAX_SEQ_LEN,
 ) -> list[Request]:
     """A trace of ``n`` requests arriving as a Poisson process of ``rate`` requests/s."""
-    if dataset not in DATASETS:
-        raise ValueError(f"unknown dataset {dataset!r}; choose from {', '.join(DATASETS)}")
     if n < 0:
         raise ValueError("number of requests must be >= 0")
-    if not rate > 0:
-        raise ValueError("request rate must be > 0")
-    if max_seq_len < 2:
-        raise ValueError("maximum sequence length must be >= 2")
-    spec = DATASETS[dataset]
-    rng = random.Random(seed)
-    clock = 0.0
-    trace = []
-    for rid in range(n):
-        clock += rng.expovariate(rate)
-        prompt, output = sample_lengths(spec, rng, max_seq_len)
-        trace.append(Request(rid, clock, prompt, output))
-    return trace
+    return list(islice(stream(dataset, rate, seed, max_seq_len), n))
