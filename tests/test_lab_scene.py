@@ -5,8 +5,19 @@ import pygame
 import pytest
 from tests.test_ui_fixtures import canvas, centre, click, key, make_app, pump
 
-from ui import theme
-from ui.lab_scene import BLOCK_CHOICES, Grid, LabScene
+from engine.lab import generate
+from ui import lab_scene, theme
+from ui.lab_scene import (
+    BLOCK_CHOICES,
+    MAX_LAG_S,
+    MAX_PAINT,
+    TRACE_CHUNK,
+    TRACE_REQUESTS,
+    Grid,
+    LabScene,
+    MemoryMap,
+    _main,
+)
 from ui.title_scene import TitleScene
 
 
@@ -26,6 +37,9 @@ def open_lab(tmp_path, steps: int = 300) -> tuple[object, LabScene]:
     assert isinstance(lab, LabScene)
     pump(app, steps)
     return app, lab
+
+
+SETUP_FRAMES = -(-TRACE_REQUESTS // TRACE_CHUNK) + 2  # trace slices, then one engine a frame
 
 
 def button(lab: LabScene, name: str):
@@ -56,7 +70,7 @@ def test_paged_map_matches_block_tables(tmp_path):
     _, lab = open_lab(tmp_path, steps=240)
     paged = lab.sides[1]
     paged.dirty = True
-    paged.refresh_map()
+    paged.refresh_map(limit=None)
     for rid, table in paged.sim.block_tables().items():
         assert paged.map.owned[rid] == table
         for b in table:
@@ -121,15 +135,23 @@ def test_pause_and_speed(tmp_path):
 
 
 def test_dataset_block_size_and_allocator_controls(tmp_path):
-    app, lab = open_lab(tmp_path, steps=10)
+    app, lab = open_lab(tmp_path, steps=SETUP_FRAMES + 10)
     key(app, pygame.K_d, steps=0)
     assert lab.dataset == "alpaca" and lab.rate == 30
-    assert lab.clock < 0.1  # restarted: one step since the key
+    assert lab.clock == 0 and not lab.ready  # restarted: a new trace is being drawn
+    pump(app, SETUP_FRAMES)
+    assert lab.ready and lab.trace == generate("alpaca", TRACE_REQUESTS, 30.0, lab.seed)
+    trace = lab.trace
     key(app, pygame.K_b, steps=0)
     assert lab.block == BLOCK_CHOICES[(BLOCK_CHOICES.index(16) + 1) % len(BLOCK_CHOICES)]
+    pump(app, 1)  # same trace: one engine a frame
+    assert lab.ready and lab.trace is trace
     assert lab.sides[1].map.grid.cells == 15728 // lab.block
-    click(app, centre(button(lab, "contiguous").rect), steps=0)
-    assert lab.sides[0].sim.allocator == "pow2"
+    assert lab.sides[1].sim.config.block_size == lab.block
+    click(app, centre(button(lab, "contiguous").rect), steps=1)
+    assert lab.ready and lab.sides[0].sim.allocator == "pow2" and lab.trace is trace
+    click(app, centre(button(lab, "contiguous").rect), steps=1)
+    assert lab.sides[0].sim.allocator == "max"
     pump(app, 120)
     surface = pygame.Surface(theme.CANVAS_SIZE)
     app.draw(surface)
@@ -143,8 +165,112 @@ def test_memory_stays_consistent_while_running(tmp_path):
         pump(app, 40)
         for side in lab.sides:
             side.dirty = True
-            side.refresh_map()
+            side.refresh_map(limit=None)
             owners = [s[0] for s in side.map.states if s is not None]
             assert set(owners) <= set(side.sim.running)
             if side.sim.paged:
                 assert len(owners) == side.sim.blocks_used
+
+
+def test_setup_is_spread_over_frames_and_shows_progress(tmp_path):
+    app, lab = open_lab(tmp_path, steps=0)
+    surface = pygame.Surface(theme.CANVAS_SIZE)
+    for frame in range(SETUP_FRAMES - 1):
+        assert not lab.ready
+        pump(app, 1)
+        app.draw(surface)  # the maps' panels say how far the trace is
+    pump(app, 1)
+    assert lab.ready and lab.clock == 0
+    assert lab.trace == generate("sharegpt", TRACE_REQUESTS, 2.0, lab.seed)
+
+
+def test_next_trace_is_drawn_ahead_and_the_restart_is_immediate(tmp_path):
+    app, lab = open_lab(tmp_path, steps=SETUP_FRAMES)
+    seed = lab.seed
+    pump(app, TRACE_REQUESTS // lab_scene.PREFETCH_CHUNK + 1)
+    ahead = lab.builders[("sharegpt", seed + 1)]
+    assert ahead.done
+    for side in lab.sides:  # end the trace
+        while not side.sim.done:
+            side.sim.step()
+    pump(app, 1)
+    assert lab.seed == seed + 1 and lab.trace == [] and not lab.ready
+    pump(app, 2)  # the trace is ready; one engine a frame
+    assert lab.ready and lab.trace is ahead.requests
+
+
+def test_map_repaints_at_most_a_slice_per_refresh():
+    canvas()
+    grid = Grid.fit(983, (0, 0, 369, 232))
+    memory = MemoryMap(grid)
+    states = [(i % 7, grid.cell - 1) for i in range(983)]
+    left, rounds = 983, 0
+    while left:
+        now = memory.update(states, {}, MAX_PAINT)
+        assert 0 < left - now <= MAX_PAINT  # progress, within the cap
+        left, rounds = now, rounds + 1
+        assert left == sum(1 for a, b in zip(states, memory.states) if a != b)
+    assert memory.states == states and rounds <= 2 * 983 // MAX_PAINT
+    # A painted cell shows its request's colour; an unlimited update paints everything at once.
+    assert memory.surface.get_at(grid.rect(5).move(-grid.x, -grid.y).center)[:3] == lab_scene.request_colour(5)
+    assert memory.update([None] * 983, {}, None) == 0 and memory.states == [None] * 983
+
+
+def test_slow_engines_hold_the_clock_back(tmp_path):
+    app, lab = open_lab(tmp_path, steps=SETUP_FRAMES)
+    lab.sim_budget_s = 0.0  # one engine step per side and frame, as on a very slow machine
+    lab.speed = 16
+    pump(app, 120)
+    slowest = min(side.sim.clock for side in lab.sides)
+    assert lab.clock - slowest <= MAX_LAG_S + 1e-9
+    assert lab.clock > 1.0
+
+
+def test_tokens_per_second_keep_counting_after_the_last_arrival(tmp_path):
+    app, lab = open_lab(tmp_path, steps=SETUP_FRAMES + 5)
+    paged = lab.sides[1]
+    sim = paged.sim
+    while not sim.window_closed:
+        sim.step()
+    before = sim.tokens_generated
+    paged.advance_to(sim.clock + 5.0, budget_s=1.0)
+    assert sim.tokens_generated > before and paged.tokens_per_s() > 0
+
+
+def test_selected_request_shows_its_block_table_in_legible_text(tmp_path, monkeypatch):
+    app, lab = open_lab(tmp_path)
+    rendered: list[tuple[str, int]] = []
+    real = lab.text.render
+
+    def record(text, size, colour):
+        rendered.append((text, size))
+        return real(text, size, colour)
+
+    monkeypatch.setattr(lab.text, "render", record)
+    paged = lab.sides[1]
+    rid, cells = max(paged.map.owned.items(), key=lambda item: len(item[1]))
+    click(app, paged.map.grid.rect(cells[0]).center, steps=0)
+    lab.chrome = None
+    app.draw(pygame.Surface(theme.CANVAS_SIZE))
+    texts = [text for text, _ in rendered]
+    assert f"REQUEST #{rid}" in texts
+    assert any(text.startswith("vLLM block table:") for text in texts)
+    table = paged.sim.block_tables()[rid]
+    assert any(f"0>{table[0]}" in text for text in texts)
+    assert min(size for _, size in rendered) >= 13  # logical pixels
+
+
+@pytest.mark.parametrize("argv", [["--frames", "0"], ["--frames", "-3"], ["--frames", "x"], ["--speed", "2"],
+                                  ["--dataset", "wiki"]])
+def test_headless_tool_rejects_bad_arguments(argv, capsys):
+    with pytest.raises(SystemExit) as exc:
+        _main(argv)
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert "usage:" in err and "Traceback" not in err
+
+
+def test_headless_bench_prints_frame_times(capsys):
+    assert _main(["--bench", "--frames", "30"]) == 0
+    out = capsys.readouterr().out
+    assert "Alpaca x16" in out and "ShareGPT x1" in out and "p99" in out

@@ -3,8 +3,12 @@
 Both maps show the same memory (the paper's 15,728 token slots, cut into cells
 of one block). A cell is coloured by the request that owns it: solid where it
 holds tokens, hatched where it is reserved but still empty, dark when free.
-The simulators advance a few engine steps per frame; map cells are redrawn
-only when their owner or fill changed, so a drawn frame is a handful of blits.
+The frame budget is kept by spreading work over frames: a new trace is drawn
+a slice per frame (the next one is drawn ahead, in the background), the two
+engines are built on separate frames, each engine advances under a wall-clock
+budget, one map is refreshed per frame and repaints at most a fixed number of
+cells (the rest follow on the next refresh), and counters and the plot are
+redrawn ten times a second.
 """
 from __future__ import annotations
 
@@ -12,12 +16,16 @@ import statistics
 import sys
 import time
 from collections import deque
+from collections.abc import Iterator
 from dataclasses import dataclass
+from itertools import compress
+from operator import ne
 
 import pygame
 
-from engine.lab import DATASETS, LabConfig, Simulator, generate
+from engine.lab import DATASETS, LabConfig, Request, Simulator
 from engine.lab.paper import FIG13_RATE, LABELS
+from engine.lab.workload import stream
 from ui import theme
 from ui.scene import Scene
 from ui.text import TextCache, fit, wrap
@@ -30,7 +38,13 @@ BLOCK_CHOICES = (8, 16, 32, 64)
 CONTIGUOUS_CHOICES = ("oracle", "pow2", "max")
 SPEEDS = (1, 4, 16)
 TRACE_REQUESTS = 3000
+TRACE_CHUNK = 150  # requests drawn per frame while the screen waits for a trace
+PREFETCH_CHUNK = 25  # requests of the next trace drawn per frame in the background
 MAX_STEPS_PER_UPDATE = 300  # engine steps per side and frame, so a frame never stalls
+SIM_BUDGET_S = 0.0012  # wall-clock time per side and frame for engine steps
+MAX_LAG_S = 2.0  # simulated seconds the engines may fall behind before the clock waits
+MAX_PAINT = 140  # map cells repainted per refresh; the rest follow on the next one
+REDRAW_EVERY = 6  # frames between redraws of counters and plot (10 Hz)
 SAMPLE_EVERY_S = 0.25  # simulated seconds between points of the running-requests plot
 PLOT_POINTS = 240
 RATE_WINDOW_S = 5.0  # tokens/s is averaged over this much simulated time
@@ -134,8 +148,7 @@ class MemoryMap:
         self.free_tile = pygame.Surface((grid.cell - 1, grid.cell - 1))
         self.free_tile.fill(FREE_CELL)
         self.owned: dict[int, list[int]] = {}
-        for i in range(grid.cells):
-            self._paint(i, None)
+        self.surface.blits([(self.free_tile, self._pos(i)) for i in range(grid.cells)], False)
 
     def _tile(self, rid: int, solid: int) -> pygame.Surface:
         key = (rid % PALETTE_SIZE, solid)  # at most PALETTE_SIZE x cell tiles, made once
@@ -144,19 +157,31 @@ class MemoryMap:
             tile = self.tiles[key] = paint_tile(request_colour(rid), self.grid.cell - 1, solid)
         return tile
 
-    def _paint(self, i: int, state: tuple[int, int] | None) -> None:
-        g = self.grid
-        r, c = divmod(i, g.cols)
-        pos = (c * g.cell, r * g.cell)
-        self.surface.blit(self.free_tile if state is None else self._tile(*state), pos)
+    def _pos(self, i: int) -> tuple[int, int]:
+        r, c = divmod(i, self.grid.cols)
+        return (c * self.grid.cell, r * self.grid.cell)
 
-    def update(self, states: list[tuple[int, int] | None], owned: dict[int, list[int]]) -> None:
-        """Repaint the cells whose (owner, solid width) changed."""
+    def update(self, states: list[tuple[int, int] | None], owned: dict[int, list[int]],
+               limit: int | None = MAX_PAINT) -> int:
+        """Repaint up to ``limit`` cells whose (owner, solid width) changed; return how many still differ.
+
+        Cells left over keep their old state here, so the next refresh finds them again.
+        """
         old = self.states
-        for i in [i for i, (a, b) in enumerate(zip(states, old)) if a != b]:
-            self._paint(i, states[i])
-        self.states = states
+        changed = list(compress(range(len(states)), map(ne, states, old)))
+        total = len(changed)
+        if limit is not None and total > limit:
+            # A stride rather than the first cells, so every part of the map keeps moving.
+            changed = changed[:: -(-total // limit)]
+        free, tile, pos = self.free_tile, self._tile, self._pos
+        jobs = []
+        for i in changed:
+            state = states[i]
+            old[i] = state
+            jobs.append((free if state is None else tile(*state), pos(i)))
+        self.surface.blits(jobs, False)
         self.owned = owned
+        return total - len(changed)
 
     def owner_at(self, pos: tuple[int, int]) -> int | None:
         i = self.grid.index_at(pos)
@@ -181,20 +206,21 @@ class Side:
         self.block = config.block_size
         self.cells = config.slots // config.block_size
         self.map = MemoryMap(Grid.fit(self.cells, area))
-        self.generated = 0
         self.history: deque[tuple[float, int]] = deque()
         self.dirty = True
 
-    def advance_to(self, clock: float) -> None:
+    def advance_to(self, clock: float, budget_s: float = SIM_BUDGET_S) -> None:
+        """Step the engine towards ``clock``, for at most ``budget_s`` of wall-clock time."""
         steps = 0
         sim = self.sim
-        while sim.clock < clock and not sim.done and steps < MAX_STEPS_PER_UPDATE:
-            report = sim.advance(1)
-            self.generated += report.generated
+        deadline = time.perf_counter() + budget_s
+        while (sim.clock < clock and not sim.done and steps < MAX_STEPS_PER_UPDATE
+               and (steps == 0 or time.perf_counter() < deadline)):
+            sim.step(1)
             steps += 1
         if steps:
             self.dirty = True
-            self.history.append((sim.clock, self.generated))
+            self.history.append((sim.clock, sim.tokens_generated))
             while len(self.history) > 2 and self.history[0][0] < sim.clock - RATE_WINDOW_S:
                 self.history.popleft()
 
@@ -210,10 +236,10 @@ class Side:
         used = mem.total() - mem.free
         return 1 - mem.tokens / used if used else 0.0
 
-    def refresh_map(self) -> None:
+    def refresh_map(self, limit: int | None = MAX_PAINT) -> None:
+        """Bring the map up to the engine's state, repainting at most ``limit`` cells (None: all)."""
         if not self.dirty:
             return
-        self.dirty = False
         width = self.map.grid.cell - 1
         states: list[tuple[int, int] | None] = [None] * self.cells
         owned: dict[int, list[int]] = {}
@@ -245,7 +271,27 @@ class Side:
                         break
                     states[i] = (rid, width * held // block)
                 owned[rid] = list(range(first, last))
-        self.map.update(states, owned)
+        self.dirty = self.map.update(states, owned, limit) > 0
+
+
+class TraceBuilder:
+    """A trace drawn a slice at a time, so drawing 3,000 requests never stalls a frame."""
+
+    def __init__(self, dataset: str, seed: int) -> None:
+        self.key = (dataset, seed)
+        self.requests: list[Request] = []
+        self._source: Iterator[Request] = stream(dataset, FIG13_RATE[dataset], seed)
+
+    @property
+    def done(self) -> bool:
+        return len(self.requests) >= TRACE_REQUESTS
+
+    def extend(self, n: int) -> bool:
+        """Draw up to ``n`` more requests; True once the trace is complete."""
+        source, out = self._source, self.requests
+        for _ in range(min(n, TRACE_REQUESTS - len(out))):
+            out.append(next(source))
+        return self.done
 
 
 class LabScene(Scene):
@@ -260,11 +306,15 @@ class LabScene(Scene):
         self.contiguous = "oracle"
         self.speed = 4
         self.paused = False
+        self.sim_budget_s = SIM_BUDGET_S
         self.selected: int | None = None
         self.hover: tuple[int, int] | None = None
         self.chrome: pygame.Surface | None = None
         self.plot_surface: pygame.Surface | None = None
         self.legend_tiles: tuple[pygame.Surface, pygame.Surface] | None = None
+        self.help_lines = wrap(HELP_TEXT, theme.SMALL, INFO[2] - 20)
+        self.block_lines: tuple[tuple[int, int], list[str]] | None = None
+        self.builders: dict[tuple[str, int], TraceBuilder] = {}
         self.buttons = self._make_buttons()
         self.restart()
 
@@ -287,28 +337,51 @@ class LabScene(Scene):
             x += width + 6
         return buttons
 
+    @property
+    def ready(self) -> bool:
+        """Both engines are built and running."""
+        return len(self.sides) == 2
+
     def restart(self) -> None:
-        """A new trace for the current dataset; both engines start from an empty cache."""
+        """Serve the current dataset's trace afresh; the engines are built over the next frames."""
         spec = DATASETS[self.dataset]
         self.rate = FIG13_RATE[self.dataset]
-        self.trace = generate(self.dataset, TRACE_REQUESTS, self.rate, self.seed)
-        config = LabConfig(block_size=self.block)
-        self.sides = (
-            Side(self.contiguous, self.trace, config, self._map_area(0)),
-            Side("paged", self.trace, config, self._map_area(1)),
-        )
-        self.by_rid = {r.rid: r for r in self.trace}
+        key = (self.dataset, self.seed)
+        # Keep only this trace and the one drawn ahead for the next seed.
+        self.builders = {k: b for k, b in self.builders.items() if k in (key, (self.dataset, self.seed + 1))}
+        self.builders.setdefault(key, TraceBuilder(*key))
+        self.trace: list[Request] = []
+        self.sides: list[Side] = []
+        self.by_rid: dict[int, Request] = {}
         self.clock = 0.0
         self.frame = 0
         self.next_sample = 0.0
         self.samples: deque[tuple[int, int]] = deque(maxlen=PLOT_POINTS)
+        self.sample_sums = [0, 0]
         self.plot_max = 8
         self.plot_surface = None
+        self.counters: list[tuple[str, int, theme.Colour, tuple[int, int], str]] | None = None
         self.selected = None
+        self.block_lines = None
         self.title = f"{spec.title} at {self.rate:g} req/s, block {self.block}"
         self.chrome = None
-        for side in self.sides:
-            side.refresh_map()
+
+    def prepare(self) -> None:
+        """One frame's share of setting up: a slice of the trace, or one engine."""
+        builder = self.builders[(self.dataset, self.seed)]
+        if not builder.done:
+            builder.extend(TRACE_CHUNK)
+            return
+        self.trace = builder.requests
+        config = LabConfig(block_size=self.block)
+        i = len(self.sides)
+        allocator = self.contiguous if i == 0 else "paged"
+        side = Side(allocator, self.trace, config, self._map_area(i))
+        side.refresh_map(limit=None)
+        self.sides.append(side)
+        if self.ready:
+            self.by_rid = {r.rid: r for r in self.trace}
+            self.chrome = None
 
     @staticmethod
     def _map_area(i: int) -> RectT:
@@ -356,6 +429,7 @@ class LabScene(Scene):
             self.seed += 1
             self.restart()
         self.chrome = None
+        self.counters = None
 
     def click(self, pos: tuple[int, int]) -> None:
         button = hit(self.buttons, pos)
@@ -366,45 +440,73 @@ class LabScene(Scene):
             if pygame.Rect(side.map.grid.x, side.map.grid.y, side.map.surface.get_width(),
                            side.map.surface.get_height()).collidepoint(pos):
                 self.selected = side.map.owner_at(pos)
+                self.block_lines = None
                 return
 
     # ------------------------------------------------------------------ time
     def update(self, dt_ms: float) -> None:
+        if not self.ready:
+            self.prepare()
+            return
         if self.paused:
             return
         if all(side.sim.done for side in self.sides):
             self.seed += 1
             self.restart()
             return
+        # Draw the next trace ahead, a little each frame, so the restart at the end is instant.
+        self.builders.setdefault((self.dataset, self.seed + 1), TraceBuilder(self.dataset, self.seed + 1))
+        self.builders[(self.dataset, self.seed + 1)].extend(PREFETCH_CHUNK)
         self.clock += dt_ms / 1000.0 * self.speed
         for side in self.sides:
-            side.advance_to(self.clock)
+            side.advance_to(self.clock, self.sim_budget_s)
+        # Engines that cannot keep up (a slow machine at x16) slow the clock rather than fall behind for good.
+        behind = [side.sim.clock for side in self.sides if not side.sim.done]
+        if behind and self.clock - min(behind) > MAX_LAG_S:
+            self.clock = min(behind) + MAX_LAG_S
         # One map a frame: each is repainted at 30 Hz, and a frame does half the work.
         self.frame += 1
         self.sides[self.frame % 2].refresh_map()
         while self.next_sample <= self.clock:
             left, right = (len(side.sim.running) for side in self.sides)
+            if len(self.samples) == PLOT_POINTS:
+                old = self.samples[0]
+                self.sample_sums = [self.sample_sums[0] - old[0], self.sample_sums[1] - old[1]]
             self.samples.append((left, right))
+            self.sample_sums = [self.sample_sums[0] + left, self.sample_sums[1] + right]
             self.plot_max = max(self.plot_max, left, right)
             self.next_sample += SAMPLE_EVERY_S
+        if self.frame % REDRAW_EVERY == 0:
             self.plot_surface = None
+            self.counters = None
 
     # ------------------------------------------------------------------ drawing
     def draw(self, surface: pygame.Surface) -> None:
         if self.chrome is None:
             self.chrome = self._draw_chrome()
         surface.blit(self.chrome, (0, 0))
-        for i, side in enumerate(self.sides):
+        if not self.ready:
+            self._draw_preparing(surface)
+            return
+        for side in self.sides:
             side.map.draw(surface, self.selected)
-            self._draw_counters(surface, i, side)
+        if self.counters is None:
+            self.counters = self._counters()
+        t = self.text
+        for text, size, colour, pos, anchor in self.counters:
+            t.blit(surface, text, size, colour, pos, anchor)
         if self.plot_surface is None:
             self.plot_surface = self._draw_plot()
         surface.blit(self.plot_surface, PLOT[:2])
         self._draw_info(surface)
-        t = self.text
-        status = "PAUSED" if self.paused else f"x{self.speed}"
-        t.blit(surface, f"t = {self.clock:6.1f} s  {status}", theme.SMALL, theme.AMBER,
-               (theme.CANVAS_W - 12, 10), "topright")
+
+    def _draw_preparing(self, surface: pygame.Surface) -> None:
+        builder = self.builders[(self.dataset, self.seed)]
+        share = len(builder.requests) / TRACE_REQUESTS
+        for i in range(2):
+            x, y, w, h = self._map_area(i)
+            self.text.blit(surface, f"drawing {TRACE_REQUESTS:,} requests ... {share:.0%}", theme.BODY,
+                           theme.TEXT_DIM, (x + w // 2, y + h // 2), "center")
 
     def _draw_chrome(self) -> pygame.Surface:
         """Everything that changes only on a click: background, panels, buttons, legend."""
@@ -426,29 +528,41 @@ class LabScene(Scene):
         for b in self.buttons:
             active = (b.name == "pause" and self.paused) or b.name == f"x{self.speed}"
             b.draw(s, t, active=active, hover=b is hover, label=labels.get(b.name))
-        for i, side in enumerate(self.sides):
+        for i in range(2):
+            allocator = self.contiguous if i == 0 else "paged"
             accent = LEFT_ACCENT if i == 0 else RIGHT_ACCENT
             draw_panel(s, MAP_PANELS[i], t, edge=accent)
             x, y, w, _ = MAP_PANELS[i]
             kind = "contiguous ranges" if i == 0 else f"blocks of {self.block} tokens"
-            t.blit(s, LABELS[side.allocator], theme.BODY, accent, (x + 8, y + 4))
+            t.blit(s, LABELS[allocator], theme.BODY, accent, (x + 8, y + 4))
             t.blit(s, kind, theme.SMALL, theme.TEXT_DIM, (x + w - 8, y + 6), "topright")
         draw_panel(s, PLOT, t, "RUNNING REQUESTS")
         draw_panel(s, INFO, t)
         return s
 
-    def _draw_counters(self, surface: pygame.Surface, i: int, side: Side) -> None:
-        t = self.text
-        x, y, w, h = MAP_PANELS[i]
-        sim = side.sim
-        row1 = y + h - MAP_BOTTOM_PAD + 6
-        row2 = row1 + 18
-        t.blit(surface, f"running {len(sim.running)}", theme.BODY, theme.TEXT, (x + 10, row1))
-        t.blit(surface, f"waiting {len(sim.waiting)}", theme.BODY, theme.TEXT_DIM, (x + 130, row1))
-        t.blit(surface, f"waste {side.waste():.0%}", theme.BODY, theme.AMBER, (x + w - 10, row1), "topright")
-        t.blit(surface, f"{side.tokens_per_s():,.0f} tokens/s", theme.BODY, theme.GREEN, (x + 10, row2))
-        extra = f"preempted {sim.preemptions}" if sim.paged else f"finished {sim.finished}"
-        t.blit(surface, extra, theme.SMALL, theme.TEXT_DIM, (x + w - 10, row2 + 1), "topright")
+    def _counters(self) -> list[tuple[str, int, theme.Colour, tuple[int, int], str]]:
+        """Live counters of both engines and the clock: (text, size, colour, position, anchor).
+
+        Recomputed ten times a second, so their text is rendered at most that often.
+        """
+        items = []
+        for i, side in enumerate(self.sides):
+            x, y, w, h = MAP_PANELS[i]
+            sim = side.sim
+            row1 = y + h - MAP_BOTTOM_PAD + 6
+            row2 = row1 + 18
+            extra = f"preempted {sim.preemptions}" if sim.paged else f"finished {sim.finished}"
+            items += [
+                (f"running {len(sim.running)}", theme.BODY, theme.TEXT, (x + 10, row1), "topleft"),
+                (f"waiting {len(sim.waiting)}", theme.BODY, theme.TEXT_DIM, (x + 130, row1), "topleft"),
+                (f"waste {side.waste():.0%}", theme.BODY, theme.AMBER, (x + w - 10, row1), "topright"),
+                (f"{side.tokens_per_s():,.0f} tokens/s", theme.BODY, theme.GREEN, (x + 10, row2), "topleft"),
+                (extra, theme.SMALL, theme.TEXT_DIM, (x + w - 10, row2 + 1), "topright"),
+            ]
+        status = "PAUSED" if self.paused else f"x{self.speed}"
+        items.append((f"t = {self.clock:6.1f} s  {status}", theme.SMALL, theme.AMBER,
+                      (theme.CANVAS_W - 12, 10), "topright"))
+        return items
 
     def _draw_plot(self) -> pygame.Surface:
         x, y, w, h = PLOT
@@ -475,7 +589,7 @@ class LabScene(Scene):
         for k, (label, colour) in enumerate(((LABELS[self.contiguous], LEFT_ACCENT), ("vLLM (paged)", RIGHT_ACCENT))):
             lx = 12 + k * 186
             if self.samples:
-                label += f"  avg {sum(v[k] for v in self.samples) / len(self.samples):.1f}"
+                label += f"  avg {self.sample_sums[k] / len(self.samples):.1f}"
             pygame.draw.line(s, colour, (lx, legend_y + 8), (lx + 18, legend_y + 8), 3)
             t.blit(s, label, theme.SMALL, theme.TEXT, (lx + 24, legend_y + 1))
         return s
@@ -489,7 +603,7 @@ class LabScene(Scene):
         if rid is None:
             t.blit(surface, "HOW TO READ IT", theme.SMALL, theme.PANEL_TITLE, (x + 7, y + 4))
             yy = y + 24
-            for line in wrap(HELP_TEXT, theme.SMALL, width)[:4]:
+            for line in self.help_lines[:4]:
                 t.blit(surface, line, theme.SMALL, theme.TEXT, (left, yy))
                 yy += 17
             yy += 6
@@ -503,8 +617,9 @@ class LabScene(Scene):
         yy = y + 24
         run = contiguous.running.get(rid)
         if run is not None:
-            start, reserve, tokens, _ = contiguous.ranges_held()[rid]
-            line = f"{LABELS[self.contiguous]}: slots {start}-{start + reserve - 1}, {tokens} of {reserve} used"
+            start, reserve = run.start, run.reserve
+            line = (f"{LABELS[self.contiguous]}: slots {start}-{start + reserve - 1}, "
+                    f"{contiguous.length(run)} of {reserve} used")
         else:
             line = f"{LABELS[self.contiguous]}: {self._where(contiguous, rid)}"
         t.blit(surface, fit(line, theme.SMALL, width), theme.SMALL, LEFT_ACCENT, (left, yy))
@@ -517,12 +632,15 @@ class LabScene(Scene):
         t.blit(surface, f"vLLM block table: {paged.length(run)} tokens in {len(table)} blocks",
                theme.SMALL, RIGHT_ACCENT, (left, yy))
         yy += 18
-        entries = [f"{i}>{b}" for i, b in enumerate(table)]
-        lines = wrap("  ".join(entries), theme.SMALL, width)
         room = (y + h - 8 - yy) // 16
-        if len(lines) > room:
-            lines = lines[: room - 1] + [f"... {len(table)} entries (logical > physical)"]
-        for line in lines:
+        key = (rid, len(table))
+        if self.block_lines is None or self.block_lines[0] != key:
+            # Wrapped once per change of the table, not every frame.
+            lines = wrap("  ".join(f"{i}>{b}" for i, b in enumerate(table)), theme.SMALL, width)
+            if len(lines) > room:
+                lines = lines[: room - 1] + [f"... {len(table)} entries (logical > physical)"]
+            self.block_lines = (key, lines)
+        for line in self.block_lines[1]:
             t.blit(surface, line, theme.SMALL, theme.TEXT, (left, yy))
             yy += 16
 
@@ -573,19 +691,85 @@ class _StandaloneApp:
         self.scenes[-1:] = [scene]
 
 
+def _frames(scene: LabScene, canvas: pygame.Surface, frames: int, every: int = 0,
+            actions: tuple[str, ...] = ()) -> tuple[list[float], list[float], list[float]]:
+    """Run ``frames`` frames; every ``every`` frames press the next of ``actions``.
+
+    Returns wall-clock update and draw times and the frame's CPU time, in ms: on a busy machine
+    the wall clock also counts time the process waited for a core.
+    """
+    update_ms, draw_ms, cpu_ms = [], [], []
+    for k in range(frames):
+        if every and k and k % every == 0:
+            scene.command(actions[(k // every - 1) % len(actions)])
+        c0 = time.process_time()
+        t0 = time.perf_counter()
+        scene.update(theme.STEP_MS)
+        t1 = time.perf_counter()
+        scene.draw(canvas)
+        t2 = time.perf_counter()
+        cpu_ms.append((time.process_time() - c0) * 1000)
+        update_ms.append((t1 - t0) * 1000)
+        draw_ms.append((t2 - t1) * 1000)
+    return update_ms, draw_ms, cpu_ms
+
+
+def _select_busiest(scene: LabScene) -> None:
+    """Click the paged request that holds the most blocks."""
+    paged_map = scene.sides[1].map
+    if paged_map.owned:
+        rid = max(paged_map.owned, key=lambda r: len(paged_map.owned[r]))
+        scene.click(paged_map.grid.rect(paged_map.owned[rid][0]).center)
+
+
+def _pct(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(len(ordered) * q))]
+
+
+def _bench(canvas: pygame.Surface, frames: int) -> None:
+    """Frame times of the LAB for each dataset and speed, with a request selected, and while switching."""
+    print(f"LAB frame times in ms, {frames} frames (60 fps steps) per row, a request selected after 60 frames.")
+    print("frame = update (engine steps, map refresh) + draw; wall clock, and CPU time of the process.")
+    print(f"{'':38} {'wall':>27}   {'CPU':>20}")
+    print(f"{'scenario':38} {'draw med':>8} {'frame med':>9} {'p99':>6} {'max':>6}   "
+          f"{'med':>6} {'p99':>6} {'max':>6}")
+    rows = [(d, s, ()) for d in DATASET_CHOICES for s in SPEEDS]
+    rows.append(("sharegpt", 4, ("block", "contiguous", "dataset", "restart")))
+    for dataset, speed, actions in rows:
+        scene = LabScene(_StandaloneApp())
+        if dataset != scene.dataset:
+            scene.command("dataset")
+        scene.speed = speed
+        _frames(scene, canvas, 60)
+        _select_busiest(scene)
+        update_ms, draw_ms, cpu_ms = _frames(scene, canvas, frames, 120 if actions else 0, actions)
+        frame_ms = [u + d for u, d in zip(update_ms, draw_ms)]
+        name = f"{DATASETS[dataset].title} x{speed}" + (", a control pressed every 2 s" if actions else "")
+        print(f"{name:38} {statistics.median(draw_ms):8.2f} {statistics.median(frame_ms):9.2f} "
+              f"{_pct(frame_ms, 0.99):6.2f} {max(frame_ms):6.2f}   {statistics.median(cpu_ms):6.2f} "
+              f"{_pct(cpu_ms, 0.99):6.2f} {max(cpu_ms):6.2f}")
+
+
 def _main(argv: list[str]) -> int:
-    """``python -m ui.lab_scene [--screenshot PATH] [--frames N]``: render headless, print frame times."""
+    """``python -m ui.lab_scene [--bench] [--screenshot PATH] [--frames N] [--dataset D] [--speed X] [--select]``
+
+    Runs the LAB headless: prints frame times (update = engine steps and map refresh, draw = the
+    drawn frame), or with --bench a table per dataset and speed; optionally saves a screenshot.
+    """
     import argparse
     import os
 
-    parser = argparse.ArgumentParser(prog="python -m ui.lab_scene", description=_main.__doc__)
+    from engine.cli_args import whole
+
+    parser = argparse.ArgumentParser(prog="python -m ui.lab_scene", description=_main.__doc__.split("\n\n")[1])
+    parser.add_argument("--bench", action="store_true", help="time every dataset and speed")
     parser.add_argument("--screenshot", help="save the canvas as PNG here")
-    parser.add_argument("--frames", type=int, default=900, help="frames of x4 simulation before the picture")
+    parser.add_argument("--frames", type=whole(1, 100_000), default=900, help="frames to run (default 900)")
     parser.add_argument("--dataset", choices=DATASET_CHOICES, default="sharegpt")
+    parser.add_argument("--speed", type=int, choices=SPEEDS, default=4)
     parser.add_argument("--select", action="store_true", help="click the busiest paged block first")
     args = parser.parse_args(argv)
-    if args.frames < 1:
-        parser.error("--frames must be >= 1")
     os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
     os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
     pygame.display.init()
@@ -593,27 +777,21 @@ def _main(argv: list[str]) -> int:
     theme.font.cache_clear()
     pygame.display.set_mode(theme.CANVAS_SIZE)
     canvas = pygame.Surface(theme.CANVAS_SIZE)
+    if args.bench:
+        _bench(canvas, args.frames)
+        return 0
     scene = LabScene(_StandaloneApp())
     if args.dataset != scene.dataset:
         scene.command("dataset")
-    draw_ms, update_ms = [], []
-    for _ in range(args.frames):
-        t0 = time.perf_counter()
-        scene.update(theme.STEP_MS)
-        t1 = time.perf_counter()
-        scene.draw(canvas)
-        t2 = time.perf_counter()
-        update_ms.append((t1 - t0) * 1000)
-        draw_ms.append((t2 - t1) * 1000)
+    scene.speed = args.speed
+    update_ms, draw_ms, _ = _frames(scene, canvas, args.frames)
     if args.select:
-        paged_map = scene.sides[1].map
-        if paged_map.owned:
-            rid = max(paged_map.owned, key=lambda r: len(paged_map.owned[r]))
-            scene.click(paged_map.grid.rect(paged_map.owned[rid][0]).center)
+        _select_busiest(scene)
         scene.draw(canvas)
+    frame_ms = [u + d for u, d in zip(update_ms, draw_ms)]
     print(f"frames {args.frames}: draw median {statistics.median(draw_ms):.2f} ms, "
-          f"update median {statistics.median(update_ms):.2f} ms, "
-          f"frame (update + draw) p95 {sorted(u + d for u, d in zip(update_ms, draw_ms))[len(draw_ms) * 95 // 100]:.2f} ms")
+          f"update median {statistics.median(update_ms):.2f} ms, frame (update + draw) median "
+          f"{statistics.median(frame_ms):.2f} ms, p99 {_pct(frame_ms, 0.99):.2f} ms")
     if args.screenshot:
         pygame.image.save(canvas, args.screenshot)
         print(f"saved {args.screenshot}")
