@@ -79,6 +79,7 @@ class CardDeck:
         self.age = 0.0
         self.waiting: list[Card] = []
         self._surfaces: dict[str, pygame.Surface] = {}
+        self._plate: pygame.Surface | None = None
 
     def observe(self, event: ev.Event) -> None:
         card_id = card_for(event)
@@ -138,6 +139,15 @@ class CardDeck:
             alpha = int(255 * self.age / FADE_MS)
         elif self.age > SHOW_MS - FADE_MS:
             alpha = int(255 * (SHOW_MS - self.age) / FADE_MS)
+        if alpha < 255:
+            # Hide the log lines under a fading card faster than the card fades, so the two
+            # texts never show through each other at half strength.
+            plate = self._plate
+            if plate is None or plate.get_size() != surf.get_size():
+                plate = self._plate = pygame.Surface(surf.get_size()).convert()
+                plate.fill(theme.PANEL)
+            plate.set_alpha(min(255, alpha * 3))
+            surface.blit(plate, self.rect[:2])
         # A surface alpha of exactly 255 takes a slow blending path in SDL: switch it off instead.
         surf.set_alpha(None if alpha >= 255 else max(0, alpha))
         # Slide in from the left while fading in.
