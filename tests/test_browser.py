@@ -36,9 +36,10 @@ pytestmark = [
 ]
 
 # Plays the part of pygbag's loader plus our Python bootstrap: reports interpreter download
-# progress through #progress, then the stages, then waits for the click (MM.UME) and runs.
+# progress through #progress, then the stages, then waits for the click (vtBoot.clicked) and runs.
+# AUTOPLAY_LOADER: the loader's audio probe found sound already allowed (MM.UME true at once).
 STAND_IN_LOADER = """
-window.MM = { UME: false };
+window.MM = window.MM || { UME: false };
 const bar = document.getElementById("progress");
 let pct = 0;
 const dl = setInterval(() => {
@@ -50,11 +51,12 @@ const dl = setInterval(() => {
     setTimeout(() => { vtBoot.stage("packages"); }, 150);
     setTimeout(() => { vtBoot.stage("compiled"); vtBoot.ready(); }, 300);
     const wait = setInterval(() => {
-      if (MM.UME) { clearInterval(wait); window.__started = Date.now(); vtBoot.running(); }
+      if (vtBoot.clicked) { clearInterval(wait); window.__started = Date.now(); vtBoot.running(); }
     }, 50);
   }
 }, 60);
 """
+AUTOPLAY_LOADER = "window.MM = { UME: true };\n" + STAND_IN_LOADER
 
 
 @pytest.fixture(scope="module")
@@ -66,7 +68,7 @@ def site(tmp_path_factory: pytest.TempPathFactory):
     )
     assert res.returncode == 0, res.stdout + res.stderr
     handler = functools.partial(QuietHandler, directory=str(out))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    server = QuietServer(("127.0.0.1", 0), handler)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
@@ -80,6 +82,14 @@ def site(tmp_path_factory: pytest.TempPathFactory):
 class QuietHandler(serve_web.BundleHandler):
     def log_message(self, format: str, *args: object) -> None:
         pass
+
+
+class QuietServer(http.server.ThreadingHTTPServer):
+    daemon_threads = True
+
+    def handle_error(self, request, client_address) -> None:
+        if not isinstance(sys.exc_info()[1], ConnectionError):  # the browser dropped a request
+            super().handle_error(request, client_address)
 
 
 @pytest.fixture(scope="module")
@@ -109,8 +119,8 @@ def page_at(browser):
         ctx.close()
 
 
-def stand_in_runtime(pg) -> None:
-    pg.route("**/pythons.js", lambda route: route.fulfill(status=200, content_type="application/javascript", body=STAND_IN_LOADER))
+def stand_in_runtime(pg, body: str = STAND_IN_LOADER) -> None:
+    pg.route("**/pythons.js", lambda route: route.fulfill(status=200, content_type="application/javascript", body=body))
 
 
 LAYOUT_JS = """() => {
@@ -156,20 +166,26 @@ def test_runtime_that_does_not_answer_times_out_then_recovers_if_it_arrives(site
     pg = page_at(680)
     held = []
     pg.route("**/pythons.js", lambda route: held.append(route))  # hangs, as behind a dead or crawling CDN
+    pg.clock.install()  # the page's 20 s loader timeout, without waiting 20 s
     pg.goto(f"{site}/index.html", wait_until="commit")
-    pg.wait_for_selector("#boot[data-state=failed]", timeout=45_000)
+    pg.wait_for_selector("#boot[data-state=loading]", state="attached", timeout=10_000)
+    pg.clock.run_for(15_000)
+    assert pg.get_attribute("#boot", "data-state") == "loading"  # not before the timeout
+    pg.clock.run_for(7_000)
+    pg.wait_for_selector("#boot[data-state=failed]", timeout=10_000)
     assert pg.get_attribute("#boot", "data-reason") == "timeout"
     assert "Python runtime unavailable" in pg.inner_text("#error")
     pg.screenshot(path=str(OUT / "browser-timeout-680x600.png"))
     # A slow loader that finally arrives takes the message away and loading carries on.
     assert len(held) == 1
+    pg.clock.resume()
     held[0].fulfill(status=200, content_type="application/javascript", body=STAND_IN_LOADER)
     pg.wait_for_selector("#start:visible", timeout=20_000)
     assert not pg.locator("#error").is_visible()
     assert pg.get_attribute("#boot", "data-state") == "ready"
 
 
-@pytest.mark.parametrize("width", [680, 360])
+@pytest.mark.parametrize("width", [680, 360, 320, 1200])
 def test_boot_progress_click_to_start_and_focus(site: str, page_at, width: int) -> None:
     pg = page_at(width)
     stand_in_runtime(pg)
@@ -185,13 +201,15 @@ def test_boot_progress_click_to_start_and_focus(site: str, page_at, width: int) 
     assert pg.evaluate("vtBoot.progress") == 1.0 > seen
     assert pg.locator("#pages i.on").count() == 32
     assert "CLICK TO START" in pg.inner_text("#start")
-    assert pg.evaluate("window.MM.UME") is False
+    assert pg.evaluate("window.MM.UME") is False and pg.evaluate("vtBoot.clicked") is False
+    # Opened on its own, the page has the keyboard: Enter or Space on the button start the game.
+    assert pg.evaluate("document.activeElement.id") == "start"
     assert_fits(pg.evaluate(LAYOUT_JS), width, 600)
     pg.screenshot(path=str(OUT / f"browser-ready-{width}x600.png"))
 
     pg.click("#start")
     pg.wait_for_selector("#boot[data-state=running]", state="attached", timeout=10_000)
-    assert pg.evaluate("window.MM.UME") is True
+    assert pg.evaluate("window.MM.UME") is True and pg.evaluate("vtBoot.clicked") is True
     assert not pg.locator("#boot").is_visible()
     assert pg.evaluate("document.activeElement && document.activeElement.id") == "canvas"
     assert_fits(pg.evaluate(LAYOUT_JS), width, 600)
@@ -250,3 +268,62 @@ def test_embed_page_shows_the_game_frame_at_600px(site: str, page_at, width: int
     assert head["og:image"].endswith("og-image.png") and head["twitter:card"] == "summary_large_image"
     assert head["og:title"] and len(head["og:description"]) > 60
     pg.screenshot(path=str(OUT / f"browser-embed-{width}.png"))
+
+
+def test_game_waits_for_the_click_even_when_sound_is_already_allowed(site: str, page_at) -> None:
+    """pygbag's audio probe may unlock sound on its own; the game still starts only on the click."""
+    pg = page_at(680)
+    stand_in_runtime(pg, AUTOPLAY_LOADER)
+    pg.goto(f"{site}/index.html")
+    pg.wait_for_selector("#start:visible", timeout=20_000)
+    pg.wait_for_timeout(500)
+    assert pg.get_attribute("#boot", "data-state") == "ready"
+    assert pg.evaluate("window.__started") is None
+    pg.click("#boot")  # anywhere on the boot screen
+    pg.wait_for_selector("#boot[data-state=running]", state="attached", timeout=10_000)
+    assert pg.evaluate("document.activeElement && document.activeElement.id") == "canvas"
+
+
+def test_missing_game_archive_is_explained(site: str, page_at) -> None:
+    """The bootstrap reports an archive it cannot fetch as its own failure, not the runtime's."""
+    pg = page_at(360)
+    stand_in_runtime(pg, STAND_IN_LOADER.replace('vtBoot.stage("archive");', 'vtBoot.stage("archive"); vtBoot.fail("archive", "vram-tetris.tar.gz: FileNotFoundError"); return;'))
+    pg.goto(f"{site}/index.html")
+    pg.wait_for_selector("#boot[data-state=failed]", timeout=20_000)
+    assert pg.get_attribute("#boot", "data-reason") == "archive"
+    text = pg.inner_text("#error")
+    assert "Game files unavailable" in text and "vram-tetris.tar.gz" in text
+    assert "Python runtime unavailable" not in text
+    assert_fits(pg.evaluate(LAYOUT_JS), 360, 600)
+    pg.screenshot(path=str(OUT / "browser-archive-missing-360x600.png"))
+
+
+def test_interpreter_abort_fails_at_once(site: str, page_at) -> None:
+    """A WebAssembly interpreter that cannot load aborts; the page says so without waiting."""
+    pg = page_at(680)
+    abort = "setTimeout(() => Promise.reject(new Error('Aborted(both async and sync fetching of the wasm failed)')), 200);"
+    stand_in_runtime(pg, abort)
+    pg.goto(f"{site}/index.html")
+    pg.wait_for_selector("#boot[data-state=failed]", timeout=10_000)
+    assert pg.get_attribute("#boot", "data-reason") == "runtime"
+    assert "Python runtime unavailable" in pg.inner_text("#error")
+
+
+def test_loaded_game_never_takes_the_keyboard_from_the_article(site: str, page_at) -> None:
+    """Cross-origin, as on Dev.to: until the reader clicks the game, their keys scroll the article."""
+    pg = page_at(1000, 800)
+    game = site.replace("127.0.0.1", "localhost")  # another origin for the iframe
+    pg.context.route("**/pythons.js", lambda route: route.fulfill(status=200, content_type="application/javascript", body=STAND_IN_LOADER))
+    pg.goto(f"{site}/embed.html")
+    pg.evaluate("url => { document.querySelector('iframe#game').src = url; }", f"{game}/index.html")
+    frame = pg.frame_locator("iframe#game")
+    frame.locator("#start").wait_for(state="visible", timeout=30_000)
+    pg.wait_for_timeout(300)
+    assert pg.evaluate("document.activeElement.tagName") == "BODY"
+    assert pg.evaluate("document.hasFocus()")
+    before = pg.evaluate("scrollY")
+    pg.keyboard.press("PageDown")
+    pg.keyboard.press("Space")
+    pg.wait_for_function(f"scrollY > {before} + 300", timeout=5_000)
+    # The keys did not reach the game: it is still waiting for its click.
+    assert frame.locator("#boot").get_attribute("data-state") == "ready"

@@ -108,7 +108,7 @@ def test_page_loads_only_the_runtime(build) -> None:
     assert all(u.startswith(cdn) for u in external), external
     assert "xterm" not in page.replace("xtermjs", "")
     # Our bootstrap: unpacks the archive, waits for the click, runs main.py.
-    assert 'tarfile.open(fileobj=archive, mode="r:gz")' in page
+    assert 'tarfile.open(fileobj=archive, mode="r:*")' in page
     assert "asyncio.run(guarded_site())" in page
     assert 'width="800" height="580"' in page
 
@@ -256,28 +256,41 @@ def bootstrap_source(page: str) -> str:
     return m.group(1)
 
 
-class _Recorder:
-    def __init__(self, calls: list, name: str):
-        self._calls, self._name = calls, name
+class _Boot:
+    """Stands in for the page's vtBoot: records calls; the player clicks some polls after ready."""
+
+    def __init__(self, calls: list, polls_before_click: int):
+        self._calls, self._polls, self._ready = calls, polls_before_click, False
+
+    @property
+    def clicked(self) -> bool:
+        if not self._ready:
+            return False
+        if self._polls > 0:
+            self._polls -= 1
+            return False
+        if ("player", "click") not in self._calls:
+            self._calls.append(("player", "click"))
+        return True
 
     def __getattr__(self, method: str):
         def record(*args):
-            self._calls.append((self._name, method, *args))
-            if (self._name, method) == ("vtBoot", "ready"):
-                _MM.UME = True  # the player clicks "click to start"
+            self._calls.append(("vtBoot", method, *args))
+            if method == "ready":
+                self._ready = True
         return record
 
 
-class _MM:
-    UME = False
+def run_bootstrap(page: str, archive: Path, data_root: Path, monkeypatch: pytest.MonkeyPatch,
+                  broken: bool = False, autoplay: bool = False) -> list:
+    """Execute the bootstrap with the runtime's services replaced by recorders.
 
-
-def run_bootstrap(page: str, archive: Path, data_root: Path, monkeypatch: pytest.MonkeyPatch, broken: bool = False) -> list:
-    """Execute the bootstrap with the runtime's services replaced by recorders."""
+    autoplay: the loader's audio probe succeeded on its own (MM.UME already true at start).
+    """
     import types
 
     calls: list = []
-    _MM.UME = False
+    mm = types.SimpleNamespace(UME=autoplay)
 
     class FOpen:
         def __init__(self, url: str, mode: str):
@@ -294,7 +307,7 @@ def run_bootstrap(page: str, archive: Path, data_root: Path, monkeypatch: pytest
 
     platform = types.ModuleType("platform")
     platform.window = types.SimpleNamespace(
-        vtBoot=_Recorder(calls, "vtBoot"), MM=_MM, python=types.SimpleNamespace(config=types.SimpleNamespace(debug=False))
+        vtBoot=_Boot(calls, polls_before_click=3), MM=mm, python=types.SimpleNamespace(config=types.SimpleNamespace(debug=False))
     )
     platform.fopen = FOpen
     platform.run_main = lambda cfg, loaderhome, loadermain: calls.append(("platform", "run_main", str(loaderhome)))
@@ -318,30 +331,31 @@ def run_bootstrap(page: str, archive: Path, data_root: Path, monkeypatch: pytest
     class TopLevel:
         @classmethod
         async def start_toplevel(cls, shell, console=False):
-            calls.append(("toplevel", "start", console, _MM.UME))
+            calls.append(("toplevel", "start", console))
 
     monkeypatch.setitem(sys.modules, "platform", platform)
     monkeypatch.setitem(sys.modules, "embed", embed)
-    monkeypatch.delenv("PYGPI", raising=False)
     code = bootstrap_source(page).replace("/data/data/", f"{data_root}/")
     namespace = {"__name__": "__bootstrap__", "PyConfig": {}, "shell": Shell, "TopLevel_async_handler": TopLevel}
     sys.modules["__bootstrap__"] = types.ModuleType("__bootstrap__")
     try:
         exec(compile(code, "index.html#bootstrap", "exec"), namespace)
-        calls.append(("env", "PYGPI", os.environ.get("PYGPI")))
     finally:
         sys.modules.pop("__bootstrap__", None)
     return calls
 
 
-def test_bootstrap_unpacks_installs_waits_for_the_click_then_runs_main(build, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("autoplay", [False, True], ids=["audio-locked", "autoplay-allowed"])
+def test_bootstrap_unpacks_installs_waits_for_the_click_then_runs_main(
+    build, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, autoplay: bool
+) -> None:
+    """Also where the loader's audio probe unlocks sound by itself, the game waits for the click."""
     out, res, _ = build
     assert res.returncode == 0, res.stdout + res.stderr
-    calls = run_bootstrap((out / "index.html").read_text(encoding="utf-8"), out / ARCHIVE, tmp_path, monkeypatch)
+    calls = run_bootstrap((out / "index.html").read_text(encoding="utf-8"), out / ARCHIVE, tmp_path, monkeypatch, autoplay=autoplay)
     app = tmp_path / "vram-tetris" / "assets"
     main = str(app / "main.py")
-    steps = [c for c in calls if c[0] != "env"]
-    assert steps == [
+    assert calls == [
         ("vtBoot", "stage", "archive"),
         ("platform", "fopen", ARCHIVE),
         ("platform", "run_main", str(app)),
@@ -349,20 +363,54 @@ def test_bootstrap_unpacks_installs_waits_for_the_click_then_runs_main(build, tm
         ("shell", "preload_code", True, str(app)),
         ("vtBoot", "stage", "compiled"),
         ("vtBoot", "ready"),
-        ("toplevel", "start", False, True),  # only after the click
+        ("player", "click"),
+        ("toplevel", "start", False),  # only after the click
         ("shell", "source", main, True),
         ("vtBoot", "running"),
         ("shell", "interactive"),
     ]
     assert (app / "engine" / "__init__.py").is_file() and (app / "ui" / "__init__.py").is_file()
-    # Wheels come from the CDN root, also on localhost:8xxx where pygbag expects its own proxy.
-    assert calls[-1] == ("env", "PYGPI", "https://pygame-web.github.io/cdn/")
 
 
-def test_bootstrap_failure_reaches_the_page(build, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_bootstrap_reads_a_plain_tar_too(build, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A server that sends the archive with Content-Encoding: gzip hands the page a plain tar."""
+    out, res, _ = build
+    assert res.returncode == 0, res.stdout + res.stderr
+    import gzip
+
+    served = tmp_path / "served"
+    served.mkdir()
+    (served / ARCHIVE).write_bytes(gzip.decompress((out / ARCHIVE).read_bytes()))
+    calls = run_bootstrap((out / "index.html").read_text(encoding="utf-8"), served / ARCHIVE, tmp_path, monkeypatch)
+    assert ("vtBoot", "running") in calls
+    assert (tmp_path / "vram-tetris" / "assets" / "main.py").is_file()
+
+
+def test_bootstrap_missing_archive_reaches_the_page(build, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     out, res, _ = build
     assert res.returncode == 0, res.stdout + res.stderr
     calls = run_bootstrap((out / "index.html").read_text(encoding="utf-8"), out / ARCHIVE, tmp_path, monkeypatch, broken=True)
     fails = [c for c in calls if c[:2] == ("vtBoot", "fail")]
-    assert len(fails) == 1 and fails[0][2] == "bootstrap" and "FileNotFoundError" in fails[0][3]
+    assert len(fails) == 1 and fails[0][2] == "archive" and "FileNotFoundError" in fails[0][3] and ARCHIVE in fails[0][3]
     assert ("vtBoot", "ready") not in calls and ("vtBoot", "running") not in calls
+
+
+def test_bootstrap_failure_reaches_the_page(build, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Any later failure (here: the runtime cannot start the game) is reported, never silent."""
+    out, res, _ = build
+    assert res.returncode == 0, res.stdout + res.stderr
+    page = (out / "index.html").read_text(encoding="utf-8").replace("platform.run_main(", "platform.no_such_call(")
+    calls = run_bootstrap(page, out / ARCHIVE, tmp_path, monkeypatch)
+    fails = [c for c in calls if c[:2] == ("vtBoot", "fail")]
+    assert len(fails) == 1 and fails[0][2] == "bootstrap" and "AttributeError" in fails[0][3]
+    assert ("vtBoot", "running") not in calls
+
+
+def test_page_leaves_layout_and_focus_to_the_page(build) -> None:
+    """The loader's resize handler would call window.focus() inside the article's iframe."""
+    out, res, _ = build
+    assert res.returncode == 0, res.stdout + res.stderr
+    page = (out / "index.html").read_text(encoding="utf-8")
+    config = page[page.index("var config = {"):page.index("};", page.index("var config = {"))]
+    assert re.search(r"\buser_canvas: 1,", config) and re.search(r"\buser_canvas_managed: 1,", config)
+    assert re.search(r"\bume_block: 1,", config) and re.search(r'\barchive: "vram-tetris",', config)
