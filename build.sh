@@ -5,7 +5,8 @@
 #   ./build.sh play [args]         run the desktop game
 #   ./build.sh bench [args]        engine benchmarks
 #   ./build.sh web [args]          build the web bundle into build/web (offline, checked)
-#   ./build.sh serve [port]        build, then serve build/web on http://localhost:8000
+#   ./build.sh serve [port]        build, then serve build/web on http://127.0.0.1:8000/ (not localhost:
+#                                  there pygbag's runtime looks for its own dev server's /cdn/)
 #   ./build.sh preview             pygbag's own dev server on the staged game (needs network)
 #   ./build.sh setup               set up .venv only
 #   ./build.sh web-env             set up the web build environment (build/venv-web) only

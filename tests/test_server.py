@@ -45,6 +45,7 @@ def bundle(tmp_path_factory: pytest.TempPathFactory) -> Path:
     (out / "probe.wasm").write_bytes(b"\0asm\1\0\0\0" + b"\0" * 600)
     (out / "probe.apk").write_bytes(b"PK\3\4" + b"\0" * 600)
     (out / "probe.js").write_text("console.log('x');\n" * 100)
+    (out / "probe.json").write_text('{"pygame_ce": "pygame_ce-2.5.7-cp312.whl"}\n' * 20)
     (out / "sub").mkdir()
     shutil.copy2(out / "index.html", out / "sub" / "index.html")
     return out
@@ -157,6 +158,7 @@ def test_archive_is_gzip_data_not_gzip_encoded(server: int, bundle: Path) -> Non
         ("/probe.wasm", "application/wasm", True),
         ("/probe.apk", "application/vnd.android.package-archive", False),
         ("/probe.js", "application/javascript; charset=utf-8", True),
+        ("/probe.json", "application/json; charset=utf-8", True),
     ],
 )
 def test_types_and_compression(server: int, path: str, ctype: str, compressed: bool) -> None:
@@ -193,3 +195,43 @@ def test_container_uses_the_same_server_block() -> None:
 def test_dockerignore_keeps_the_image_build_small() -> None:
     ignored = {line.strip() for line in (ROOT / ".dockerignore").read_text().splitlines() if line.strip() and not line.startswith("#")}
     assert {".git", ".venv", "build", "tests", "test-output"} <= ignored
+
+
+def test_page_urls_avoid_localhost() -> None:
+    """On localhost:8xxx pygbag's runtime fetches pygame-ce from its own dev server's /cdn/."""
+    assert serve_web.page_urls("127.0.0.1", 8000) == ("http://127.0.0.1:8000/", "http://127.0.0.1:8000/embed.html")
+    for host in ("localhost", "0.0.0.0", ""):
+        assert serve_web.page_urls(host, 8123)[0] == "http://127.0.0.1:8123/"
+    assert serve_web.page_urls("::1", 8000)[0] == "http://[::1]:8000/"
+
+
+@pytest.mark.parametrize("python_server", [False, True], ids=["nginx", "http.server"])
+def test_serve_command_serves_the_bundle_and_stops_cleanly(bundle: Path, python_server: bool) -> None:
+    port = free_port()
+    cmd = [sys.executable, str(ROOT / "tools" / "serve_web.py"), "--root", str(bundle), "--port", str(port)]
+    proc = subprocess.Popen(cmd + (["--python-server"] if python_server else []), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        first = proc.stdout.readline()
+        assert f"http://127.0.0.1:{port}/" in first and "localhost" not in first, first
+        deadline = time.monotonic() + 15
+        while True:
+            try:
+                resp, body = get(port, "/index.html")
+                break
+            except OSError:
+                assert proc.poll() is None and time.monotonic() < deadline, proc.stderr.read()
+                time.sleep(0.1)
+        assert resp.status == 200 and b"pythons.js" in body
+        resp, _ = get(port, f"/{ARCHIVE}")
+        assert resp.getheader("Content-Type") == "application/gzip" and resp.getheader("Content-Encoding") is None
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        try:
+            code = proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(timeout=10)
+            raise
+        proc.stdout.close()
+        proc.stderr.close()
+    assert code == 0

@@ -5,6 +5,10 @@ same server block runs with Debian's nginx as a single foreground process under 
 prefix, so what you test locally is what Cloud Run serves. Without nginx it falls back to
 Python's http.server (correct types, no compression).
 
+Open it at http://127.0.0.1:PORT/, not http://localhost:PORT/: on a localhost:8xxx address
+pygbag's runtime expects its own development server and fetches pygame-ce from /cdn/ on that
+server, which a static server does not have.
+
 Usage:
     python tools/serve_web.py [--root build/web] [--port 8000] [--host 127.0.0.1]
 Exit status: 0 stopped with Ctrl-C, 1 server failed, 2 bad usage.
@@ -48,6 +52,13 @@ http {{
     include {prefix}/site.conf;
 }}
 """
+
+
+def page_urls(host: str, port: int) -> tuple[str, str]:
+    """The game and the article embed, at an address pygbag's runtime treats as a real site."""
+    shown = "127.0.0.1" if host in ("0.0.0.0", "::", "localhost", "") else host
+    base = f"http://[{shown}]:{port}/" if ":" in shown else f"http://{shown}:{port}/"
+    return base, base + "embed.html"
 
 
 def find_nginx() -> str | None:
@@ -100,7 +111,10 @@ class BundleHandler(http.server.SimpleHTTPRequestHandler):
 def serve_python(root: Path, host: str, port: int) -> int:
     handler = functools.partial(BundleHandler, directory=str(root))
     with http.server.ThreadingHTTPServer((host, port), handler) as server:
-        print(f"serving {root} with Python's http.server on http://localhost:{port}/ (Ctrl-C stops)", flush=True)
+        game, embed = page_urls(host, port)
+        print(f"serving {root} with Python's http.server on {game} (Ctrl-C stops)", flush=True)
+        print(f"  game: {game}   article embed: {embed}", flush=True)
+        signal.signal(signal.SIGTERM, _stop)
         try:
             server.serve_forever()
         except KeyboardInterrupt:
@@ -120,8 +134,9 @@ def serve_nginx(nginx: str, root: Path, host: str, port: int) -> int:
         if test.returncode != 0:
             print(f"nginx rejected the config:\n{test.stderr}", file=sys.stderr)
             return 1
-        print(f"serving {root} with nginx (production config) on http://localhost:{port}/ (Ctrl-C stops)", flush=True)
-        print(f"  game: http://localhost:{port}/   article embed: http://localhost:{port}/embed.html", flush=True)
+        game, embed = page_urls(host, port)
+        print(f"serving {root} with nginx (production config) on {game} (Ctrl-C stops)", flush=True)
+        print(f"  game: {game}   article embed: {embed}", flush=True)
         proc = subprocess.Popen(nginx_command(nginx, prefix, conf))
         signal.signal(signal.SIGTERM, _stop)
         try:
