@@ -105,3 +105,14 @@ def test_every_button_is_a_finger_sized_target(tmp_path):
             assert target.colliderect(canvas().get_rect())
         for a, b in itertools.combinations(buttons, 2):
             assert not a.target.colliderect(b.target), (screen, a.name, b.name)
+
+
+def test_short_number_keeps_digits_while_they_fit():
+    from ui.text import short_number
+
+    canvas()
+    assert short_number(1_234, theme.SMALL, 200) == "1,234"
+    for n in (987_654_321, 12_345_678, 45_678):
+        s = short_number(n, theme.SMALL, 48)
+        assert theme.font(theme.SMALL).size(s)[0] <= 48 and s[-1] in "KMG", s
+    assert short_number(987_654_321, theme.SMALL, 48).startswith("987")

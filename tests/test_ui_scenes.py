@@ -1,6 +1,7 @@
 """Scene flow: title, pause (Esc and focus loss), help, crash report, victory, settings."""
 from __future__ import annotations
 
+import itertools
 import json
 
 import pygame
@@ -346,3 +347,40 @@ def test_a_huge_score_shrinks_instead_of_running_into_the_labels(tmp_path, monke
     assert score.right < L.SCORE[0] + 160  # LINES / LEVEL / BEST labels start there
     best = next(r for t, r in drawn if t[0].isdigit() and t.endswith("M"))
     assert best.left > L.SCORE[0] + 160 + 36
+
+
+@pytest.mark.parametrize("scene", ["title", "help", "pause", "oom", "victory"])
+def test_screen_text_never_overlaps_or_leaves_the_canvas(tmp_path, monkeypatch, scene):
+    app = make_app(tmp_path)
+    build(app, Options(headless=True, frames=30, screenshot="x.png", scene=scene, seed=2), 2)
+    drawn = _record_text(app, monkeypatch)
+    if isinstance(app.top, HelpScene):
+        app.top._page = None  # rendered once: render it again under the recorder
+    if isinstance(app.top, TitleScene):  # its panels cover the demo console: check the panels
+        app.top._draw_left(canvas())
+        app.top._draw_right(canvas())
+    else:
+        app.top.draw(canvas())
+    assert len(drawn) > 8
+    inside = canvas().get_rect().inflate(-4, -4)
+    for text, r in drawn:
+        assert inside.contains(r), (text, r)
+    for (ta, a), (tb, b) in itertools.combinations(drawn, 2):
+        if a != b:  # the same string drawn twice in one place (a pulsing label) is fine
+            assert not a.inflate(0, -4).colliderect(b.inflate(0, -4)), (ta, a, tb, b)
+
+
+def test_play_console_text_never_overlaps(tmp_path, monkeypatch):
+    app = make_app(tmp_path)
+    build(app, Options(headless=True, frames=545, screenshot="x.png", scene="play", autoplay=True,
+                       mode="paged", seed=2), 2)
+    play = app.top
+    play.game.score, play.state.best = 1_234_567, 9_876_543
+    drawn = _record_text(app, monkeypatch)
+    app.draw()
+    assert len(drawn) > 20
+    for text, r in drawn:
+        assert canvas().get_rect().contains(r), (text, r)
+    for (ta, a), (tb, b) in itertools.combinations(drawn, 2):
+        if a != b:
+            assert not a.inflate(0, -4).colliderect(b.inflate(0, -4)), (ta, a, tb, b)

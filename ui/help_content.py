@@ -12,9 +12,9 @@ CONTROLS: tuple[tuple[str, str], ...] = (
     ("Esc", "pause"),
     ("M  /  T", "sound / cards"),
     ("H, ?  /  L", "this help / memory lab"),
-    ("Enter  /  Q", "start, restart / quit to title from pause"),
-    ("Touch", "buttons below; on the board drag to move, tap to rotate, flick down to drop, "
-              "swipe up to hold, long press to split"),
+    ("Enter  /  Q", "start, restart / quit (in pause)"),
+    ("Touch", "on-screen buttons, or on the board: drag to move, tap to rotate, flick down "
+              "to drop, swipe up to hold, long press to split"),
 )
 
 # (game mechanic, what it is in a real LLM serving engine)
@@ -29,4 +29,6 @@ CONCEPTS: tuple[tuple[str, str], ...] = (
     ("Block table", "Per-request map from logical pages to scattered physical blocks."),
     ("Split meter", "Page-table bookkeeping has a cost, so splits are rationed."),
     ("Hold", "Preemption: park a request and resume it later."),
+    ("Paging efficiency", "Share of free VRAM the allocator can hand out right now; "
+                          "tokens/s counts tokens of finished requests."),
 )

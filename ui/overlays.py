@@ -147,12 +147,16 @@ class PauseScene(Overlay):
             draw_row_button(surface, self.app, b, self.hover, labels.get(b.name))
 
 
+HELP_BG = (3, 4, 10)
+
+
 class HelpScene(Overlay):
     """Controls, and what every mechanic stands for in a real serving engine."""
 
+    opaque = True  # a full page: nothing of the game below shows through the text
+
     def __init__(self, app) -> None:
         super().__init__(app)
-        self.shade = shade_surface(250)
         self.buttons = [Button("close", (theme.CANVAS_W - 130, 10, 116, 30), "CLOSE  Esc")]
         self._page: pygame.Surface | None = None
 
@@ -205,7 +209,7 @@ class HelpScene(Overlay):
         return page
 
     def draw(self, surface: pygame.Surface) -> None:
-        surface.blit(self.shade, (0, 0))
+        surface.fill(HELP_BG)
         if self._page is None:
             self._page = self._render()
         surface.blit(self._page, (0, 0))
