@@ -5,8 +5,9 @@
 
 FROM python:3.12-slim AS bundle
 WORKDIR /src
-# Public URL of the service, for absolute og:image links (optional):
-#   gcloud run deploy ... --set-build-env-vars SITE_URL=https://NAME.run.app  (or --build-arg)
+# Public URL of the service, for absolute og:image links (optional, e.g. with
+# `docker build --build-arg SITE_URL=https://NAME.run.app .`). Without it, as with
+# `gcloud run deploy --source .`, nginx writes the absolute URL from the request's host.
 ARG SITE_URL=""
 COPY . .
 # pygbag alone in its venv (it reformats the source when black is importable); the game and

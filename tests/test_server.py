@@ -235,3 +235,43 @@ def test_serve_command_serves_the_bundle_and_stops_cleanly(bundle: Path, python_
         proc.stdout.close()
         proc.stderr.close()
     assert code == 0
+
+
+@pytest.mark.skipif(shutil.which("envsubst") is None, reason="envsubst (gettext-base) is not installed")
+def test_container_start_substitution_gives_a_working_server(bundle: Path, tmp_path: Path) -> None:
+    """What the nginx image's entrypoint does at start: envsubst with every defined variable."""
+    import os
+
+    port = free_port()
+    env = dict(os.environ, PORT=f"127.0.0.1:{port}", WEB_ROOT=str(bundle), HOSTNAME="vram-tetris-00001", HOST="x", SCHEME="x")
+    defined = " ".join(f"${{{name}}}" for name in env)
+    res = subprocess.run(["envsubst", defined], input=serve_web.SITE_TEMPLATE.read_text(), capture_output=True, text=True, env=env, timeout=30)
+    assert res.returncode == 0, res.stderr
+    conf_text = res.stdout
+    assert f"listen 127.0.0.1:{port};" in conf_text and f"root {bundle};" in conf_text
+    assert "$vram_scheme://$host$vram_dir/og-image.png" in conf_text  # nginx's own variables untouched
+    (tmp_path / "tmp").mkdir()
+    (tmp_path / "site.conf").write_text(conf_text)
+    mime = next(p for p in serve_web.MIME_TYPES_CANDIDATES if p.is_file())
+    conf = tmp_path / "nginx.conf"
+    conf.write_text(serve_web.MAIN_CONF.format(prefix=tmp_path, mime_types=mime))
+    proc = subprocess.Popen(serve_web.nginx_command(NGINX, tmp_path, conf), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        deadline = time.monotonic() + 15
+        while True:
+            try:
+                resp, body = get(port, "/", {"Host": "vram-tetris-abc123-ew.a.run.app", "X-Forwarded-Proto": "https"})
+                break
+            except OSError:
+                assert proc.poll() is None and time.monotonic() < deadline, proc.stderr.read()
+                time.sleep(0.1)
+        assert resp.status == 200
+        assert b'content="https://vram-tetris-abc123-ew.a.run.app/og-image.png"' in body
+    finally:
+        proc.send_signal(signal.SIGQUIT)
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(timeout=10)
+        proc.stderr.close()
