@@ -54,6 +54,27 @@ def test_title_start_button_and_attract_bot(tmp_path):
     assert isinstance(app.top, PlayScene)
 
 
+@pytest.mark.parametrize("where", ["board", "slot"])
+def test_clicking_or_tapping_the_demo_starts(tmp_path, where):
+    from ui import layout as L
+    from ui.title_scene import DEMO_SLOT
+
+    app = make_app(tmp_path)
+    app.reset(TitleScene(app, seed=1))
+    pump(app, 5)
+    click(app, centre(L.BOARD if where == "board" else DEMO_SLOT))
+    assert isinstance(app.top, PlayScene)
+
+
+def test_clicking_empty_title_panel_does_not_start(tmp_path):
+    app = make_app(tmp_path)
+    title = TitleScene(app, seed=1)
+    app.reset(title)
+    pump(app, 5)
+    click(app, (150, 60))  # the game's name, top left
+    assert app.top is title
+
+
 def test_escape_pauses_and_time_stops(tmp_path):
     app = make_app(tmp_path)
     play = start_play(app)

@@ -15,6 +15,7 @@ from ui.text import wrap
 from ui.widgets import Button, hit, pulse
 
 LEFT_PANEL = (L.MARGIN, L.TOP, 270, 532)
+DEMO_SLOT = (L.BOARD[0] - 4, L.CONTROLS_Y, L.BOARD[2] + 8, L.CONTROLS_H)  # under the board
 RIGHT_PANEL = (520, L.TOP, 270, 532)
 
 PITCH = ("Falling pieces are inference requests, the board is GPU memory, "
@@ -88,7 +89,8 @@ class TitleScene(Scene):
         if b is not None:
             self.choose_mode(b.name)
             return
-        if self.start_button.contains(pos) or pygame.Rect(L.BOARD).collidepoint(pos):
+        on_demo = pygame.Rect(L.BOARD).collidepoint(pos) or pygame.Rect(DEMO_SLOT).collidepoint(pos)
+        if self.start_button.contains(pos) or on_demo:
             self.start()
             return
         b = hit(self.side_buttons, pos)
@@ -137,12 +139,12 @@ class TitleScene(Scene):
         # The play controls are part of the console's background: hide them under the demo.
         surface.fill(theme.BG, (LEFT_PANEL[0] + LEFT_PANEL[2], L.CONTROLS_Y - 4,
                                 RIGHT_PANEL[0] - LEFT_PANEL[0] - LEFT_PANEL[2], theme.CANVAS_H))
-        slot = pygame.Rect(L.BOARD[0] - 4, L.CONTROLS_Y, L.BOARD[2] + 8, L.CONTROLS_H)
+        slot = pygame.Rect(DEMO_SLOT)
         pygame.draw.rect(surface, (9, 12, 26), slot, border_radius=6)
         pygame.draw.rect(surface, theme.PANEL_EDGE, slot, 1, border_radius=6)
         t.blit(surface, "DEMO: the bot is playing", theme.SMALL, theme.TEXT_DIM,
                (slot.centerx, slot.y + 22), "center")
-        t.blit(surface, "click the board to play", theme.SMALL, theme.CYAN,
+        t.blit(surface, "click or tap here to play", theme.SMALL, theme.CYAN,
                (slot.centerx, slot.y + 44), "center")
         self._draw_left(surface)
         self._draw_right(surface)
