@@ -348,6 +348,11 @@ def _run_cli(capsys, *argv: str) -> tuple[int, str, str]:
         ["--rate", "-1"],
         ["--rate", "0"],
         ["--rate", "nan"],
+        ["--rate", "inf"],
+        ["--rate", "-inf"],
+        ["--rate", "1e-300"],
+        ["--rate", "10001"],
+        ["--rate", ""],
         ["--rate", "fast"],
         ["--requests", "0"],
         ["--requests", "ten"],
@@ -356,13 +361,31 @@ def _run_cli(capsys, *argv: str) -> tuple[int, str, str]:
         ["--block-size", "0"],
         ["--block-size", "4096"],
         ["--slots", "100"],
+        ["--slots", "0"],
+        ["--slots", "-16"],
+        ["--slots", "99999999999999"],
+        ["--slots", "2047"],  # less than one maximum-length request
+        ["--slots", "3000", "--block-size", "2000"],  # one block of 2000 cannot hold 2048 tokens
         ["--max-seq-len", "1"],
+        ["--max-seq-len", "100000"],
+        ["--max-batch", "0"],
+        ["--requests", "1e3"],
+        ["--requests", "99999999999"],
+        ["--latency", "fast"],
+        ["--dataset"],
         ["--bogus"],
         ["sweep", "--block-sizes", "1,x"],
         ["sweep", "--block-sizes", ","],
         ["sweep", "--block-sizes", "4096", "--max-seq-len", "2048"],
         ["sweep", "--rates", "1,-2"],
+        ["sweep", "--rates", ""],
+        ["sweep", "--rates", "1,inf"],
+        ["sweep", "--block-sizes", "1,0"],
+        ["sweep", "--slots", "2048", "--block-sizes", "1,1000"],
         ["bench", "--requests", "-5"],
+        ["bench", "--requests", "0"],
+        ["bench", "--slots", "nan"],
+        ["run", "extra"],
     ],
 )
 def test_cli_bad_arguments_exit_2_with_usage(capsys, argv):
@@ -421,3 +444,32 @@ def test_cli_bench(capsys):
     code, out, _ = _run_cli(capsys, "bench", "--requests", "200")
     assert code == 0
     assert "all four" in out and "vLLM (paged)" in out
+
+
+def test_cli_one_request_is_reported_not_a_crash(capsys):
+    code, out, err = _run_cli(capsys, "--requests", "1")
+    assert code == 0 and "Traceback" not in err
+    assert "use more requests" in out
+    code, out, _ = _run_cli(capsys, "--requests", "1", "--json")
+    data = json.loads(out)
+    assert data["allocators"]["max"]["paged_ratio"] is None
+
+
+def test_far_apart_arrivals_are_jumped_over():
+    # Arrivals days apart: the decode run to the next arrival is capped by the next finish.
+    trace = [Request(0, 1.0, 100, 50), Request(1, 3e5, 20, 10), Request(2, 9e5, 30, 5)]
+    for allocator in ALLOCATORS:
+        fast = Simulator(trace, allocator).run()
+        slow_sim = Simulator(trace, allocator)
+        while not slow_sim.done:
+            slow_sim.advance(1)
+        assert fast.finished == 3 and fast.iterations == slow_sim.result().iterations
+        assert fast.mean_running == pytest.approx(slow_sim.result().mean_running, rel=1e-9)
+
+
+def test_step_counts_tokens_after_the_window():
+    sim = Simulator(generate("alpaca", 40, 30.0, seed=3), "paged")
+    while not sim.done:
+        sim.step()
+    assert sim.tokens_generated == sum(r.output for r in sim.trace)  # recomputation adds none
+    assert sim.result().throughput > 0

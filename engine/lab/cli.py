@@ -16,22 +16,29 @@ from .simulator import DEFAULT_SLOTS, LabConfig, Simulator
 from .workload import DATASETS, generate
 
 MAX_REQUESTS = 1_000_000
+# 1M token slots is 800 GB of OPT-13B keys and values, more than any one GPU holds.
+MAX_SLOTS = 1_000_000
+# Below one request in 1000 s the trace is idle; above 10,000 req/s a whole trace arrives
+# within one engine step (at least 17 ms).
+MIN_RATE, MAX_RATE = 0.001, 10_000.0
 COMMANDS = ("run", "sweep", "bench")
 
 
 _positive_int = whole(1)
 _requests = whole(1, MAX_REQUESTS)
 _seed = whole(0)
-_rate = number(0.0, above=True)
+_slots = whole(1, MAX_SLOTS)
+_rate = number(MIN_RATE, MAX_RATE)
 
 
 def _common(parser: argparse.ArgumentParser, requests: int) -> None:
     parser.add_argument("--dataset", choices=sorted(DATASETS), default="sharegpt", help="length distribution")
     parser.add_argument("--requests", type=_requests, default=requests, help=f"trace length (default {requests})")
     parser.add_argument("--seed", type=_seed, default=0, help="trace seed (default 0)")
-    parser.add_argument("--slots", type=_positive_int, default=DEFAULT_SLOTS, help="KV cache size in token slots")
-    parser.add_argument("--max-seq-len", type=_positive_int, default=2048, help="maximum prompt + output")
-    parser.add_argument("--max-batch", type=_positive_int, default=256, help="most running requests")
+    parser.add_argument("--slots", type=_slots, default=DEFAULT_SLOTS,
+                        help=f"KV cache size in token slots (default {DEFAULT_SLOTS}, at most {MAX_SLOTS:,})")
+    parser.add_argument("--max-seq-len", type=_slots, default=2048, help="maximum prompt + output (default 2048)")
+    parser.add_argument("--max-batch", type=_slots, default=256, help="most running requests (default 256)")
     parser.add_argument("--latency", choices=sorted(LATENCY_MODELS), default="typical", help="step-time model")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
 
@@ -84,7 +91,7 @@ def _config(parser: argparse.ArgumentParser, args: argparse.Namespace) -> LabCon
 
 def cmd_run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     config = _config(parser, args)
-    rate = args.rate or paper.FIG13_RATE[args.dataset]
+    rate = paper.FIG13_RATE[args.dataset] if args.rate is None else args.rate
     comp = compare(args.dataset, rate, args.requests, args.seed, config)
     print(json.dumps(comp.as_dict(), indent=2) if args.json else format_text(comp))
     return 0
@@ -98,7 +105,7 @@ def cmd_sweep(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         if size > args.max_seq_len or args.slots // size * size < args.max_seq_len:
             parser.error(f"block size {size} does not fit --max-seq-len {args.max_seq_len} in --slots {args.slots}")
     paper_rate = paper.FIG13_RATE[args.dataset]
-    rate = args.rate or paper_rate
+    rate = paper_rate if args.rate is None else args.rate
     rates = args.rates or [paper_rate * f for f in (0.25, 0.5, 0.75, 1.0, 1.5, 2.0)]
     blocks = block_size_sweep(args.dataset, rate, args.requests, args.seed, config, args.block_sizes)
     by_rate = rate_sweep(args.dataset, rates, args.requests, args.seed, config)
@@ -120,7 +127,8 @@ def cmd_sweep(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     print(f"{'req/s':>7} " + " ".join(f"{paper.LABELS[n]:>20}" for n in ALLOCATORS) + f" {'paged/oracle':>13}")
     for row in by_rate:
         cells = " ".join(f"{row[n + '_running']:8.1f} ({row[n + '_throughput']:6.0f}/s)" for n in ALLOCATORS)
-        print(f"{row['rate']:7g} {cells} {row['paged_running'] / row['oracle_running']:13.2f}")
+        ratio = row["paged_running"] / row["oracle_running"] if row["oracle_running"] else float("nan")
+        print(f"{row['rate']:7g} {cells} {ratio:13.2f}")
     print("\nAt low rates every allocator keeps up and batches are equal; once memory is the limit the")
     print("batch stops growing with the rate, and the paged engine's limit is the highest.")
     return 0
@@ -128,7 +136,7 @@ def cmd_sweep(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
 
 def cmd_bench(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     config = _config(parser, args)
-    rate = args.rate or paper.FIG13_RATE[args.dataset]
+    rate = paper.FIG13_RATE[args.dataset] if args.rate is None else args.rate
     start = time.perf_counter()
     trace = generate(args.dataset, args.requests, rate, args.seed, config.max_seq_len)
     gen_time = time.perf_counter() - start

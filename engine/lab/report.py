@@ -26,14 +26,25 @@ class Comparison:
     def at_paper_rate(self) -> bool:
         return abs(self.rate - paper.FIG13_RATE[self.dataset]) < 1e-9
 
-    def ratios(self) -> dict[str, float]:
-        """How many times more requests the paged engine runs than each contiguous one."""
+    def ratios(self) -> dict[str, float | None]:
+        """How many times more requests the paged engine runs than each contiguous one.
+
+        None where a baseline ran nothing in the window (a trace too short to measure).
+        """
         paged = self.results["paged"].mean_running
-        return {name: paged / self.results[name].mean_running for name in CONTIGUOUS}
+        return {
+            name: paged / self.results[name].mean_running if self.results[name].mean_running else None
+            for name in CONTIGUOUS
+        }
 
     def notes(self) -> list[str]:
         """Sentences saying where and why our figures differ from the paper's."""
         out: list[str] = []
+        if any(not result.mean_running for result in self.results.values()):
+            out.append(
+                f"An engine ran no request in the measurement window (first to last arrival, "
+                f"{self.results['paged'].window:.2f} s): use more requests."
+            )
         if not self.at_paper_rate:
             out.append(paper.difference("rate", "*", "*").format(paper_rate=paper.FIG13_RATE[self.dataset]))
         seen: set[str] = set()
@@ -99,7 +110,11 @@ def format_text(comp: Comparison) -> str:
     ]
     for name in ("max", "pow2", "oracle", "paged"):
         r = comp.results[name]
-        ratio = f"{ratios[name]:8.2f} {paper_ratios[name]:9.2f}" if name in ratios else f"{'':8} {'':9}"
+        if name in ratios:
+            ours = f"{ratios[name]:8.2f}" if ratios[name] is not None else f"{'-':>8}"
+            ratio = f"{ours} {paper_ratios[name]:9.2f}"
+        else:
+            ratio = f"{'':8} {'':9}"
         lines.append(
             f"{paper.LABELS[name]:14} {r.token_share:7.1%} {paper.FIG2_TOKEN_SHARE[name]:8.1%} "
             f"{r.mean_running:7.2f} {paper.FIG13_BATCH[comp.dataset][name]:8.2f} {ratio} "

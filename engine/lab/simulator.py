@@ -430,16 +430,22 @@ class Simulator:
         self.iterations += 1
         self._retire_finished()
 
-    def _steps_until(self, alpha: float, beta: float, delta: float) -> int:
-        """Fewest decode steps (>= 1) whose total time reaches ``delta``."""
+    def _steps_until(self, alpha: float, beta: float, delta: float, cap: int) -> int:
+        """Fewest decode steps (>= 1) whose total time reaches ``delta``, or ``cap`` if more.
+
+        The cap keeps the integer corrections below short when ``delta`` is far away
+        (a float that large no longer changes by one step).
+        """
         if delta <= 0:
             return 1
+        if cap * alpha + beta * cap * (cap - 1) / 2 < delta:
+            return cap
         if beta > 0:
             b = alpha - beta / 2
             k = math.ceil((-b + math.sqrt(b * b + 2 * beta * delta)) / beta)
         else:
             k = math.ceil(delta / alpha)
-        k = max(k, 1)
+        k = min(max(k, 1), cap)
         while k > 1 and (k - 1) * alpha + beta * (k - 1) * (k - 2) / 2 >= delta:
             k -= 1
         while k * alpha + beta * k * (k - 1) / 2 < delta:
@@ -491,9 +497,9 @@ class Simulator:
         alpha = lat.fixed + lat.per_token * n + lat.per_context * (tokens0 + n)
         beta = lat.per_context * n
         if not self.waiting and self.next_arrival < len(self.trace):
-            k = min(k, self._steps_until(alpha, beta, self.trace[self.next_arrival].arrival - self.clock))
+            k = self._steps_until(alpha, beta, self.trace[self.next_arrival].arrival - self.clock, k)
         if not self.window_closed:
-            k = min(k, self._steps_until(alpha, beta, self.window_end - self.clock))
+            k = self._steps_until(alpha, beta, self.window_end - self.clock, k)
         if self.paged:
             k = min(k, self._paged_max_steps(self.num_blocks - self.blocks_used))
             if self.waiting and n < cfg.max_batch and self._fits(self.waiting[0]):
