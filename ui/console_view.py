@@ -233,6 +233,10 @@ class ConsoleView:
             for b in self.controls:
                 if b.name in state.pressed:
                     self._draw_control(surface, b, pressed=True)
+        if state.hover is not None and state.hover[1] >= L.CONTROLS_Y:
+            for b in self.controls:
+                if b.name not in state.pressed and pygame.Rect(b.rect).collidepoint(state.hover):
+                    pygame.draw.rect(surface, theme.CYAN, b.rect, 1, border_radius=6)
 
     def _draw_header(self, surface: pygame.Surface, state: ViewState) -> None:
         if not state.header_buttons:
