@@ -5,10 +5,10 @@ from .board import Board
 from .events import BlockTable, LockResult
 from .game import MODES, Active, Game, Input, Request
 from .pieces import KINDS, PIECES, Kind, PieceDef
-from .reports import CrashReport, RunReport, VictoryReport
+from .reports import RunReport
 from .telemetry import Telemetry
 
 __all__ = [
     "events", "Board", "BlockTable", "LockResult", "MODES", "Active", "Game", "Input", "Request",
-    "KINDS", "PIECES", "Kind", "PieceDef", "CrashReport", "RunReport", "VictoryReport", "Telemetry",
+    "KINDS", "PIECES", "Kind", "PieceDef", "RunReport", "Telemetry",
 ]

@@ -14,6 +14,8 @@ from .bot import DEFAULT_SKILL, Bot
 from .cli_args import number, whole
 from .game import MODES, Game
 
+MAX_SEEDS = 10_000
+MAX_PIECES = 1_000_000
 THINK_MS = 400.0  # game time the bot spends per piece: the split meter recharges meanwhile
 
 
@@ -88,7 +90,7 @@ def format_table(results: dict[str, ModeSummary], max_pieces: int, skill: float)
     for mode, r in results.items():
         lines.append(f"{mode:<12}{r.pieces_mean:>12.1f}{r.pieces_median:>9.1f}{r.lines_mean:>8.1f}"
                      f"{r.frag_mean * 100:>10.1f}%{r.frag_peak * 100:>10.1f}%{r.resident_mean:>10.1f}"
-                     f"{r.oom_count:>5}/{r.games:<2}{r.splits_mean:>8.1f}")
+                     f"{f'{r.oom_count}/{r.games}':>8}{r.splits_mean:>8.1f}")
     if "contiguous" in results and "paged" in results:
         c, p = results["contiguous"], results["paged"]
         if c.pieces_mean:
@@ -100,8 +102,8 @@ def format_table(results: dict[str, ModeSummary], max_pieces: int, skill: float)
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m engine.autoplay", description=__doc__.splitlines()[0])
     p.add_argument("--mode", choices=(*MODES, "both"), default="both")
-    p.add_argument("--seeds", type=whole(1), default=10, help="games per mode (seeds 0..N-1)")
-    p.add_argument("--max-pieces", type=whole(1), default=1000, help="cap per game")
+    p.add_argument("--seeds", type=whole(1, MAX_SEEDS), default=10, help="games per mode (seeds 0..N-1)")
+    p.add_argument("--max-pieces", type=whole(1, MAX_PIECES), default=1000, help="cap per game")
     p.add_argument("--skill", type=number(0.0, 1.0), default=DEFAULT_SKILL,
                    help=f"chance the bot takes its best placement (default {DEFAULT_SKILL})")
     p.add_argument("--json", action="store_true", help="print one JSON object keyed by mode")

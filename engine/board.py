@@ -33,13 +33,14 @@ class Board:
 
     @classmethod
     def from_strings(cls, rows: Iterable[str], owner: int = 1) -> Board:
-        """Build a board from text, bottom-aligned: '#' (or a digit id) is occupied, '.' free."""
+        """Build a board from text, bottom-aligned: '#' (or an owner id 1-9) is occupied, any
+        other character free."""
         lines = list(rows)
         board = cls()
         top = HEIGHT - len(lines)
         for i, line in enumerate(lines):
             for x, ch in enumerate(line):
-                if ch == "#" or ch.isdigit():
+                if ch == "#" or ch in "123456789":
                     board.place([(x, top + i)], owner if ch == "#" else int(ch))
         return board
 
@@ -97,19 +98,22 @@ class Board:
         return HEIGHT
 
     def lowest_empty(self, x: int) -> int:
-        """Lowest free row of column x, holes included; -1 when the column is full."""
-        grid = self.grid
-        for y in range(HEIGHT - 1, -1, -1):
-            if not grid[y][x]:
+        """Lowest free visible row of column x, holes included; -1 when none is free.
+
+        Only visible rows are page frames: the hidden spawn rows are not memory."""
+        bit = 1 << x
+        masks = self.masks
+        for y in range(HEIGHT - 1, HIDDEN - 1, -1):
+            if not masks[y] & bit:
                 return y
         return -1
 
     def column_with_room(self, x: int) -> int:
-        """x if its column has a free cell, else the nearest column that does (left first); -1 if
-        the board is full. Where a split page goes when its own column has no frame left."""
+        """x if its column has a free visible cell, else the nearest column that does (left
+        first); -1 if none has. Where a split page goes when its own column is full."""
         for d in range(WIDTH):
             for col in ((x,) if d == 0 else (x - d, x + d)):
-                if 0 <= col < WIDTH and any(not row[col] for row in self.grid):
+                if 0 <= col < WIDTH and self.lowest_empty(col) >= 0:
                     return col
         return -1
 
@@ -153,9 +157,3 @@ class Board:
                 sealed += (covered & ~m).bit_count()
         occupied = sum(map(int.bit_count, masks[HIDDEN:]))
         return occupied, sealed, tops
-
-    def owners(self) -> set[int]:
-        return {v for row in self.grid for v in row if v}
-
-    def cells(self) -> int:
-        return sum(1 for row in self.grid for v in row if v)

@@ -1,8 +1,8 @@
 """A heuristic player (El-Tetris features) that plays through the same inputs a person uses.
 
 It scores every placement reachable by turning at the current height, sliding, and dropping,
-with Pierre Dellacherie's features as weighted by El-Tetris (landing height, rows removed,
-row and column transitions, holes, wells). In paged mode, with the split meter full, it also
+with Pierre Dellacherie's features as weighted by El-Tetris (landing height of the piece's
+centre, eroded piece cells, row and column transitions, holes, wells). In paged mode, with the split meter full, it also
 scores splitting the piece at each position and splits when that is clearly better.
 
 `skill` is the chance of taking the best placement. Otherwise the bot is hurried: it takes a
@@ -18,7 +18,7 @@ from .board import Board
 from .game import Game, Input
 from .pieces import COLUMNS, FOOTPRINTS, PIECES, Kind
 from .rotation import KICKS
-from .rules import HEIGHT, WIDTH
+from .rules import HEIGHT, HIDDEN, WIDTH
 
 FULL = (1 << WIDTH) - 1
 DEFAULT_SKILL = 0.8
@@ -28,7 +28,7 @@ SPLIT_MARGIN = 4.0  # a split spends the whole meter: only worth it when clearly
 @dataclass(frozen=True, slots=True)
 class Weights:
     landing_height: float = -4.500158825082766
-    rows_removed: float = 3.4181268101392694
+    eroded_cells: float = 3.4181268101392694
     row_transitions: float = -3.2178882868487753
     column_transitions: float = -9.348695305445199
     holes: float = -7.899265427351652
@@ -59,8 +59,10 @@ class Plan:
         return [*self.moves(), self.final]
 
 
-def evaluate(masks: list[int], landing: float, removed: int, w: Weights = EL_TETRIS) -> float:
-    """Dellacherie's features on a board given as one bitmask per row (top row first)."""
+def evaluate(masks: list[int], landing: float, eroded: int, w: Weights = EL_TETRIS) -> float:
+    """Dellacherie's features on a board given as one bitmask per row (top row first), after
+    full rows were removed; `landing` and `eroded` (rows cleared x piece cells in them) come from
+    the placement itself."""
     row_t = col_t = holes = wells = 0
     covered = 0
     above = 0
@@ -83,7 +85,7 @@ def evaluate(masks: list[int], landing: float, removed: int, w: Weights = EL_TET
                 well ^= low
             depth = nxt
     col_t += (~above & FULL).bit_count()
-    return (w.landing_height * landing + w.rows_removed * removed + w.row_transitions * row_t
+    return (w.landing_height * landing + w.eroded_cells * eroded + w.row_transitions * row_t
             + w.column_transitions * col_t + w.holes * holes + w.wells * wells)
 
 
@@ -93,18 +95,20 @@ def _clear(masks: list[int]) -> tuple[list[int], int]:
     return ([0] * n + kept if n else masks), n
 
 
+TURNS: dict[int, tuple[Input, ...]] = {
+    0: (), 1: (Input.ROTATE_CW,), 2: (Input.ROTATE_CW, Input.ROTATE_CW), 3: (Input.ROTATE_CCW,),
+}
+
+
 def _reachable(board: Board, kind: Kind, rot: int, x: int, y: int):
-    """Yield (rotation, turns, x_at_turn, y) for each rotation reachable from the current pose."""
+    """Yield (rotation, turns, x, y) after turning from the current pose into each state,
+    kicks included, as the engine will turn it."""
+    if kind is Kind.O:
+        yield rot, (), x, y
+        return
     shapes = FOOTPRINTS[kind]
-    targets = [0] if kind is Kind.O else [0, 1, 2, 3]
-    for target in targets:
-        diff = (target - rot) % 4
-        if kind is Kind.O:
-            yield rot, (), x, y
-            return
-        turns = {0: (), 1: (Input.ROTATE_CW,), 2: (Input.ROTATE_CW, Input.ROTATE_CW),
-                 3: (Input.ROTATE_CCW,)}[diff]
-        r, cx, cy, ok = rot, x, y, True
+    for diff, turns in TURNS.items():
+        r, cx, cy = rot, x, y
         for t in turns:
             to = (r + (1 if t is Input.ROTATE_CW else -1)) % 4
             for kx, ky in KICKS[kind][(r, to)]:
@@ -112,10 +116,29 @@ def _reachable(board: Board, kind: Kind, rot: int, x: int, y: int):
                     r, cx, cy = to, cx + kx, cy + ky
                     break
             else:
-                ok = False
                 break
-        if ok:
+        else:
             yield r, turns, cx, cy
+
+
+def _page_frame(masks: list[int], col: int) -> int:
+    """Lowest free visible row of a column in `masks`, -1 if none (as Board.lowest_empty)."""
+    bit = 1 << col
+    for y in range(HEIGHT - 1, HIDDEN - 1, -1):
+        if not masks[y] & bit:
+            return y
+    return -1
+
+
+def _column_with_frame(masks: list[int], col: int) -> tuple[int, int]:
+    """(column, row) where a page for `col` goes: as Board.column_with_room; (-1, -1) if none."""
+    for d in range(WIDTH):
+        for c in ((col,) if d == 0 else (col - d, col + d)):
+            if 0 <= c < WIDTH:
+                y = _page_frame(masks, c)
+                if y >= 0:
+                    return c, y
+    return -1, -1
 
 
 class Bot:
@@ -124,7 +147,7 @@ class Bot:
             raise ValueError("skill must be between 0 and 1")
         self.skill = skill
         self.weights = weights
-        self._rng = random.Random(seed)
+        self._rng = random.Random(f"bot:{seed}")  # its own stream, not the game's bag
 
     def plan(self, game: Game) -> list[Input]:
         """The key presses for the current piece, ending in HARD_DROP or SPLIT."""
@@ -139,29 +162,26 @@ class Bot:
         if not options:
             return Plan(a.rotation, (), 0, False, 0.0)
         options.sort(key=lambda p: p.score, reverse=True)
-        best = options[0]
         if game.split_ready:
-            split = max((p for p in options if p.split), key=lambda p: p.score, default=None)
-            if split is not None and split.score > max(
-                    (p.score for p in options if not p.split), default=-1e9) + SPLIT_MARGIN:
-                return split
+            split = next((p for p in options if p.split), None)
             options = [p for p in options if not p.split]
-            best = options[0]
+            if split is not None and (not options or split.score > options[0].score + SPLIT_MARGIN):
+                return split
         if self._rng.random() < self.skill:
-            return best
+            return options[0]
         return self._rng.choice(options[: max(1, len(options) // 2)])
 
     def options(self, game: Game) -> list[Plan]:
         a = game.active
         assert a is not None
         board = game.board
-        masks = list(board.masks)
+        masks = board.masks
         tops = board.stats()[2]
         shapes = PIECES[a.kind].rotations
         profiles = COLUMNS[a.kind]
+        footprints = FOOTPRINTS[a.kind]
         can_split = game.split_ready
         plans: list[Plan] = []
-        footprints = FOOTPRINTS[a.kind]
         for rot, turns, rx, ry in _reachable(board, a.kind, a.rotation, a.x, a.y):
             shape = shapes[rot]
             fp = footprints[rot]
@@ -175,32 +195,35 @@ class Bot:
                 xs.append(x)
                 x += 1
             for x in xs:
-                d = board.drop_distance(profiles[rot], x, ry, tops)
-                y = ry + d
+                y = ry + board.drop_distance(profiles[rot], x, ry, tops)
                 new = masks[:]
-                top = HEIGHT
                 for cx, cy in shape:
                     new[y + cy] |= 1 << (x + cx)
-                    if y + cy < top:
-                        top = y + cy
-                cleared, n = _clear(new)
-                landing = HEIGHT - top - 1.5
-                plans.append(Plan(rot, turns, x - a.x, False,
-                                  evaluate(cleared, landing, n, self.weights)))
+                rows = {y + cy for _, cy in shape}
+                full = [r for r in rows if new[r] == FULL]
+                eroded = len(full) * sum(1 for _, cy in shape if y + cy in full)
+                top, bottom = min(rows), max(rows)
+                landing = HEIGHT - 1 - bottom + (bottom - top + 1) / 2
+                cleared, _ = _clear(new)
+                plans.append(Plan(rot, turns, x - rx, False,
+                                  evaluate(cleared, landing, eroded, self.weights)))
                 if can_split:
-                    plans.append(self._split_plan(masks, shape, x, rot, turns, x - a.x))
+                    plans.append(self._split_plan(masks, shape, x, rot, turns, x - rx))
         return plans
 
     def _split_plan(self, masks: list[int], shape, x: int, rot: int, turns, dx: int) -> Plan:
+        """Score splitting at column offset x: each page to the lowest free visible cell of its
+        column, or of the nearest column with one (as Game does)."""
         new = masks[:]
-        low = HEIGHT
+        rows: list[int] = []
         for cx, _ in shape:
-            col = x + cx
-            bit = 1 << col
-            for yy in range(HEIGHT - 1, -1, -1):
-                if not new[yy] & bit:
-                    new[yy] |= bit
-                    low = min(low, yy)
-                    break
-        cleared, n = _clear(new)
-        return Plan(rot, turns, dx, True, evaluate(cleared, HEIGHT - low - 0.5, n, self.weights))
+            col, frame = _column_with_frame(new, x + cx)
+            if col < 0:
+                return Plan(rot, turns, dx, True, float("-inf"))
+            new[frame] |= 1 << col
+            rows.append(frame)
+        full = [r for r in set(rows) if new[r] == FULL]
+        eroded = len(full) * sum(1 for r in rows if r in full)
+        cleared, _ = _clear(new)
+        landing = HEIGHT - 1 - max(rows) + (max(rows) - min(rows) + 1) / 2
+        return Plan(rot, turns, dx, True, evaluate(cleared, landing, eroded, self.weights))

@@ -12,6 +12,8 @@ def whole(lo: int | None = None, hi: int | None = None) -> Callable[[str], int]:
     """A whole number within [lo, hi]."""
     def parse(text: str) -> int:
         try:
+            if not text.isascii():
+                raise ValueError(text)
             value = int(text)
         except ValueError:
             raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
@@ -28,7 +30,9 @@ def number(lo: float | None = None, hi: float | None = None, *,
     """A finite number within [lo, hi] (or (lo, hi] with above=True)."""
     def parse(text: str) -> float:
         try:
-            value = float(text)
+            if not text.isascii():
+                raise ValueError(text)
+            value = float(text) + 0.0  # + 0.0 turns -0 into 0
         except ValueError:
             raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
         if not math.isfinite(value):

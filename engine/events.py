@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar, NamedTuple
 
 from .pieces import PIECES, Kind
-from .rules import TOKENS_PER_BLOCK
+from .rules import WIDTH
 
 if TYPE_CHECKING:
     from .reports import RunReport
@@ -123,7 +123,7 @@ class LinesCleared(Event):
     @property
     def text(self) -> str:
         return (f"[GC] batch finished: {self.count} row(s) freed, "
-                f"{self.count * 10} KV blocks reclaimed, {self.tokens} tokens dispatched")
+                f"{self.count * WIDTH} KV blocks reclaimed, {self.tokens} tokens dispatched")
 
 
 @dataclass(frozen=True, slots=True)
@@ -206,5 +206,5 @@ class Victory(Event):
 __all__ = [
     "BlockTable", "LockResult", "Event", "Spawned", "Moved", "Rotated", "Locked",
     "LinesCleared", "PageSplit", "ModeSwitched", "Held", "Warning", "LevelUp", "Oom",
-    "Victory", "TOKENS_PER_BLOCK",
+    "Victory",
 ]

@@ -18,7 +18,7 @@ from .board import Board, Cell
 from .pieces import COLUMNS, FOOTPRINTS, PIECES, Kind
 from .reports import RunReport
 from .rotation import KICKS
-from .telemetry import Telemetry, ThroughputWindow, fragmentation, paging_efficiency
+from .telemetry import Telemetry, ThroughputWindow, fragmentation, paging_efficiency, utilisation
 
 MODES = ("contiguous", "paged")
 
@@ -58,10 +58,6 @@ class Active:
     x: int
     y: int
     request_id: int
-
-    @property
-    def shape(self) -> tuple[Cell, ...]:
-        return PIECES[self.kind].rotations[self.rotation]
 
     def cells(self) -> list[Cell]:
         x, y = self.x, self.y
@@ -105,7 +101,7 @@ class Game:
         self._vram_warned = False
         self._stats: tuple[int, int, list[int]] | None = None  # Board.stats(), per board change
         self._ev: list[ev.Event] = []
-        self._spawn(self._bag.pop(), 0)
+        self._spawn(self._bag.pop(), None)
 
     def set_board(self, board: Board) -> None:
         """Start from a given memory layout (puzzles, lessons, tests).
@@ -124,6 +120,7 @@ class Game:
             if owner not in self.requests:
                 self.requests[owner] = Request(owner, Kind(owner % len(Kind)))
         self._next_id = max(self._next_id, max(self._live, default=0) + 1)
+        self.peak_utilisation = max(self.peak_utilisation, utilisation(self._counts()[0]))
         a = self.active
         if a is not None:
             if a.request_id in self._live:
@@ -142,32 +139,29 @@ class Game:
     def split_ready(self) -> bool:
         return self.mode == "paged" and self.charge >= 1.0 and not self.over
 
-    def kind_of(self, request_id: int) -> Kind:
-        return self.requests[request_id].kind
-
     def ghost_cells(self) -> list[Cell]:
         a = self.active
         if a is None:
             return []
-        d = self.board.drop_distance(COLUMNS[a.kind][a.rotation], a.x, a.y, self._tops())
+        d = self.board.drop_distance(COLUMNS[a.kind][a.rotation], a.x, a.y, self._counts()[2])
         return [(x, y + d) for x, y in a.cells()]
 
-    def _tops(self) -> list[int]:
+    def _counts(self) -> tuple[int, int, list[int]]:
+        """Board.stats(), cached until the board changes (a lock updates it in place)."""
         if self._stats is None:
             self._stats = self.board.stats()
-        return self._stats[2]
+        return self._stats
 
     def board_stats(self) -> tuple[int, int]:
-        """(occupied, sealed) visible cells; recomputed only after the board changes."""
-        if self._stats is None:
-            self._stats = self.board.stats()
-        return self._stats[0], self._stats[1]
+        """(occupied, sealed) visible cells."""
+        occupied, sealed, _ = self._counts()
+        return occupied, sealed
 
     def telemetry(self) -> Telemetry:
         occupied, sealed = self.board_stats()
         free = R.VISIBLE_CELLS - occupied
         return Telemetry(
-            utilisation=occupied / R.VISIBLE_CELLS,
+            utilisation=utilisation(occupied),
             fragmentation=fragmentation(free, sealed),
             throughput=self._throughput.rate(self.time_ms),
             paging_efficiency=paging_efficiency(free, sealed, self.split_ready),
@@ -196,46 +190,31 @@ class Game:
         out, self._ev = self._ev, []
         return out
 
+    # One-action conveniences; each goes through update(), the single path every input takes.
     def move(self, dx: int) -> list[ev.Event]:
-        if self.active is not None and not self.over:
-            self._shift(dx, 0)
-        return self._flush()
+        """Slide |dx| cells, one at a time (a wall stops the slide)."""
+        step = Input.RIGHT if dx > 0 else Input.LEFT
+        return self.update(0.0, (step,) * abs(dx))
 
     def rotate(self, direction: int) -> list[ev.Event]:
-        if self.active is not None and not self.over:
-            self._rotate(1 if direction > 0 else -1)
-        return self._flush()
+        return self.update(0.0, (Input.ROTATE_CW if direction > 0 else Input.ROTATE_CCW,))
 
     def soft_drop(self) -> list[ev.Event]:
-        if not self.over:
-            self._soft_drop()
-        return self._flush()
+        return self.update(0.0, (Input.SOFT_DROP,))
 
     def hard_drop(self) -> list[ev.Event]:
-        if not self.over:
-            self._hard_drop()
-        return self._flush()
+        return self.update(0.0, (Input.HARD_DROP,))
 
     def hold(self) -> list[ev.Event]:
-        if not self.over:
-            self._hold()
-        return self._flush()
+        return self.update(0.0, (Input.HOLD,))
 
     def split(self) -> list[ev.Event]:
-        if not self.over:
-            self._split()
-        return self._flush()
+        return self.update(0.0, (Input.SPLIT,))
 
     def set_mode(self, mode: str) -> list[ev.Event]:
         if mode not in MODES:
             raise ValueError(f"mode must be one of {MODES}, not {mode!r}")
-        if not self.over:
-            self._set_mode(mode)
-        return self._flush()
-
-    def _flush(self) -> list[ev.Event]:
-        out, self._ev = self._ev, []
-        return out
+        return self.update(0.0, (Input.MODE_PAGED if mode == "paged" else Input.MODE_CONTIGUOUS,))
 
     # ------------------------------------------------------------------ actions
     def _left(self) -> None:
@@ -301,7 +280,7 @@ class Game:
         a = self.active
         if a is None:
             return
-        d = self.board.drop_distance(COLUMNS[a.kind][a.rotation], a.x, a.y, self._tops())
+        d = self.board.drop_distance(COLUMNS[a.kind][a.rotation], a.x, a.y, self._counts()[2])
         a.y += d
         self.score += R.HARD_DROP_POINTS * d
         self._lock(d)
@@ -318,7 +297,7 @@ class Game:
         self.active = None
         self._ev.append(ev.Held(a.kind, held_kind))
         if held_kind is None:
-            self._spawn(self._bag.pop(), 0)
+            self._spawn(self._bag.pop(), None)
         else:
             self._spawn(held_kind, held_id)
         self.can_hold = False
@@ -337,20 +316,6 @@ class Game:
     def _toggle_mode(self) -> None:
         self._set_mode("paged" if self.mode == "contiguous" else "contiguous")
 
-    _DISPATCH = {
-        Input.LEFT: _left,
-        Input.RIGHT: _right,
-        Input.SOFT_DROP: _soft_drop,
-        Input.HARD_DROP: _hard_drop,
-        Input.ROTATE_CW: _cw,
-        Input.ROTATE_CCW: _ccw,
-        Input.HOLD: _hold,
-        Input.SPLIT: lambda self: self._split(),
-        Input.MODE_CONTIGUOUS: _to_contiguous,
-        Input.MODE_PAGED: _to_paged,
-        Input.MODE_TOGGLE: _toggle_mode,
-    }
-
     # ------------------------------------------------------------------ time
     def _advance(self, dt: float) -> None:
         self.time_ms += dt
@@ -368,17 +333,20 @@ class Game:
                 self._gravity_acc -= step
                 self._shift(0, 1)
                 if not fits(shape, a.x, a.y + 1):
-                    self._gravity_acc = 0.0
+                    dt = self._gravity_acc  # time left in this step counts towards lock delay
                     break
-        else:
-            self._gravity_acc = 0.0
-            self._lock_timer += dt
-            if self._lock_timer >= R.LOCK_DELAY_MS:
-                self._lock(0)
+            else:
+                return
+        self._gravity_acc = 0.0
+        self._lock_timer += dt
+        # Guideline: once the 15 move resets are spent, a grounded piece locks at once.
+        if self._lock_timer >= R.LOCK_DELAY_MS or self._lock_resets >= R.MAX_LOCK_RESETS:
+            self._lock(0)
 
     # ------------------------------------------------------------------ allocation
-    def _spawn(self, kind: Kind, request_id: int) -> None:
-        if not request_id:
+    def _spawn(self, kind: Kind, request_id: int | None) -> None:
+        """Admit `kind`: a new request when request_id is None, else a held one coming back."""
+        if request_id is None:
             request_id = self._next_id
             self._next_id += 1
             self.requests[request_id] = Request(request_id, kind)
@@ -421,7 +389,7 @@ class Game:
         are contiguous, so its column profile says everything: cells above the old column top
         seal the free run between them and it; cells below it fill cells that were sealed.
         """
-        occupied, sealed_total, tops = self._stats or self.board.stats()
+        occupied, sealed_total, tops = self._counts()
         tops = tops[:]
         hidden = R.HIDDEN
         sealed = filled = visible = 0
@@ -444,7 +412,14 @@ class Game:
         self.board.place(cells, a.request_id)
         self._live[a.request_id] = self._live.get(a.request_id, 0) + len(cells)
         self._stats = (occupied + visible, sealed_total + sealed - filled, tops)
+        self._note_peak(occupied + visible)
         return sealed
+
+    def _note_peak(self, occupied: int) -> None:
+        """Peak VRAM is taken when blocks are written, before any row is garbage-collected."""
+        util = utilisation(occupied)
+        if util > self.peak_utilisation:
+            self.peak_utilisation = util
 
     def _split(self) -> None:
         a = self.active
@@ -463,6 +438,7 @@ class Game:
         board = self.board
         entries: list[tuple[int, Cell]] = []
         holes = 0
+        self.active = None
         for page, (x, _) in enumerate(a.cells()):
             col = board.column_with_room(x)
             if col < 0:
@@ -474,13 +450,14 @@ class Game:
             entries.append((page, (col, y)))
         self.charge = 0.0
         placed = [c for _, c in entries]
-        self._live[a.request_id] = self._live.get(a.request_id, 0) + len(placed)
+        if placed:
+            self._live[a.request_id] = self._live.get(a.request_id, 0) + len(placed)
         self._stats = None  # pages land anywhere: recount
-        self.active = None
-        if not placed or all(y < R.HIDDEN for _, y in placed):
+        self._note_peak(self._counts()[0])
+        if len(placed) < len(a.cells()):
             self.block_table = ev.BlockTable(a.request_id, a.kind, tuple(entries), tuple(entries))
             self._ev.append(ev.PageSplit(self.block_table, holes))
-            self._oom(a.request_id, a.kind, "no page frame left in VRAM for the split request")
+            self._oom(a.request_id, a.kind, "no free page frame left in VRAM for the split request")
             return
         lines, tokens, points, rows = self._collect({y for _, y in placed})
         resident = tuple((p, _after_clear(c, rows)) for p, c in entries)
@@ -504,16 +481,14 @@ class Game:
             else:
                 del live[rid]
                 self.served += 1
-                if rid != self._hold_request:
-                    self.requests.pop(rid, None)
+                del self.requests[rid]
         n = len(rows)
         return n, n * R.TOKENS_PER_LINE, R.line_points(n, self.level), rows
 
     def _after_commit(self, a: Active, rows: list[int], tokens: int, points: int) -> None:
         self.pieces += 1
         self.can_hold = True
-        occupied = self.board_stats()[0]
-        util = occupied / R.VISIBLE_CELLS
+        util = utilisation(self._counts()[0])
         if rows:
             n = len(rows)
             self.lines += n
@@ -526,29 +501,25 @@ class Game:
             if level != self.level:
                 self.level = level
                 self._ev.append(ev.LevelUp(level))
-        if util > self.peak_utilisation:
-            self.peak_utilisation = util
         if util > R.VRAM_WARN and not self._vram_warned:
             self._vram_warned = True
             self._ev.append(ev.Warning("vram_high", f"VRAM utilisation {util * 100:.0f} %: close to OOM"))
         elif util < R.VRAM_REARM:
             self._vram_warned = False
         if not self.endless and self.lines >= R.VICTORY_LINES:
-            self._finish("victory", a.request_id, a.kind,
-                         f"{self.lines} lines dispatched: the workload was served")
+            self._win(a.request_id, a.kind)
             return
-        self._spawn(self._bag.pop(), 0)
+        self._spawn(self._bag.pop(), None)
 
     # ------------------------------------------------------------------ endings
     def _report(self, outcome: str, request_id: int, kind: Kind, cause: str) -> RunReport:
-        self._stats = None
         occupied, sealed = self.board_stats()
         free = R.VISIBLE_CELLS - occupied
         return RunReport(
             outcome=outcome, cause=cause, request_id=request_id, request_name=PIECES[kind].name,
             kind=kind, free_cells=free, sealed_holes=sealed,
             fragmentation=fragmentation(free, sealed),
-            peak_utilisation=max(self.peak_utilisation, occupied / R.VISIBLE_CELLS),
+            peak_utilisation=max(self.peak_utilisation, utilisation(occupied)),
             requests_served=self.served, pieces=self.pieces, lines=self.lines,
             tokens=self.tokens, score=self.score, time_ms=self.time_ms, mode=self.mode,
         )
@@ -558,10 +529,25 @@ class Game:
         self.over = True
         self._ev.append(ev.Oom(self.result))
 
-    def _finish(self, outcome: str, request_id: int, kind: Kind, cause: str) -> None:
-        self.result = self._report(outcome, request_id, kind, cause)
+    def _win(self, request_id: int, kind: Kind) -> None:
+        self.result = self._report("victory", request_id, kind,
+                                   f"{self.lines} lines dispatched: the workload was served")
         self.over = True
         self._ev.append(ev.Victory(self.result))
+
+    _DISPATCH = {
+        Input.LEFT: _left,
+        Input.RIGHT: _right,
+        Input.SOFT_DROP: _soft_drop,
+        Input.HARD_DROP: _hard_drop,
+        Input.ROTATE_CW: _cw,
+        Input.ROTATE_CCW: _ccw,
+        Input.HOLD: _hold,
+        Input.SPLIT: _split,
+        Input.MODE_CONTIGUOUS: _to_contiguous,
+        Input.MODE_PAGED: _to_paged,
+        Input.MODE_TOGGLE: _toggle_mode,
+    }
 
 
 def _after_clear(cell: Cell, rows: list[int]) -> Cell | None:

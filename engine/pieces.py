@@ -48,10 +48,11 @@ def _define(kind: Kind, name: str, colour: tuple[int, int, int], box: int,
     return PieceDef(kind, name, colour, box, tuple(states), spawn_x, spawn_y)  # type: ignore[arg-type]
 
 
-# Spawn states sit in the two hidden rows above the visible board (guideline spawn).
+# Spawn states sit in the two hidden rows above the visible board, lowest cells on the row
+# just above it, so that the guideline's one-row drop after spawning shows every piece at once.
 PIECES: dict[Kind, PieceDef] = {
     Kind.I: _define(Kind.I, "llama_7b_prompt", (0, 240, 255), 4,
-                    ((0, 1), (1, 1), (2, 1), (3, 1)), 3, -1),
+                    ((0, 1), (1, 1), (2, 1), (3, 1)), 3, 0),
     Kind.O: _define(Kind.O, "mixtral_moe_gate", (255, 214, 10), 2,
                     ((0, 0), (1, 0), (0, 1), (1, 1)), 4, 0),
     Kind.T: _define(Kind.T, "gpt4_search_ref", (190, 90, 255), 3,

@@ -3,14 +3,16 @@
 Format (version 1):
     {"format": "vram-tetris-replay", "version": 1, "seed": 7, "mode": "paged", "endless": false,
      "steps": [[dt_ms, ["LEFT", "HARD_DROP"]], [dt_ms, [], repeat], ...],
-     "final": {"score": ..., "lines": ..., "pieces": ..., "board": "<digest>"}}
-A step with a third number repeats that step (runs of idle frames stay small).
+     "final": {"score": ..., "lines": ..., "mode": ..., "active": [...], "board": "<digest>", ...}}
+A step with a third number repeats that step (runs of idle frames stay small). `final` is the
+state replaying must reach (see final_state).
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import math
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
@@ -19,6 +21,8 @@ from .game import MODES, Game, Input
 
 FORMAT = "vram-tetris-replay"
 VERSION = 1
+MAX_DT_MS = 60_000
+MAX_STEPS = 10_000_000  # about 46 hours of 60 Hz frames
 
 
 class ReplayError(ValueError):
@@ -31,8 +35,14 @@ def board_digest(game: Game) -> str:
 
 
 def final_state(game: Game) -> dict[str, object]:
-    return {"score": game.score, "lines": game.lines, "pieces": game.pieces,
-            "over": game.over, "board": board_digest(game)}
+    """Everything a run's future depends on, so a replay that verifies is the same run."""
+    a = game.active
+    return {"score": game.score, "lines": game.lines, "pieces": game.pieces, "level": game.level,
+            "tokens": game.tokens, "served": game.served, "mode": game.mode,
+            "time_ms": game.time_ms, "charge": game.charge, "over": game.over,
+            "hold": game.hold_kind.name if game.hold_kind is not None else None,
+            "active": [a.kind.name, a.rotation, a.x, a.y, a.request_id] if a else None,
+            "next": [k.name for k in game.next_queue], "board": board_digest(game)}
 
 
 @dataclass
@@ -73,8 +83,8 @@ class Replay:
     def from_json(cls, text: str) -> Replay:
         try:
             doc = json.loads(text)
-        except (json.JSONDecodeError, UnicodeDecodeError, TypeError) as exc:
-            raise ReplayError(f"not a JSON document: {exc}") from None
+        except (ValueError, TypeError, RecursionError) as exc:  # ValueError covers bad JSON too
+            raise ReplayError(f"not a JSON document: {str(exc)[:200]}") from None
         if not isinstance(doc, dict) or doc.get("format") != FORMAT:
             raise ReplayError(f"not a replay: expected an object with format {FORMAT!r}")
         if doc.get("version") != VERSION:
@@ -91,30 +101,38 @@ class Replay:
             raise ReplayError("'steps' must be a list")
         steps: list[tuple[float, tuple[Input, ...]]] = []
         for n, step in enumerate(raw):
-            steps.extend(_parse_step(n, step))
+            dt, inputs, repeat = _parse_step(n, step)
+            if len(steps) + repeat > MAX_STEPS:
+                raise ReplayError(f"too long: more than {MAX_STEPS} steps")
+            steps.extend([(dt, inputs)] * repeat)
         final = doc.get("final")
         if final is not None and not isinstance(final, dict):
             raise ReplayError("'final' must be an object or null")
         return cls(seed, mode, endless, steps, final)
 
 
-def _parse_step(n: int, step: object) -> list[tuple[float, tuple[Input, ...]]]:
+def _parse_step(n: int, step: object) -> tuple[float, tuple[Input, ...], int]:
     if not isinstance(step, list) or len(step) not in (2, 3):
         raise ReplayError(f"step {n}: expected [dt_ms, [inputs]] or [dt_ms, [inputs], repeat]")
     dt, names = step[0], step[1]
     repeat = step[2] if len(step) == 3 else 1
-    if isinstance(dt, bool) or not isinstance(dt, (int, float)) or not 0 <= dt <= 60_000:
-        raise ReplayError(f"step {n}: dt_ms must be a number of milliseconds from 0 to 60000")
-    if not isinstance(repeat, int) or isinstance(repeat, bool) or not 1 <= repeat <= 10_000_000:
+    if not _valid_dt(dt):
+        raise ReplayError(f"step {n}: dt_ms must be a number of milliseconds from 0 to {MAX_DT_MS}")
+    if not isinstance(repeat, int) or isinstance(repeat, bool) or not 1 <= repeat <= MAX_STEPS:
         raise ReplayError(f"step {n}: repeat must be a positive integer")
     if not isinstance(names, list):
         raise ReplayError(f"step {n}: inputs must be a list of names")
     try:
         inputs = tuple(Input(name) for name in names)
-    except ValueError:
+    except (ValueError, TypeError):
         valid = ", ".join(i.value for i in Input)
         raise ReplayError(f"step {n}: unknown input in {names!r} (valid: {valid})") from None
-    return [(float(dt), inputs)] * repeat
+    return float(dt), inputs, repeat
+
+
+def _valid_dt(dt: object) -> bool:
+    return (not isinstance(dt, bool) and isinstance(dt, (int, float)) and math.isfinite(dt)
+            and 0 <= dt <= MAX_DT_MS)
 
 
 class Recorder:
@@ -124,8 +142,11 @@ class Recorder:
         self.game = Game(seed=seed, mode=mode, endless=endless)
         self.replay = Replay(seed, mode, endless)
 
-    def update(self, dt_ms: float, inputs: Iterable[Input] = ()) -> list[Event]:
-        inputs = tuple(inputs)
+    def update(self, dt_ms: float, inputs: Iterable[Input | str] = ()) -> list[Event]:
+        """Game.update, written down; refuses what a replay file could not hold."""
+        if not _valid_dt(dt_ms):
+            raise ValueError(f"dt_ms must be a finite number from 0 to {MAX_DT_MS}, not {dt_ms!r}")
+        inputs = tuple(Input(i) for i in inputs)
         if not self.game.over:
             self.replay.steps.append((float(dt_ms), inputs))
         return self.game.update(dt_ms, inputs)
@@ -145,8 +166,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("file")
     args = parser.parse_args(argv)
     try:
-        with open(args.file, encoding="utf-8") as fh:
-            replay = Replay.from_json(fh.read())
+        with open(args.file, "rb") as fh:
+            data = fh.read(64 * 1024 * 1024 + 1)
+        if len(data) > 64 * 1024 * 1024:
+            raise ReplayError("file larger than 64 MiB")
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError:
+            raise ReplayError("not UTF-8 text") from None
+        replay = Replay.from_json(text)
     except (OSError, ReplayError) as exc:
         parser.print_usage(sys.stderr)
         print(f"{parser.prog}: error: {args.file}: {exc}", file=sys.stderr)

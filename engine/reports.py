@@ -41,6 +41,3 @@ class RunReport:
             f"allocator: {self.mode}   uptime: {self.time_ms / 1000:.1f} s",
         ]
 
-
-CrashReport = RunReport
-VictoryReport = RunReport

@@ -107,3 +107,19 @@ def test_engine_imports_without_pygame_or_numpy():
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
     assert run.returncode == 0, run.stderr
     assert run.stdout.strip() == "ok"
+
+
+def test_every_bot_key_press_is_accepted_and_lands_where_it_was_scored():
+    for mode in ("contiguous", "paged"):
+        game = Game(seed=0, mode=mode, endless=True)
+        bot = Bot(seed=0)
+        for _ in range(300):
+            plan = bot.choose(game)
+            if plan is None:
+                break
+            events = game.update(0, plan.moves())
+            moved = sum(1 for e in events if isinstance(e, ev.Moved) and e.dx)
+            turned = sum(1 for e in events if isinstance(e, ev.Rotated))
+            assert (moved, turned) == (abs(plan.dx), len(plan.turns))
+            game.update(0, [plan.final])
+            game.update(400)

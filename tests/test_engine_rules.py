@@ -177,17 +177,50 @@ def test_lock_delay_is_500_ms():
     assert game.pieces == 1 and of(events, ev.Locked)
 
 
-def test_lock_delay_resets_at_most_15_times():
+def test_lock_delay_resets_at_most_15_times_then_a_grounded_piece_locks_at_once():
     game = game_with([], Kind.O)
     game.update(0, [Input.SOFT_DROP] * 30)
-    for i in range(15):
+    for i in range(14):
         game.update(400, [Input.LEFT if i % 2 else Input.RIGHT])
         assert game.pieces == 0
-    game.update(0, [Input.LEFT])  # the 16th move no longer restarts the timer
-    game.update(99)
+    game.update(0, [Input.LEFT])  # the 15th reset: no more time on the ground after this
     assert game.pieces == 0
     game.update(1)
     assert game.pieces == 1
+
+
+def test_reaching_a_new_lowest_row_gives_the_resets_back():
+    game = game_with(["##........"] * 4, Kind.O)
+    put_piece(game, Kind.O, x=0, y=14)  # resting on the ledge in columns 0-1
+    for i in range(10):
+        game.update(400, [Input.RIGHT if i % 2 == 0 else Input.LEFT])
+    game.update(0, [Input.RIGHT, Input.RIGHT])  # off the ledge
+    game.update(1000 * 4 + 1)  # falls to the floor: a new lowest row
+    assert game.active.y == 20 and game.pieces == 0
+    for i in range(14):
+        game.update(400, [Input.RIGHT if i % 2 == 0 else Input.LEFT])
+        assert game.pieces == 0
+
+
+def test_a_long_step_carries_its_leftover_time_into_lock_delay():
+    game = game_with([], Kind.O)
+    game.update(60_000)  # falls 19 rows in 19 s, then 41 s on the floor
+    assert game.pieces == 1
+
+
+def test_spawn_positions_and_the_one_row_drop():
+    game = Game(seed=5)
+    seen = set()
+    for _ in range(7):
+        a = game.active
+        cells = a.cells()
+        seen.add(a.kind)
+        assert max(y for _, y in cells) == R.HIDDEN  # on the top visible row at once
+        xs = sorted({x for x, _ in cells})
+        assert xs[0] == (4 if a.kind is Kind.O else 3)  # centred, left of centre when odd
+        game.update(0, [Input.LEFT] * 3 if len(seen) % 2 else [Input.RIGHT] * 3)
+        game.update(0, [Input.HARD_DROP])
+    assert seen == set(Kind)
 
 
 # ---------------------------------------------------------------- lines, scoring, tokens, levels
@@ -436,3 +469,69 @@ def test_cells_are_conserved():
             elif isinstance(e, ev.LinesCleared):
                 cleared += 10 * e.count
     assert placed - cleared == cells_on_board(game)
+
+
+# ---------------------------------------------------------------- review cases
+PUBLISHED_JLSTZ = {  # the SRS wiki's table, y pointing up
+    (0, 1): [(0, 0), (-1, 0), (-1, 1), (0, -2), (-1, -2)],
+    (1, 0): [(0, 0), (1, 0), (1, -1), (0, 2), (1, 2)],
+    (1, 2): [(0, 0), (1, 0), (1, -1), (0, 2), (1, 2)],
+    (2, 1): [(0, 0), (-1, 0), (-1, 1), (0, -2), (-1, -2)],
+    (2, 3): [(0, 0), (1, 0), (1, 1), (0, -2), (1, -2)],
+    (3, 2): [(0, 0), (-1, 0), (-1, -1), (0, 2), (-1, 2)],
+    (3, 0): [(0, 0), (-1, 0), (-1, -1), (0, 2), (-1, 2)],
+    (0, 3): [(0, 0), (1, 0), (1, 1), (0, -2), (1, -2)],
+}
+PUBLISHED_I = {
+    (0, 1): [(0, 0), (-2, 0), (1, 0), (-2, -1), (1, 2)],
+    (1, 0): [(0, 0), (2, 0), (-1, 0), (2, 1), (-1, -2)],
+    (1, 2): [(0, 0), (-1, 0), (2, 0), (-1, 2), (2, -1)],
+    (2, 1): [(0, 0), (1, 0), (-2, 0), (1, -2), (-2, 1)],
+    (2, 3): [(0, 0), (2, 0), (-1, 0), (2, 1), (-1, -2)],
+    (3, 2): [(0, 0), (-2, 0), (1, 0), (-2, -1), (1, 2)],
+    (3, 0): [(0, 0), (1, 0), (-2, 0), (1, -2), (-2, 1)],
+    (0, 3): [(0, 0), (-1, 0), (2, 0), (-1, 2), (2, -1)],
+}
+
+
+def test_kick_tables_are_the_published_ones_with_y_flipped():
+    for ours, published in ((JLSTZ_KICKS, PUBLISHED_JLSTZ), (I_KICKS, PUBLISHED_I)):
+        for pair, kicks in published.items():
+            assert list(ours[pair]) == [(x, -y) for x, y in kicks]
+
+
+def test_points_use_the_level_before_the_clear():
+    game = game_with(["#########."] * 4, Kind.I)
+    game.lines = 9
+    put_piece(game, Kind.I, rotation=1, x=7, y=10)
+    events = game.update(0, [Input.HARD_DROP])
+    assert of(events, ev.LinesCleared)[0].points == 800 and game.level == 2
+
+
+def test_pages_never_go_into_the_hidden_rows():
+    game = game_with(["#########."] * 20, Kind.I, mode="paged")  # only column 9 has room
+    events = game.update(0, [Input.SPLIT])
+    table = of(events, ev.PageSplit)[0].block_table
+    assert [c for _, c in table.entries] == [(9, 21), (9, 20), (9, 19), (9, 18)]
+    assert not game.over and game.lines == 4
+
+
+def test_peak_vram_is_taken_before_rows_are_collected():
+    game = game_with(["#########."] * 4, Kind.I)
+    assert game.peak_utilisation == pytest.approx(36 / 200)  # the starting layout counts
+    put_piece(game, Kind.I, rotation=1, x=7, y=10)
+    game.update(0, [Input.HARD_DROP])
+    assert game.telemetry().utilisation == 0
+    assert game.peak_utilisation == pytest.approx(40 / 200)
+
+
+def test_a_long_move_stops_at_a_wall():
+    game = game_with(["......#...", "......#..."], Kind.O)
+    put_piece(game, Kind.O, x=3, y=20)
+    game.move(3)
+    assert game.active.x == 4
+
+
+def test_board_text_owner_zero_is_free():
+    board = Board.from_strings(["0#"])
+    assert board.grid[-1][:2] == [0, 1] and board.masks[-1] == 0b10

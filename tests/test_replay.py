@@ -48,6 +48,34 @@ def test_tampered_replay_does_not_verify():
     assert not replay.verify()
 
 
+@pytest.mark.parametrize("extra", [[Input.MODE_TOGGLE], [Input.HOLD], [Input.ROTATE_CW]])
+def test_any_extra_input_breaks_verification(extra):
+    rec = Recorder(seed=3, mode="paged")
+    for _ in range(6):
+        rec.update(16.0, [Input.HARD_DROP])
+    replay = rec.finish()
+    assert replay.verify() and not rec.game.over
+    replay.steps.append((300.0, tuple(extra)))
+    assert not replay.verify()
+
+
+def test_recorder_refuses_what_a_file_cannot_hold_and_takes_input_names():
+    rec = Recorder(seed=1)
+    for bad in (-1.0, float("nan"), 60_001.0):
+        with pytest.raises(ValueError):
+            rec.update(bad)
+    rec.update(16.0, ["LEFT", "HARD_DROP"])
+    assert Replay.from_json(rec.finish().to_json()).verify()
+
+
+def test_a_replay_bomb_is_refused_before_it_is_expanded():
+    step = [16, [], 10_000_000]
+    doc = {"format": "vram-tetris-replay", "version": 1, "seed": 1, "mode": "paged",
+           "steps": [step] * 30}
+    with pytest.raises(ReplayError, match="too long"):
+        Replay.from_json(json.dumps(doc))
+
+
 BAD = [
     ("", "not a JSON document"),
     ("[1, 2]", "not a replay"),
@@ -78,7 +106,11 @@ def test_replay_cli_verifies_and_rejects_bad_files(tmp_path):
     assert ok.returncode == 0 and "reproduced" in ok.stdout
     bad = tmp_path / "bad.json"
     bad.write_text(json.dumps({"format": "nope"}))
-    for args in ([str(bad)], [str(tmp_path / "missing.json")], []):
+    binary = tmp_path / "binary.json"
+    binary.write_bytes(b"\xff\xfe\x00garbage")
+    deep = tmp_path / "deep.json"
+    deep.write_text("[" * 200_000)
+    for args in ([str(bad)], [str(tmp_path / "missing.json")], [], [str(binary)], [str(deep)]):
         run = subprocess.run([sys.executable, "-m", "engine.replay", *args],
                              capture_output=True, text=True, check=False)
         assert run.returncode == 2 and "usage" in run.stderr and "Traceback" not in run.stderr
