@@ -436,8 +436,12 @@ def test_cli_sweep(capsys):
     tables = [row["table_entries"] for row in data["block_sizes"]]
     assert tables == sorted(tables, reverse=True)
     assert [row["rate"] for row in data["rates"]] == [1.0, 4.0]
+    timings = data["timings_s"]
+    assert timings["configurations"] == 3 + 2 * 4
+    assert 0 < timings["numpy"] < timings["total"] and 0 < timings["simulator"] < timings["total"]
     code, out, _ = _run_cli(capsys, "sweep", "--requests", "100", "--block-sizes", "8,16", "--rates", "2")
     assert code == 0 and "Block size" in out and "Request rate" in out
+    assert "6 configurations of 100 requests in" in out and "event simulator" in out
 
 
 def test_cli_bench(capsys):
@@ -473,3 +477,31 @@ def test_step_counts_tokens_after_the_window():
         sim.step()
     assert sim.tokens_generated == sum(r.output for r in sim.trace)  # recomputation adds none
     assert sim.result().throughput > 0
+
+
+def test_sweep_closed_form_tail_matches_a_direct_count():
+    import numpy as np
+
+    from engine.lab.sweep import tail_slack
+
+    lengths = np.arange(1, 300)
+    for size in (1, 3, 16, 128):
+        direct = np.cumsum([(-n) % size for n in range(1, 300)])
+        assert tail_slack(lengths, size).tolist() == direct.tolist()
+
+
+def test_sweep_matches_single_runs():
+    from dataclasses import replace
+
+    from engine.lab.sweep import block_size_sweep, rate_sweep
+
+    config = LabConfig()
+    rows = block_size_sweep("alpaca", 30.0, 150, 2, config, [4, 32])
+    trace = generate("alpaca", 150, 30.0, 2)
+    for row in rows:
+        single = Simulator(trace, "paged", replace(config, block_size=row["block_size"])).run(drain=False)
+        assert row["mean_running"] == single.mean_running and row["token_share"] == single.token_share
+    (row,) = rate_sweep("sharegpt", [2.0], 150, 2, config)
+    unit = generate("sharegpt", 150, 1.0, 2)
+    trace = [Request(r.rid, r.arrival / 2.0, r.prompt, r.output) for r in unit]
+    assert row["oracle_running"] == Simulator(trace, "oracle", config).run(drain=False).mean_running
