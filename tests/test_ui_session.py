@@ -12,6 +12,7 @@ from ui.app import FixedStep
 from ui.cards import CARDS, MIN_SHOW_MS, CardDeck, card_for
 from ui.log_console import LogConsole, stamp
 from ui.session import GameSession
+from ui.text import TextCache
 
 
 def lock(holes: int) -> ev.Locked:
@@ -102,6 +103,24 @@ def test_log_keeps_newest_last_and_wraps_to_the_panel():
     assert len(lines) <= (214 - 22 - 7) // 16
     assert log.entries.maxlen == len(log.entries) == 40
     assert stamp(83_500.0) == "01:23"
+
+
+def test_log_makes_room_for_a_card_and_marks_a_cut_entry():
+    canvas()
+    log = LogConsole((0, 0, 270, 214))
+    for i in range(6):
+        log.add(i * 1000.0, "WARN", f"[ALLOC] req#{i} " + "could not allocate a contiguous range " * 2)
+    full = log._layout_lines()
+    log.draw(canvas(), TextCache(), covered=132)  # a teaching card over the top of the panel
+    lines = log._layout_lines()
+    assert len(lines) <= (214 - 134 - 7) // 16 < len(full)
+    assert lines[-1][0] is log.entries[-1]  # the newest entry is still whole, at the bottom
+    first_shown = lines[0][0]
+    shown = [text for entry, _, text in lines if entry is first_shown]
+    if len(shown) < len(log._wrapped(first_shown)):
+        assert shown[-1].endswith("...")
+    log.draw(canvas(), TextCache(), covered=0)
+    assert len(log._layout_lines()) == len(full)
 
 
 def test_unknown_log_level_is_shown_as_info():

@@ -215,9 +215,13 @@ class ConsoleView:
         self._draw_header(surface, state)
         self._draw_stats(surface, tele, state)
         self._draw_mode(surface, game.mode, state)
-        session.log.draw(surface, self.text)
-        if session.cards is not None:
-            session.cards.draw(surface, self.text)
+        cards = session.cards
+        covered = 0
+        if cards is not None and cards.current is not None:
+            covered = max(0, cards.rect[1] + cards.rect[3] - L.LOG[1])
+        session.log.draw(surface, self.text, covered)
+        if cards is not None:
+            cards.draw(surface, self.text)
         self._draw_board(surface, session, state)
         if tele.utilisation > VRAM_ALERT:
             # Close to OOM: the board's frame throbs red.

@@ -11,11 +11,12 @@ import pygame
 
 from ui import theme
 from ui.layout import RectT
-from ui.text import TextCache, wrap
+from ui.text import TextCache, fit, wrap
 
 LINE_H = 16
 PAD = 7
 TITLE_H = 22
+INDENT = 10  # continuation lines hang under the time stamp, so entries stand apart
 
 TEXT_COLOURS: dict[str, tuple[int, int, int]] = {
     "INFO": (190, 205, 225),
@@ -46,6 +47,7 @@ class LogConsole:
         self.entries: deque[LogEntry] = deque(maxlen=capacity)
         self._surface: pygame.Surface | None = None
         self._dirty = True
+        self._covered = 0  # px at the top hidden by a teaching card: no line is cut by its edge
 
     def add(self, time_ms: float, level: str, text: str) -> None:
         level = level if level in TEXT_COLOURS else "INFO"
@@ -55,7 +57,7 @@ class LogConsole:
     def _wrapped(self, entry: LogEntry) -> tuple[str, ...]:
         if not entry.lines:
             head = f"{stamp(entry.time_ms)} {entry.level} "
-            lines = tuple(wrap(head + entry.text, theme.SMALL, self.rect[2] - 2 * PAD))
+            lines = tuple(wrap(head + entry.text, theme.SMALL, self.rect[2] - 2 * PAD - INDENT))
             object.__setattr__(entry, "lines", lines)  # a cache, not a change of meaning
         return entry.lines
 
@@ -65,20 +67,26 @@ class LogConsole:
 
     def _layout_lines(self) -> list[tuple[LogEntry, int, str]]:
         """(entry, line index within entry, text) for the lines that fit, newest last."""
-        room = (self.rect[3] - TITLE_H - PAD) // LINE_H
+        room = (self.rect[3] - max(TITLE_H, self._covered + 2) - PAD) // LINE_H
         out: list[tuple[LogEntry, int, str]] = []
         for entry in reversed(self.entries):
             lines = self._wrapped(entry)
             block = [(entry, i, line) for i, line in enumerate(lines)]
             if len(out) + len(block) > room:
                 keep = room - len(out)
-                if keep > 0:  # show the start of the oldest visible entry
-                    out = block[:keep] + out
+                if keep > 0:  # the start of the oldest visible entry, marked as cut short
+                    e, i, line = block[keep - 1]
+                    cut = fit(line + " ...", theme.SMALL, self.rect[2] - 2 * PAD - INDENT)
+                    out = block[:keep - 1] + [(e, i, cut if cut.endswith("...") else line + " ...")] + out
                 break
             out = block + out
         return out
 
-    def draw(self, surface: pygame.Surface, text: TextCache) -> None:
+    def draw(self, surface: pygame.Surface, text: TextCache, covered: int = 0) -> None:
+        """Blit the panel; `covered` px at its top are hidden by something drawn over it."""
+        if covered != self._covered:
+            self._covered = covered
+            self._dirty = True
         if self._dirty or self._surface is None:
             self._surface = self._render(text)
             self._dirty = False
@@ -104,6 +112,6 @@ class LogConsole:
                 if rest:
                     text.blit(surf, rest, theme.SMALL, colour, (r.right + 5, cy))
             else:
-                text.blit(surf, line, theme.SMALL, colour, (PAD, cy))
+                text.blit(surf, line, theme.SMALL, colour, (PAD + INDENT, cy))
             cy += LINE_H
         return surf
