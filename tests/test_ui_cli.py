@@ -129,3 +129,13 @@ def test_main_keeps_the_pygbag_shape():
             imported.add(node.module.split(".")[0])
     assert not imported & {"threading", "multiprocessing", "concurrent", "numpy", "time.sleep"}
     assert "time.sleep(" not in source
+
+
+def test_frame_benchmark_prints_median_and_p99():
+    env = {"SDL_VIDEODRIVER": "dummy", "SDL_AUDIODRIVER": "dummy", "PATH": "/usr/bin:/bin",
+           "PYGAME_HIDE_SUPPORT_PROMPT": "1"}
+    proc = subprocess.run([sys.executable, str(ROOT / "main.py"), "--bench-frame", "--frames", "30"],
+                          cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    draw = next(line for line in proc.stdout.splitlines() if line.startswith("draw"))
+    assert "median" in draw and "p99" in draw and draw.split()[2].isdigit()
