@@ -464,7 +464,7 @@ def test_cli_sweep(capsys):
 def test_cli_bench(capsys):
     code, out, _ = _run_cli(capsys, "bench", "--requests", "200")
     assert code == 0
-    assert "all four" in out and "vLLM (paged)" in out
+    assert "all four" in out and "vLLM (paged)" in out and "CPU time" in out
 
 
 def test_cli_one_request_is_reported_not_a_crash(capsys):
