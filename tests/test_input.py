@@ -93,7 +93,39 @@ SPEC_COMMANDS = [
 def test_every_action_key_maps(key: int, expected: Input) -> None:
     m = InputMapper()
     assert m.handle(down(key)) == []
+    if key in (pygame.K_LSHIFT, pygame.K_RSHIFT):  # Shift acts when tapped: on release
+        assert m.update(STEP) == []
+        m.handle(up(key))
     assert m.update(STEP) == [expected]
+
+
+@pytest.mark.parametrize("shift", [pygame.K_LSHIFT, pygame.K_RSHIFT])
+def test_shift_splits_when_tapped_but_not_as_the_question_mark(shift: int) -> None:
+    m = InputMapper()
+    m.handle(down(shift))
+    run(m, 300)
+    m.handle(up(shift))
+    assert m.update(STEP) == [Input.SPLIT]  # a tap, however long
+    m.handle(down(shift))
+    assert m.handle(down(pygame.K_SLASH, pygame.KMOD_SHIFT, "?")) == [Command.HELP]
+    m.handle(up(pygame.K_SLASH, pygame.KMOD_SHIFT))
+    m.handle(up(shift))
+    assert run(m, 200) == [], "typing ? must not spend a split"
+    m.handle(down(shift))
+    m.handle(down(pygame.K_LEFT))
+    m.handle(up(shift))
+    assert run(m, 20) == [Input.LEFT]
+    m.handle(up(pygame.K_LEFT))
+    m.handle(down(shift))
+    m.reset()  # focus lost while Shift was down: its key-up never comes
+    m.handle(up(shift))
+    assert run(m, 20) == []
+
+
+def test_p_splits_at_once() -> None:
+    m = InputMapper()
+    m.handle(down(pygame.K_p))
+    assert m.update(STEP) == [Input.SPLIT]
 
 
 @pytest.mark.parametrize("key, mod, uni, expected", SPEC_COMMANDS)
@@ -172,7 +204,7 @@ def test_soft_drop_repeats_at_arr_straight_away() -> None:
 
 
 @pytest.mark.parametrize("key", [pygame.K_SPACE, pygame.K_UP, pygame.K_z, pygame.K_c,
-                                 pygame.K_LSHIFT, pygame.K_1, pygame.K_TAB])
+                                 pygame.K_p, pygame.K_1, pygame.K_TAB])
 def test_one_shot_actions_do_not_repeat(key: int) -> None:
     assert len(held_for(key, 2000)) == 1
 

@@ -160,7 +160,7 @@ def test_header_buttons(play):
 
 def test_cascade_animation_targets_the_block_table_cells(play):
     app, scene = play
-    key(app, pygame.K_LSHIFT, steps=0)
+    key(app, pygame.K_p, steps=0)
     cascades = scene.session.effects.cascades
     assert cascades, "a split starts the page cascade"
     bt = scene.game.block_table

@@ -7,7 +7,7 @@ CONTROLS: tuple[tuple[str, str], ...] = (
     ("Down, S", "soft drop"),
     ("Space", "hard drop"),
     ("C", "hold (preempt)"),
-    ("Shift, P", "split into pages"),
+    ("P, or tap Shift", "split into pages"),
     ("1 / 2 / Tab", "contiguous / paged / switch"),
     ("Esc", "pause"),
     ("M  /  T", "sound / cards"),

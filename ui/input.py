@@ -8,6 +8,8 @@ held time accumulates every `update(dt_ms)` (including that first one). Left and
 when the held time reaches DAS (170 ms) and then every ARR (50 ms): 170, 220, 270 ... so a key
 held for T ms has fired 1 + (T >= 170 ? floor((T - 170) / 50) + 1 : 0) times — 6 after 400 ms.
 Soft drop repeats at ARR straight away: 50, 100, 150 ... — 9 times after 400 ms.
+Shift splits when it is released without another key pressed meanwhile (a tap): Shift + / is
+the help key "?", and must not spend a split on the way. P splits at once.
 With left and right both held the one pressed last wins; releasing it hands control back to
 the other, which restarts its DAS delay without an extra move.
 """
@@ -89,6 +91,7 @@ class Binding:
     target: str | Command
     label: str
     shift: bool = False  # only with Shift held (US "?" is Shift + /)
+    on_tap: bool = False  # acts when released with no other key pressed meanwhile
 
 
 KEYS: tuple[Binding, ...] = (
@@ -104,8 +107,9 @@ KEYS: tuple[Binding, ...] = (
     Binding(pygame.K_x, "rotate_cw", "X"),
     Binding(pygame.K_z, "rotate_ccw", "Z"),
     Binding(pygame.K_c, "hold", "C"),
-    Binding(pygame.K_LSHIFT, "split", "Shift"),
-    Binding(pygame.K_RSHIFT, "split", "Shift"),
+    # Shift is also half of "?" (help): it splits when tapped on its own, never as a modifier.
+    Binding(pygame.K_LSHIFT, "split", "Shift", on_tap=True),
+    Binding(pygame.K_RSHIFT, "split", "Shift", on_tap=True),
     Binding(pygame.K_p, "split", "P"),
     Binding(pygame.K_1, "mode_contiguous", "1"),
     Binding(pygame.K_2, "mode_paged", "2"),
@@ -174,6 +178,7 @@ class InputMapper:
     """
 
     def __init__(self, bindings: Iterable[Binding] = KEYS) -> None:
+        bindings = tuple(bindings)
         self._plain: dict[int, str | Command] = {}
         self._shifted: dict[int, str | Command] = {}
         for b in bindings:
@@ -182,6 +187,8 @@ class InputMapper:
         self._held: dict[str, _Held] = {}
         self._horizontal: list[str] = []  # held left/right, the one in control last
         self._keys_down: set[int] = set()
+        self._tap_keys: frozenset[int] = frozenset(b.key for b in bindings if b.on_tap)
+        self._tapping: dict[int, str] = {}  # tap keys down with no other key pressed since
 
     # ------------------------------------------------------------------ events
     def target_for(self, event: pygame.event.Event) -> str | Command | None:
@@ -198,13 +205,20 @@ class InputMapper:
             if event.key in self._keys_down:  # the OS's own key repeat: we do our own
                 return []
             self._keys_down.add(event.key)
+            self._tapping.clear()  # another key while Shift is down: Shift was a modifier
             target = self.target_for(event)
+            if event.key in self._tap_keys and isinstance(target, str):
+                self._tapping[event.key] = target
+                return []
             if isinstance(target, Command):
                 return [target]
             if target is not None:
                 self._press(target, ("key", event.key))
         elif event.type == pygame.KEYUP:
             self._keys_down.discard(event.key)
+            tapped = self._tapping.pop(event.key, None)
+            if tapped is not None:
+                self._pending.append(ACTIONS[tapped])
             self._release_source(("key", event.key))
         elif event.type in FOCUS_LOST:
             self.reset()  # key-ups are not delivered to an unfocused window
@@ -227,6 +241,7 @@ class InputMapper:
         self._held.clear()
         self._horizontal.clear()
         self._keys_down.clear()
+        self._tapping.clear()
 
     def is_held(self, name: str) -> bool:
         return name in self._held
