@@ -148,7 +148,14 @@ class MemoryMap:
         self.free_tile = pygame.Surface((grid.cell - 1, grid.cell - 1))
         self.free_tile.fill(FREE_CELL)
         self.owned: dict[int, list[int]] = {}
-        self.surface.blits([(self.free_tile, self._pos(i)) for i in range(grid.cells)], False)
+        # Every cell starts free: one row of tiles, copied down, then the unused end of the last row cleared.
+        row = pygame.Surface((grid.cols * grid.cell, grid.cell))
+        row.fill(theme.PANEL)
+        row.blits([(self.free_tile, (c * grid.cell, 0)) for c in range(grid.cols)], False)
+        self.surface.blits([(row, (0, r * grid.cell)) for r in range(grid.rows)], False)
+        last = grid.cells - (grid.rows - 1) * grid.cols
+        self.surface.fill(theme.PANEL, (last * grid.cell, (grid.rows - 1) * grid.cell,
+                                        (grid.cols - last) * grid.cell, grid.cell))
 
     def _tile(self, rid: int, solid: int) -> pygame.Surface:
         key = (rid % PALETTE_SIZE, solid)  # at most PALETTE_SIZE x cell tiles, made once
@@ -700,10 +707,10 @@ def _frames(scene: LabScene, canvas: pygame.Surface, frames: int, every: int = 0
     """
     update_ms, draw_ms, cpu_ms = [], [], []
     for k in range(frames):
-        if every and k and k % every == 0:
-            scene.command(actions[(k // every - 1) % len(actions)])
         c0 = time.process_time()
         t0 = time.perf_counter()
+        if every and k and k % every == 0:  # the press is part of its frame
+            scene.command(actions[(k // every - 1) % len(actions)])
         scene.update(theme.STEP_MS)
         t1 = time.perf_counter()
         scene.draw(canvas)
