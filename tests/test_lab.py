@@ -522,3 +522,14 @@ def test_sweep_matches_single_runs():
     unit = generate("sharegpt", 150, 1.0, 2)
     trace = [Request(r.rid, r.arrival / 2.0, r.prompt, r.output) for r in unit]
     assert row["oracle_running"] == Simulator(trace, "oracle", config).run(drain=False).mean_running
+
+
+def test_cli_output_into_a_closed_pipe_has_no_traceback():
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "engine.lab", "--requests", "200"],
+        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+    proc.stdout.close()  # like `| head` that has already quit
+    err = proc.stderr.read()
+    proc.wait(timeout=60)
+    assert "Traceback" not in err and "BrokenPipe" not in err

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
 
@@ -185,4 +186,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parsers()[command]
     args = parser.parse_args(argv)
     handler = {"run": cmd_run, "sweep": cmd_sweep, "bench": cmd_bench}[command]
-    return handler(parser, args)
+    try:
+        return handler(parser, args)
+    except BrokenPipeError:
+        # The reader went away (``| head``): stop quietly, and keep the final flush from failing too.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
