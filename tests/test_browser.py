@@ -266,6 +266,7 @@ def test_embed_page_shows_the_game_frame_at_600px(site: str, page_at, width: int
     head = pg.evaluate("""() => Object.fromEntries([...document.querySelectorAll('meta[property], meta[name]')]
         .map(m => [m.getAttribute('property') || m.getAttribute('name'), m.content]))""")
     assert head["og:image"].endswith("og-image.png") and head["twitter:card"] == "summary_large_image"
+    assert head["og:url"] == "./embed.html"  # built without SITE_URL: the server makes it absolute
     assert head["og:title"] and len(head["og:description"]) > 60
     pg.screenshot(path=str(OUT / f"browser-embed-{width}.png"))
 

@@ -119,6 +119,8 @@ def test_pages_carry_social_preview(build) -> None:
     for name in ("index.html", "embed.html"):
         page = (out / name).read_text(encoding="utf-8")
         assert '<meta property="og:image" content="https://vram-tetris.example.run.app/og-image.png">' in page, name
+        own = "" if name == "index.html" else name
+        assert f'<meta property="og:url" content="https://vram-tetris.example.run.app/{own}">' in page, name
         assert '<meta name="twitter:card" content="summary_large_image">' in page, name
         assert re.search(r'<meta property="og:title" content="PagedAttention: VRAM Tetris">', page), name
         assert re.search(r'<meta name="description" content="[^"]{60,}">', page), name

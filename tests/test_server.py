@@ -98,9 +98,12 @@ def get(port: int, path: str, headers: dict[str, str] | None = None) -> tuple[ht
 
 
 def served_page(bundle: Path, name: str, base: str) -> bytes:
-    """The page as built, with the relative social image made absolute by the server."""
+    """The page as built, with the relative link-preview URLs made absolute by the server."""
     page = (bundle / name).read_bytes()
+    own = "" if name == "index.html" else name
     assert b'content="og-image.png"' in page  # built without SITE_URL
+    assert f'<meta property="og:url" content="./{own}">'.encode() in page
+    page = page.replace(f'<meta property="og:url" content="./{own}">'.encode(), f'<meta property="og:url" content="{base}/{own}">'.encode())
     return page.replace(b'content="og-image.png"', f'content="{base}/og-image.png"'.encode())
 
 
@@ -129,9 +132,14 @@ def test_social_image_url_is_absolute_behind_cloud_run(server: int, bundle: Path
         resp, body = get(server, f"/{name}", headers)
         assert resp.status == 200
         assert body == served_page(bundle, name, "https://vram-tetris-abc123-ew.a.run.app")
+    resp, body = get(server, "/embed.html", headers)
+    assert b'<meta property="og:url" content="https://vram-tetris-abc123-ew.a.run.app/embed.html">' in body
+    resp, body = get(server, "/", headers)
+    assert b'<meta property="og:url" content="https://vram-tetris-abc123-ew.a.run.app/">' in body
     resp, body = get(server, "/sub/index.html", headers)
     assert resp.status == 200
     assert b'content="https://vram-tetris-abc123-ew.a.run.app/sub/og-image.png"' in body
+    assert b'<meta property="og:url" content="https://vram-tetris-abc123-ew.a.run.app/sub/">' in body
 
 
 def test_archive_is_gzip_data_not_gzip_encoded(server: int, bundle: Path) -> None:

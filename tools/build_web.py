@@ -333,10 +333,13 @@ def build(args: argparse.Namespace) -> Report:
     out.mkdir(parents=True)
     site = args.site_url.rstrip("/") + "/" if args.site_url else ""
     values = {"DESCRIPTION": html.escape(DESCRIPTION), "OG_IMAGE": site + OG_NAME, "SITE_URL": site, "TITLE": html.escape(TITLE)}
-    (out / "index.html").write_text(fill(index_html, values, "index.html"), encoding="utf-8")
+    # Without a public URL, link-preview URLs stay relative ("./", "og-image.png"); the
+    # container's nginx makes them absolute from the address each request came to.
+    (out / "index.html").write_text(fill(index_html, dict(values, PAGE_URL=site or "./"), "index.html"), encoding="utf-8")
     shutil.copy2(built / "favicon.png", out / "favicon.png")
     shutil.copy2(built / f"{APP_NAME}.tar.gz", out / f"{APP_NAME}.tar.gz")
-    (out / "embed.html").write_text(fill(EMBED.read_text(encoding="utf-8"), values, "embed.html"), encoding="utf-8")
+    embed_values = dict(values, PAGE_URL=(site or "./") + "embed.html")
+    (out / "embed.html").write_text(fill(EMBED.read_text(encoding="utf-8"), embed_values, "embed.html"), encoding="utf-8")
     report.social_image = social_image(out, args.render_python, stage_root, args.source.resolve(), args.timeout)
 
     report.archive_members = check_archive(out / f"{APP_NAME}.tar.gz", report.budget_bytes)
@@ -373,7 +376,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--stage", type=Path, default=None, help="staging folder (default: next to --out)")
     parser.add_argument("--pygbag-python", default=sys.executable, help="python with pygbag and without black")
     parser.add_argument("--render-python", default=None, help="python with pygame-ce, to render the preview image")
-    parser.add_argument("--site-url", default=os.environ.get("SITE_URL", ""), help="public URL, for absolute og:image")
+    parser.add_argument("--site-url", default=os.environ.get("SITE_URL", ""), help="public URL, for absolute og:url and og:image")
     parser.add_argument("--cdn", default=None, help="override pygbag's runtime CDN URL")
     parser.add_argument("--budget-kb", type=float, default=BUDGET_KB, help="game archive budget in KB")
     parser.add_argument("--timeout", type=float, default=300, help="seconds before a build step is killed")
