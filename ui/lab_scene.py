@@ -509,11 +509,13 @@ class LabScene(Scene):
 
     def _draw_preparing(self, surface: pygame.Surface) -> None:
         builder = self.builders[(self.dataset, self.seed)]
-        share = len(builder.requests) / TRACE_REQUESTS
+        if builder.done:
+            message = "starting the engines"
+        else:
+            message = f"drawing {TRACE_REQUESTS:,} requests ... {len(builder.requests) / TRACE_REQUESTS:.0%}"
         for i in range(2):
             x, y, w, h = self._map_area(i)
-            self.text.blit(surface, f"drawing {TRACE_REQUESTS:,} requests ... {share:.0%}", theme.BODY,
-                           theme.TEXT_DIM, (x + w // 2, y + h // 2), "center")
+            self.text.blit(surface, message, theme.BODY, theme.TEXT_DIM, (x + w // 2, y + h // 2), "center")
 
     def _draw_chrome(self) -> pygame.Surface:
         """Everything that changes only on a click: background, panels, buttons, legend."""
