@@ -342,6 +342,7 @@ def test_crash_report_with_huge_numbers_stays_inside_its_dialog(tmp_path, monkey
         requests_served=1_234_560, time_ms=98_765_432.0, free_cells=199, sealed_holes=187,
         cause=play.game.result.cause + ", and the scheduler had nothing left to preempt either")
     app.push(ResultScene(app, play, report, new_best=True))
+    app.draw()
     drawn = _record_text(app, monkeypatch)
     app.top.draw(canvas())  # the report alone, not the console under it
     dialog = pygame.Rect(L.DIALOG)
@@ -374,6 +375,7 @@ def test_a_huge_score_shrinks_instead_of_running_into_the_labels(tmp_path, monke
 def test_screen_text_never_overlaps_or_leaves_the_canvas(tmp_path, monkeypatch, scene):
     app = make_app(tmp_path)
     build(app, Options(headless=True, frames=30, screenshot="x.png", scene=scene, seed=2), 2)
+    app.draw()  # overlays snapshot the game below on their first frame: not part of this check
     drawn = _record_text(app, monkeypatch)
     if isinstance(app.top, HelpScene):
         app.top._page = None  # rendered once: render it again under the recorder
@@ -405,3 +407,23 @@ def test_play_console_text_never_overlaps(tmp_path, monkeypatch):
     for (ta, a), (tb, b) in itertools.combinations(drawn, 2):
         if a != b:
             assert not a.inflate(0, -4).colliderect(b.inflate(0, -4)), (ta, a, tb, b)
+
+
+def test_overlays_draw_the_frozen_game_from_one_snapshot(tmp_path, monkeypatch):
+    app = make_app(tmp_path)
+    play = start_play(app)
+    key(app, pygame.K_ESCAPE)
+    pause = app.top
+    calls = []
+    monkeypatch.setattr(play, "draw", lambda surface: calls.append(1))
+    for _ in range(5):
+        app.draw()
+    assert len(calls) == 1, "the game below is drawn once, not every frame"
+    key(app, pygame.K_m)  # the header's sound switch must show the change
+    app.draw()
+    assert len(calls) == 2 and app.settings.muted
+    key(app, pygame.K_h)
+    key(app, pygame.K_ESCAPE)  # back from help
+    assert app.top is pause
+    app.draw()
+    assert len(calls) == 3

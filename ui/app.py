@@ -132,6 +132,17 @@ class GameApp:
         for scene in self.scenes[start:]:
             scene.draw(target)
 
+    def draw_below(self, scene: Scene, surface: pygame.Surface) -> None:
+        """Draw the scenes under `scene`, from the topmost opaque one up (overlay snapshots)."""
+        below = self.scenes[:self.scenes.index(scene)] if scene in self.scenes else []
+        start = 0
+        for i in range(len(below) - 1, -1, -1):
+            if below[i].opaque:
+                start = i
+                break
+        for s in below[start:]:
+            s.draw(surface)
+
     def quit(self) -> None:
         if sys.platform != "emscripten":
             self.running = False

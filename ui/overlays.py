@@ -47,9 +47,15 @@ def draw_row_button(surface: pygame.Surface, app, b: Button, hover: tuple[int, i
 
 
 class Overlay(Scene):
-    """Base for screens over the game: commands from the keyboard, buttons from the pointer."""
+    """Base for screens over the game: commands from the keyboard, buttons from the pointer.
 
-    opaque = False
+    The game under an overlay is frozen (only the top scene runs), so the overlay draws it
+    once, shaded, into a snapshot and blits that each frame: one opaque blit instead of the
+    whole console plus a full-canvas alpha blend.
+    """
+
+    opaque = True  # the snapshot stands for everything below
+    shade_alpha = 160
 
     def __init__(self, app) -> None:
         self.app = app
@@ -57,6 +63,22 @@ class Overlay(Scene):
         self.hover: tuple[int, int] | None = None
         self.clock_ms = 0.0
         self.buttons: list[Button] = []
+        self._backdrop: pygame.Surface | None = None
+
+    def enter(self) -> None:
+        self.refresh_backdrop()  # back from a screen above: settings may have changed
+
+    def refresh_backdrop(self) -> None:
+        """Take a new snapshot of the screen below on the next draw."""
+        self._backdrop = None
+
+    def draw_backdrop(self, surface: pygame.Surface) -> None:
+        if self._backdrop is None:
+            snap = pygame.Surface(theme.CANVAS_SIZE).convert()
+            self.app.draw_below(self, snap)
+            snap.blit(shade_surface(self.shade_alpha), (0, 0))
+            self._backdrop = snap
+        surface.blit(self._backdrop, (0, 0))
 
     def handle(self, event: pygame.event.Event) -> None:
         for cmd in self.mapper.handle(event):
@@ -94,10 +116,11 @@ def go_title(app) -> None:
 class PauseScene(Overlay):
     """Esc or focus loss: everything stops until the player comes back."""
 
+    shade_alpha = 165
+
     def __init__(self, app, play) -> None:
         super().__init__(app)
         self.play = play
-        self.shade = shade_surface(165)
         self.buttons = column_buttons([
             ("resume", "RESUME", "Esc"),
             ("restart", "RESTART", "Enter"),
@@ -128,13 +151,14 @@ class PauseScene(Overlay):
             app.push(HelpScene(app))
         elif name == "mute":
             self.play.state.muted = app.toggle_mute()
+            self.refresh_backdrop()  # the header's sound switch shows through
         elif name == "cards":
             app.toggle_cards()
         elif name == "title":
             go_title(app)
 
     def draw(self, surface: pygame.Surface) -> None:
-        surface.blit(self.shade, (0, 0))
+        self.draw_backdrop(surface)
         r = draw_dialog(surface, L.DIALOG, theme.CYAN)
         t = self.app.text
         t.blit(surface, "PAUSED", theme.TITLE, theme.CYAN, (r.centerx, r.y + 36), "center")
@@ -220,12 +244,13 @@ class HelpScene(Overlay):
 class ResultScene(Overlay):
     """The end of a run: the engine's own crash (or victory) report, then restart."""
 
+    shade_alpha = 150
+
     def __init__(self, app, play, report: RunReport, new_best: bool = False) -> None:
         super().__init__(app)
         self.play = play
         self.report = report
         self.new_best = new_best
-        self.shade = shade_surface(150)
         self.oom = report.outcome == "oom"
         top = L.DIALOG[1] + L.DIALOG[3] - 98
         self.buttons = column_buttons([("restart", "RESTART", "Enter"),
@@ -246,7 +271,8 @@ class ResultScene(Overlay):
         elif cmd is Command.HELP:
             self.app.push(HelpScene(self.app))
         elif cmd is Command.MUTE:
-            self.app.toggle_mute()
+            self.play.state.muted = self.app.toggle_mute()
+            self.refresh_backdrop()
 
     def click(self, name: str) -> None:
         if name == "restart":
@@ -266,7 +292,7 @@ class ResultScene(Overlay):
         return "Keep the stack low: every hole is memory no request can use."
 
     def draw(self, surface: pygame.Surface) -> None:
-        surface.blit(self.shade, (0, 0))
+        self.draw_backdrop(surface)
         edge = theme.RED if self.oom else theme.GREEN
         r = draw_dialog(surface, L.DIALOG, edge)
         t = self.app.text
