@@ -416,3 +416,18 @@ def test_page_leaves_layout_and_focus_to_the_page(build) -> None:
     config = page[page.index("var config = {"):page.index("};", page.index("var config = {"))]
     assert re.search(r"\buser_canvas: 1,", config) and re.search(r"\buser_canvas_managed: 1,", config)
     assert re.search(r"\bume_block: 1,", config) and re.search(r'\barchive: "vram-tetris",', config)
+
+
+def test_pages_work_under_a_subpath(build) -> None:
+    """GitHub project pages live under /REPO/: nothing may be addressed from the site root."""
+    out, res, _ = build
+    assert res.returncode == 0, res.stdout + res.stderr
+    for name in ("index.html", "embed.html"):
+        page = (out / name).read_text(encoding="utf-8")
+        urls = re.findall(r'\b(?:src|href|content)="([^"]*)"', page)
+        assert urls
+        rooted = [u for u in urls if u.startswith("/")]
+        assert not rooted, (name, rooted)
+    index = (out / "index.html").read_text(encoding="utf-8")
+    assert 'platform.fopen(f"{bundle}.tar.gz", "rb")' in index  # fetched relative to the page
+    assert '<iframe id="game" src="index.html"' in (out / "embed.html").read_text(encoding="utf-8")
