@@ -427,3 +427,22 @@ def test_overlays_draw_the_frozen_game_from_one_snapshot(tmp_path, monkeypatch):
     assert app.top is pause
     app.draw()
     assert len(calls) == 3
+
+
+def test_title_redraws_its_panels_only_when_they_change(tmp_path, monkeypatch):
+    app = make_app(tmp_path)
+    title = TitleScene(app, seed=1)
+    app.reset(title)
+    renders = []
+    real = title._render_layer
+    monkeypatch.setattr(title, "_render_layer", lambda: (renders.append(1), real()))
+    for _ in range(10):
+        pump(app, 1)
+        app.draw()
+    assert len(renders) == 1, "the bot plays on, the panels around it stay cached"
+    key(app, pygame.K_1)  # the allocator choice is shown on the left panel
+    app.draw()
+    assert len(renders) == 2 and app.settings.mode == "contiguous"
+    app.settings.best_scores["paged"] = 4321
+    app.draw()
+    assert len(renders) == 3

@@ -224,11 +224,7 @@ class ConsoleView:
             cards.draw(surface, self.text)
         self._draw_board(surface, session, state)
         if tele.utilisation > VRAM_ALERT:
-            # Close to OOM: the board's frame throbs red.
-            p = pulse(state.clock_ms, 650)
-            frame = pygame.Rect(L.BOARD).inflate(8, 8)
-            pygame.draw.rect(surface, theme.mix(theme.PANEL_EDGE, theme.RED, 0.4 + 0.6 * p), frame, 2,
-                             border_radius=4)
+            self._draw_alert_frame(surface, state)
         self._draw_score(surface, game, state)
         self._draw_hold_next(surface, game)
         self._draw_split(surface, game, state)
@@ -241,6 +237,26 @@ class ConsoleView:
             for b in self.controls:
                 if b.name not in state.pressed and pygame.Rect(b.rect).collidepoint(state.hover):
                     pygame.draw.rect(surface, theme.CYAN, b.rect, 1, border_radius=6)
+
+    @property
+    def background(self) -> pygame.Surface:
+        """Everything of the console that never changes (frames, titles, grid, controls)."""
+        return self._background
+
+    def draw_board_only(self, surface: pygame.Surface, session: GameSession, state: ViewState) -> None:
+        """The board well and its pieces, nothing around it (the title's demo)."""
+        well = pygame.Rect(L.BOARD).inflate(10, 10)
+        surface.blit(self._background, well, well)
+        self._draw_board(surface, session, state)
+        if session.game.telemetry().utilisation > VRAM_ALERT:
+            self._draw_alert_frame(surface, state)
+
+    def _draw_alert_frame(self, surface: pygame.Surface, state: ViewState) -> None:
+        """Close to OOM: the board's frame throbs red."""
+        p = pulse(state.clock_ms, 650)
+        frame = pygame.Rect(L.BOARD).inflate(8, 8)
+        pygame.draw.rect(surface, theme.mix(theme.PANEL_EDGE, theme.RED, 0.4 + 0.6 * p), frame, 2,
+                         border_radius=4)
 
     def _draw_header(self, surface: pygame.Surface, state: ViewState) -> None:
         if not state.header_buttons:

@@ -16,6 +16,13 @@ from ui.widgets import Button, hit, pulse
 
 LEFT_PANEL = (L.MARGIN, L.TOP, 270, 532)
 DEMO_SLOT = (L.BOARD[0] - 4, L.CONTROLS_Y, L.BOARD[2] + 8, L.CONTROLS_H)  # under the board
+_WELL = pygame.Rect(L.BOARD).inflate(10, 10)  # the board and its frame: drawn live
+LAYER_AREAS = (  # the cached title layer, as rectangles around the live board
+    pygame.Rect(0, 0, 800, _WELL.top),
+    pygame.Rect(0, _WELL.top, _WELL.left, 580 - _WELL.top),
+    pygame.Rect(_WELL.right, _WELL.top, 800 - _WELL.right, 580 - _WELL.top),
+    pygame.Rect(_WELL.left, _WELL.bottom, _WELL.width, 580 - _WELL.bottom),
+)
 RIGHT_PANEL = (520, L.TOP, 270, 532)
 
 PITCH = ("Falling pieces are inference requests, the board is GPU memory, "
@@ -49,6 +56,8 @@ class TitleScene(Scene):
         self.shade.fill((0, 0, 0, 120))
         self.shade.fill((0, 0, 0, 0), pygame.Rect(L.BOARD).inflate(10, 10))
         self.notice = ""
+        self._layer: pygame.Surface | None = None  # everything around the demo board
+        self._layer_drawn: tuple | None = None
 
     def _new_demo(self) -> None:
         demo_seed = self.seed + int(self.clock_ms)
@@ -132,22 +141,44 @@ class TitleScene(Scene):
 
     # ------------------------------------------------------------------ drawing
     def draw(self, surface: pygame.Surface) -> None:
-        app = self.app
-        app.view.draw(surface, self.demo, self.state)
-        surface.blit(self.shade, (0, 0))
-        t = app.text
+        """The demo board live; everything around it from a cached layer; START pulsing."""
+        self.app.view.draw_board_only(surface, self.demo, self.state)
+        key = self._layer_key()
+        if self._layer is None or key != self._layer_drawn:
+            self._render_layer()
+            self._layer_drawn = key
+        for area in LAYER_AREAS:
+            surface.blit(self._layer, area, area)
+        self._draw_start(surface)
+
+    def _layer_key(self) -> tuple:
+        s = self.app.settings
+        over = None
+        if self.hover is not None:
+            b = hit([*self.mode_buttons, *self.side_buttons], self.hover)
+            over = b.name if b is not None else None
+        return (s.mode, s.muted, s.cards_enabled, self.app.best("contiguous"), self.app.best("paged"),
+                self.notice, over)
+
+    def _render_layer(self) -> None:
+        layer = self._layer
+        if layer is None:
+            layer = self._layer = pygame.Surface(theme.CANVAS_SIZE).convert()
+        layer.blit(self.app.view.background, (0, 0))
+        layer.blit(self.shade, (0, 0))
+        t = self.app.text
         # The play controls are part of the console's background: hide them under the demo.
-        surface.fill(theme.BG, (LEFT_PANEL[0] + LEFT_PANEL[2], L.CONTROLS_Y - 4,
-                                RIGHT_PANEL[0] - LEFT_PANEL[0] - LEFT_PANEL[2], theme.CANVAS_H))
+        layer.fill(theme.BG, (LEFT_PANEL[0] + LEFT_PANEL[2], L.CONTROLS_Y - 4,
+                              RIGHT_PANEL[0] - LEFT_PANEL[0] - LEFT_PANEL[2], theme.CANVAS_H))
         slot = pygame.Rect(DEMO_SLOT)
-        pygame.draw.rect(surface, (9, 12, 26), slot, border_radius=6)
-        pygame.draw.rect(surface, theme.PANEL_EDGE, slot, 1, border_radius=6)
-        t.blit(surface, "DEMO: the bot is playing", theme.SMALL, theme.TEXT_DIM,
+        pygame.draw.rect(layer, (9, 12, 26), slot, border_radius=6)
+        pygame.draw.rect(layer, theme.PANEL_EDGE, slot, 1, border_radius=6)
+        t.blit(layer, "DEMO: the bot is playing", theme.SMALL, theme.TEXT_DIM,
                (slot.centerx, slot.y + 22), "center")
-        t.blit(surface, "click or tap here to play", theme.SMALL, theme.CYAN,
+        t.blit(layer, "click or tap here to play", theme.SMALL, theme.CYAN,
                (slot.centerx, slot.y + 44), "center")
-        self._draw_left(surface)
-        self._draw_right(surface)
+        self._draw_left(layer)
+        self._draw_right(layer)
 
     def _panel(self, surface: pygame.Surface, rect: L.RectT, edge: theme.Colour) -> pygame.Rect:
         r = pygame.Rect(rect)
@@ -173,12 +204,6 @@ class TitleScene(Scene):
                    accent=theme.MAGENTA if b.name == "paged" else theme.CYAN)
         for i, line in enumerate(wrap(MODE_NOTES[mode], theme.SMALL, r.width - 24)[:2]):
             t.blit(surface, line, theme.SMALL, theme.TEXT_DIM, (x, 302 + i * 16))
-        sb = pygame.Rect(self.start_button.rect)
-        p = pulse(self.clock_ms, 1400)
-        pygame.draw.rect(surface, theme.mix((0, 70, 90), (0, 120, 150), p), sb, border_radius=8)
-        pygame.draw.rect(surface, theme.CYAN, sb, 2, border_radius=8)
-        t.blit(surface, "START", theme.LARGE + 4, (255, 255, 255), (sb.centerx, sb.y + 19), "center")
-        t.blit(surface, "press Enter or click", theme.SMALL, theme.TEXT, (sb.centerx, sb.y + 41), "center")
         y = 430
         t.blit(surface, "BEST SCORES", theme.SMALL, theme.PANEL_TITLE, (x, y))
         for i, m in enumerate(("contiguous", "paged")):
@@ -187,6 +212,15 @@ class TitleScene(Scene):
             t.blit(surface, f"{self.app.best(m):,}", theme.BODY, theme.AMBER, (r.right - 12, yy), "topright")
         if self.notice:
             t.blit(surface, self.notice, theme.SMALL, theme.AMBER, (x, r.bottom - 22))
+
+    def _draw_start(self, surface: pygame.Surface) -> None:
+        t = self.app.text
+        sb = pygame.Rect(self.start_button.rect)
+        p = pulse(self.clock_ms, 1400)
+        pygame.draw.rect(surface, theme.mix((0, 70, 90), (0, 120, 150), p), sb, border_radius=8)
+        pygame.draw.rect(surface, theme.CYAN, sb, 2, border_radius=8)
+        t.blit(surface, "START", theme.LARGE + 4, (255, 255, 255), (sb.centerx, sb.y + 19), "center")
+        t.blit(surface, "press Enter or click", theme.SMALL, theme.TEXT, (sb.centerx, sb.y + 41), "center")
 
     def _draw_right(self, surface: pygame.Surface) -> None:
         t = self.app.text
