@@ -297,8 +297,7 @@ def social_image(out: Path, render_py: str | None, stage_root: Path, source: Pat
             cmd += ["--screenshot", str(shot)]
         res = run(cmd, timeout=timeout, cwd=ROOT, env=env)
         if res.returncode == 0 and target.is_file():
-            if shot_ok:
-                shutil.copy2(shot, out / "screenshot.png")
+            # The raw screenshot stays in the staging folder: no page uses it.
             return "game screenshot" if shot_ok else "drawn card"
         log(f"  social card failed (exit {res.returncode}): {(res.stdout or '').strip()[-300:]}")
     shutil.copy2(FALLBACK_CARD, target)
