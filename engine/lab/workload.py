@@ -23,6 +23,7 @@ import random
 from collections.abc import Iterator
 from dataclasses import dataclass
 from itertools import islice
+from typing import NamedTuple
 
 PAPER_MAX_SEQ_LEN = 2048
 
@@ -48,9 +49,12 @@ DATASETS: dict[str, DatasetSpec] = {
 }
 
 
-@dataclass(frozen=True)
-class Request:
-    """One inference request of a trace: arrival time in seconds, lengths in tokens."""
+class Request(NamedTuple):
+    """One inference request of a trace: arrival time in seconds, lengths in tokens.
+
+    A named tuple rather than a dataclass: twice as quick to build (the LAB draws its traces
+    while it animates).
+    """
 
     rid: int
     arrival: float
