@@ -92,7 +92,9 @@ def test_escape_pauses_and_time_stops(tmp_path):
 @pytest.mark.parametrize("event", [
     pygame.event.Event(pygame.WINDOWFOCUSLOST),
     pygame.event.Event(pygame.WINDOWHIDDEN),
+    pygame.event.Event(pygame.WINDOWMINIMIZED),
     pygame.event.Event(pygame.ACTIVEEVENT, gain=0, state=pygame.APPINPUTFOCUS),
+    pygame.event.Event(pygame.ACTIVEEVENT, gain=0, state=pygame.APPACTIVE),
 ])
 def test_focus_loss_pauses(tmp_path, event):
     app = make_app(tmp_path)
