@@ -46,7 +46,7 @@ DIFFERENCES: dict[tuple[str, str, str], str] = {
     ),
     ("token_share", "paged", "alpaca"): (
         "Paged waste is the held KV memory that holds no token state: the unused tail of each request's "
-        "last block (7.5 of 16 slots on average) and the blocks kept free while the queue waits. A running "
+        "last block (7.5 of 16 slots on average) and free blocks too few for the waiting prompt. A running "
         "Alpaca request holds about 74 tokens, a ShareGPT one about 530, so the same half block is 9 % of "
         "its memory instead of 1.4 %. Fig. 2 is one bar per system, not per dataset, and our ShareGPT run "
         "matches it; block size 4 brings Alpaca over 97 % (`sweep --dataset alpaca`) with 4x longer block "

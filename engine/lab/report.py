@@ -146,8 +146,9 @@ def format_text(comp: Comparison) -> str:
     if used > 0:
         lines.append(
             f"Paged waste (held KV memory without token states): {1 - paged.token_share:.1%} = last blocks' "
-            f"unused tails {shares['internal'] / used:.1%} + free blocks held back while the queue waits "
-            f"{shares['external'] / used:.1%}; Fig. 2: {1 - paper.FIG2_TOKEN_SHARE['paged']:.1%}."
+            f"unused tails {shares['internal'] / used:.1%} + free blocks too few for the waiting prompt "
+            f"(vLLM keeps 1 % free) {shares['external'] / used:.1%}; Fig. 2: "
+            f"{1 - paper.FIG2_TOKEN_SHARE['paged']:.1%}."
         )
     notes = comp.notes()
     if notes:
