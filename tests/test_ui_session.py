@@ -4,7 +4,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from engine import Game, Kind
+from engine import Game, Input, Kind
 from engine import events as ev
 from tests.test_ui_fixtures import canvas
 from ui import theme
@@ -164,3 +164,14 @@ def test_fixed_step_never_runs_more_than_the_cap(frames):
         total_steps += n
     # Time is never invented: steps * step <= wall time.
     assert total_steps * clock.step_ms <= sum(frames) + 1e-6
+
+
+def test_refused_and_uncharged_splits_say_so_over_the_board():
+    canvas()
+    contiguous = GameSession(Game(seed=1, mode="contiguous"))
+    contiguous.step(0.0, [Input.SPLIT])
+    assert [t.text for t in contiguous.effects.toasts] == ["PAGED MODE ONLY"]
+    paged = GameSession(Game(seed=1, mode="paged"))
+    paged.game.charge = 0.1
+    paged.step(0.0, [Input.SPLIT])
+    assert [t.text for t in paged.effects.toasts] == ["SPLIT NOT CHARGED"]

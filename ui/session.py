@@ -19,6 +19,13 @@ Colour = tuple[int, int, int]
 
 CRASH_SHAKE_MS = 450.0
 
+# Warnings a player must notice even without reading the log (a phone, say).
+WARNING_TOASTS: dict[str, str] = {
+    "vram_high": "VRAM > 80 %",
+    "split_uncharged": "SPLIT NOT CHARGED",
+    "split_refused": "PAGED MODE ONLY",
+}
+
 
 class SoundLike(Protocol):
     def play_events(self, events: list[ev.Event]) -> object: ...
@@ -107,8 +114,8 @@ class GameSession:
                 self.toast("ALL SERVED", (60, 240, 150), 2000.0)
             elif isinstance(e, ev.LevelUp):
                 self.toast(f"LEVEL {e.level_now}", (0, 229, 255))
-            elif isinstance(e, ev.Warning) and e.code == "vram_high":
-                self.toast("VRAM > 80 %", (255, 190, 40))
+            elif isinstance(e, ev.Warning) and e.code in WARNING_TOASTS:
+                self.toast(WARNING_TOASTS[e.code], (255, 190, 40))
             if not is_noise(e):
                 self.log.add(self.game.time_ms, e.level, e.text)
             if self.cards is not None:
