@@ -328,3 +328,23 @@ def test_loaded_game_never_takes_the_keyboard_from_the_article(site: str, page_a
     pg.wait_for_function(f"scrollY > {before} + 300", timeout=5_000)
     # The keys did not reach the game: it is still waiting for its click.
     assert frame.locator("#boot").get_attribute("data-state") == "ready"
+
+
+def test_mouse_wheel_over_the_game_scrolls_the_article(site: str, page_at) -> None:
+    """Readers scroll past the embed with the wheel: the frame must not swallow it."""
+    pg = page_at(1000, 800)
+    stand_in_runtime(pg)
+    pg.goto(f"{site}/embed.html")
+    frame_el = pg.wait_for_selector("iframe#game")
+    frame = frame_el.content_frame()
+    frame.wait_for_selector("#start:visible", timeout=30_000)
+    for phase in ("loading screen", "running game"):
+        pg.evaluate("window.scrollTo(0, 200)")
+        pg.wait_for_function("scrollY === 200", timeout=5_000)
+        box = frame_el.bounding_box()
+        pg.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+        pg.mouse.wheel(0, 300)
+        pg.wait_for_function("scrollY > 400", timeout=5_000)  # fails here if the frame keeps the wheel
+        if phase == "loading screen":
+            frame.click("#start")
+            frame.wait_for_selector("#boot[data-state=running]", state="attached", timeout=10_000)
