@@ -36,7 +36,7 @@ async def run_window(opts) -> None:
     app = GameApp(screen, seed=opts.seed)
     if opts.mode is not None:
         app.set_mode(opts.mode)
-    if opts.scene == "play" or opts.autoplay:
+    if (opts.scene or ("play" if opts.autoplay else "title")) == "play":
         app.reset(PlayScene(app, mode=opts.mode, autoplay=opts.autoplay))
     else:
         app.reset(TitleScene(app))

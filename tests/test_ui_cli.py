@@ -30,6 +30,7 @@ def run_main(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess:
     ["--headless", "--frames", "5", "--screenshot", "x.png", "--seed", "-4"],
     ["--screenshot", "x.png"],
     ["--headless", "--bench-frame", "--frames", "3", "--screenshot", "x.png"],
+    ["--scene", "oom"],  # a window cannot start on a crash report
     ["--frobnicate"],
 ])
 def test_bad_arguments_give_usage_and_exit_2(args):

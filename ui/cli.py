@@ -62,6 +62,9 @@ def parse(argv: list[str]) -> Options:
             raise UsageError("--headless needs --screenshot out.png")
     elif ns.screenshot is not None:
         raise UsageError("--screenshot only works with --headless")
+    elif ns.scene not in (None, "title", "play"):
+        raise UsageError(f"--scene {ns.scene} only works with --headless "
+                         "(a window starts on the title, or in a game with --scene play)")
     if ns.frames is not None and not (1 <= ns.frames <= 1_000_000):
         raise UsageError(f"--frames must be between 1 and 1000000, not {ns.frames}")
     if ns.screenshot is not None and not ns.screenshot.lower().endswith(".png"):
