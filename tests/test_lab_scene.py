@@ -274,3 +274,13 @@ def test_headless_bench_prints_frame_times(capsys):
     assert _main(["--bench", "--frames", "30"]) == 0
     out = capsys.readouterr().out
     assert "Alpaca x16" in out and "ShareGPT x1" in out and "p99" in out
+
+
+def test_headless_screenshot_is_the_same_picture_every_time(tmp_path, capsys):
+    shots = [tmp_path / "a.png", tmp_path / "b.png"]
+    for shot in shots:
+        assert _main(["--frames", "90", "--speed", "16", "--select", "--screenshot", str(shot)]) == 0
+    assert "saved" in capsys.readouterr().out
+    first, second = (pygame.image.load(str(shot)) for shot in shots)
+    assert first.get_size() == theme.CANVAS_SIZE
+    assert pygame.image.tobytes(first, "RGB") == pygame.image.tobytes(second, "RGB")
