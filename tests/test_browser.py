@@ -240,6 +240,11 @@ def test_game_keys_never_scroll_the_article(site: str, page_at) -> None:
     keys = frame.evaluate("__keys")
     assert [k for k, _ in keys] == ["Space", "ArrowDown", "ArrowUp", "ArrowLeft", "ArrowRight", "PageDown", "End"]
     assert all(prevented for _, prevented in keys), keys
+    # Tab toggles the allocator: it stays with the game instead of moving focus out.
+    frame.evaluate("__keys = []")
+    pg.keyboard.press("Tab")
+    assert frame.evaluate("__keys") == [["Tab", True]]
+    assert frame.evaluate("document.activeElement.id") == "canvas"
     # Other keys keep their default behaviour.
     frame.evaluate("__keys = []")
     pg.keyboard.press("KeyP")
