@@ -51,7 +51,7 @@ def build_parsers() -> dict[str, argparse.ArgumentParser]:
         "and compare with the PagedAttention paper. Other commands: sweep, bench (each has --help).",
     )
     _common(run, 2000)
-    run.add_argument("--rate", type=_rate, help="requests/s (default: the paper's Fig. 13 rate)")
+    run.add_argument("--rate", type=_rate, help="requests/s, 0.001 to 10,000 (default: the paper's Fig. 13 rate)")
     run.add_argument("--block-size", type=_positive_int, default=16, help="paged block size in tokens")
 
     sweep = argparse.ArgumentParser(
@@ -69,7 +69,7 @@ def build_parsers() -> dict[str, argparse.ArgumentParser]:
         description="Time a trace served to the end through all four allocators.",
     )
     _common(bench, 10_000)
-    bench.add_argument("--rate", type=_rate, help="requests/s (default: the paper's)")
+    bench.add_argument("--rate", type=_rate, help="requests/s, 0.001 to 10,000 (default: the paper's)")
     bench.add_argument("--block-size", type=_positive_int, default=16, help="paged block size in tokens")
     return {"run": run, "sweep": sweep, "bench": bench}
 
