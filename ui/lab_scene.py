@@ -367,6 +367,7 @@ class LabScene(Scene):
         self.sample_sums = [0, 0]
         self.plot_max = 8
         self.plot_surface = None
+        self.plot_stale = False
         self.counters: list[tuple[str, int, theme.Colour, tuple[int, int], str]] | None = None
         self.selected = None
         self.block_lines = None
@@ -483,9 +484,12 @@ class LabScene(Scene):
             self.sample_sums = [self.sample_sums[0] + left, self.sample_sums[1] + right]
             self.plot_max = max(self.plot_max, left, right)
             self.next_sample += SAMPLE_EVERY_S
+            self.plot_stale = True
         # Plot and counters on different frames, so their costs never add up.
         if self.frame % REDRAW_EVERY == 0:
-            self.plot_surface = None
+            if self.plot_stale:  # at x1 a new point comes only every 15 frames
+                self.plot_surface = None
+                self.plot_stale = False
         elif self.frame % REDRAW_EVERY == REDRAW_EVERY // 2:
             self.counters = None
 
