@@ -64,6 +64,7 @@ class Overlay(Scene):
         self.clock_ms = 0.0
         self.buttons: list[Button] = []
         self._backdrop: pygame.Surface | None = None
+        self._plain: pygame.Surface | None = None
 
     def enter(self) -> None:
         self.refresh_backdrop()  # back from a screen above: settings may have changed
@@ -76,9 +77,16 @@ class Overlay(Scene):
         if self._backdrop is None:
             snap = pygame.Surface(theme.CANVAS_SIZE).convert()
             self.app.draw_below(self, snap)
+            self._plain = snap.copy()
             snap.blit(shade_surface(self.shade_alpha), (0, 0))
             self._backdrop = snap
         surface.blit(self._backdrop, (0, 0))
+
+    def draw_plain_backdrop(self, surface: pygame.Surface) -> None:
+        """The screen below without the shade (after draw_backdrop has made the snapshot)."""
+        if self._backdrop is None or self._plain is None:
+            self.draw_backdrop(surface)
+        surface.blit(self._plain, (0, 0))
 
     def handle(self, event: pygame.event.Event) -> None:
         for cmd in self.mapper.handle(event):
@@ -252,9 +260,15 @@ class ResultScene(Overlay):
         self.report = report
         self.new_best = new_best
         self.oom = report.outcome == "oom"
-        top = L.DIALOG[1] + L.DIALOG[3] - 98
-        self.buttons = column_buttons([("restart", "RESTART", "Enter"),
-                                       ("title", "TITLE SCREEN", "Esc")], top=top, height=36, gap=8)
+        self.peeking = False  # the report put aside to look at the board it describes
+        x, y, w, h = L.DIALOG
+        bw = (w - 32 - 2 * 8) // 3
+        self.report_buttons = [
+            Button(name, (x + 16 + i * (bw + 8), y + h - 54, bw, 38), label, hint)
+            for i, (name, label, hint) in enumerate((("restart", "RESTART", "Enter"),
+                                                     ("board", "BOARD", "Space"),
+                                                     ("title", "TITLE", "Esc")))]
+        self.buttons = self.report_buttons
         # Wrapped once: the report's own lines may be long (big numbers, a long cause).
         width = L.DIALOG[2] - 40
         lines = report.lines_of_text()
@@ -274,11 +288,24 @@ class ResultScene(Overlay):
             self.play.state.muted = self.app.toggle_mute()
             self.refresh_backdrop()
 
+    def handle(self, event: pygame.event.Event) -> None:
+        if event.type == pygame.KEYDOWN and event.key == pygame.K_SPACE:
+            self.click("board")
+            return
+        super().handle(event)
+
     def click(self, name: str) -> None:
         if name == "restart":
             self.play.restart()
         elif name == "title":
             go_title(self.app)
+        elif name == "board":
+            self.peeking = not self.peeking
+            self.buttons = [] if self.peeking else self.report_buttons
+
+    def click_outside(self, pos: tuple[int, int]) -> None:
+        if self.peeking:
+            self.click("board")  # any tap brings the report back
 
     def tip(self) -> str:
         r = self.report
@@ -292,8 +319,19 @@ class ResultScene(Overlay):
         return "Keep the stack low: every hole is memory no request can use."
 
     def draw(self, surface: pygame.Surface) -> None:
-        self.draw_backdrop(surface)
         edge = theme.RED if self.oom else theme.GREEN
+        if self.peeking:
+            self.draw_plain_backdrop(surface)
+            bar = pygame.Rect(L.BOARD[0] - 4, L.CONTROLS_Y, L.BOARD[2] + 8, L.CONTROLS_H)
+            pygame.draw.rect(surface, (9, 12, 26), bar, border_radius=6)
+            pygame.draw.rect(surface, edge, bar, 2, border_radius=6)
+            t = self.app.text
+            t.blit(surface, "the board at the end of the run", theme.SMALL, theme.TEXT,
+                   (bar.centerx, bar.y + 24), "center")
+            t.blit(surface, "Space or tap: back to the report", theme.SMALL, theme.CYAN,
+                   (bar.centerx, bar.y + 46), "center")
+            return
+        self.draw_backdrop(surface)
         r = draw_dialog(surface, L.DIALOG, edge)
         t = self.app.text
         t.blit(surface, self.heading, theme.TITLE, edge, (r.centerx, r.y + 30), "center")
@@ -317,9 +355,14 @@ class ResultScene(Overlay):
             t.blit(surface, "NEW BEST", theme.BODY, theme.mix(theme.AMBER, (255, 255, 255), p),
                    (sr.right + 12, sr.centery), "midleft")
         y = sr.bottom + 6
-        room = (self.buttons[0].rect[1] - 6 - y) // 16  # the tip gives way to a long report
+        room = (self.report_buttons[0].rect[1] - 6 - y) // 16  # the tip gives way to a long report
         for line in self.tips if len(self.tips) <= room else ():
             t.blit(surface, line, theme.SMALL, theme.CYAN, (r.centerx, y), "midtop")
             y += 16
-        for b in self.buttons:
+        if y + 10 + 16 <= self.report_buttons[0].rect[1] - 6:  # the two allocators side by side
+            best = self.app.settings.best_scores
+            t.blit(surface, f"best scores:  contiguous {best.get('contiguous', 0):,}   "
+                            f"paged {best.get('paged', 0):,}", theme.SMALL, theme.TEXT_DIM,
+                   (r.centerx, y + 10), "midtop")
+        for b in self.report_buttons:
             draw_row_button(surface, self.app, b, self.hover, accent=edge)

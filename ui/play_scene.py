@@ -227,6 +227,7 @@ class PlayScene(Scene):
         from ui.overlays import ResultScene
         result = self.game.result
         if result is not None:
+            self.session.effects.toasts.clear()  # the report says it; the board stays in view
             self.app.push(ResultScene(self.app, self, result, self.new_best))
 
     def draw(self, surface: pygame.Surface) -> None:
