@@ -472,3 +472,16 @@ def test_the_report_can_be_put_aside_to_see_the_crashed_board(tmp_path):
     assert report.peeking
     key(app, pygame.K_RETURN)  # Enter still restarts, report shown or not
     assert isinstance(app.top, PlayScene) and app.top is not play
+
+
+def test_a_long_toast_stays_over_the_board(tmp_path):
+    from ui import layout as L
+
+    app = make_app(tmp_path)
+    play = start_play(app)
+    text = "4 ROWS FREED  +800 tok"
+    assert theme.font(theme.LARGE).size(text)[0] + 18 > L.BOARD[2]  # too wide at the usual size
+    play.session.toast(text, theme.GREEN)
+    app.draw()
+    size = app.view._score_sizes[text]
+    assert theme.font(size).size(text)[0] + 18 <= L.BOARD[2]  # its plate (text + 18 px) fits

@@ -47,6 +47,7 @@ STAT_TITLES = ("VRAM USED", "FRAGMENTATION", "THROUGHPUT", "PAGING EFF.")
 # and those values are right-aligned after a label at most "LINES" wide.
 SCORE_SIZES = (theme.TITLE, theme.LARGE + 4, theme.LARGE)
 SCORE_TEXT_W = 148
+TOAST_SIZES = (theme.LARGE, theme.BODY, theme.SMALL)
 VALUE_W = 64
 
 
@@ -100,7 +101,7 @@ class ConsoleView:
         self._layer_key: object = None
         self._toast_plate = pygame.Surface((1, 1)).convert()
         self._table: pygame.Surface | None = None
-        self._score_sizes: dict[str, int] = {}
+        self._score_sizes: dict[str, int] = {}  # font size per score or toast text that fits
         self._best_text: tuple[int, str] = (-1, "")
 
     def wrap(self, text: str, size: int, width: int) -> list[str]:
@@ -339,7 +340,10 @@ class ConsoleView:
     def _draw_toast(self, surface: pygame.Surface, toast) -> None:
         """A word rising over the board and fading out."""
         p = toast.age / toast.duration
-        label = self.text.render(toast.text, theme.LARGE, toast.colour)
+        size = self._score_sizes.get(toast.text)
+        if size is None:  # a long toast steps down a size rather than spill over the columns
+            size = self._score_sizes[toast.text] = largest_fitting(toast.text, TOAST_SIZES, L.BOARD[2] - 24)
+        label = self.text.render(toast.text, size, toast.colour)
         box = label.get_rect(center=(L.BOARD[0] + L.BOARD[2] // 2, L.BOARD[1] + 150 - int(30 * p)))
         plate = box.inflate(18, 10)
         alpha = 255 if p < 0.7 else int(255 * (1 - p) / 0.3)
