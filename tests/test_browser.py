@@ -353,3 +353,42 @@ def test_mouse_wheel_over_the_game_scrolls_the_article(site: str, page_at) -> No
         if phase == "loading screen":
             frame.click("#start")
             frame.wait_for_selector("#boot[data-state=running]", state="attached", timeout=10_000)
+
+
+# What pygbag's runtime does after the frame loses focus: refocus the canvas on mouseenter.
+HOVER_REFOCUS = """
+window.addEventListener("blur", () => {
+  const c = document.getElementById("canvas");
+  c.addEventListener("mouseenter", () => { window.__refocused = (window.__refocused || 0) + 1; c.focus(); });
+});
+"""
+
+
+def test_hovering_the_game_after_leaving_it_keeps_the_keyboard_in_the_article(site: str, page_at) -> None:
+    """Played, clicked back into the article, moved the mouse across the game: keys still scroll."""
+    pg = page_at(1000, 800)
+    game = site.replace("127.0.0.1", "localhost")
+    pg.context.route("**/pythons.js", lambda route: route.fulfill(status=200, content_type="application/javascript", body=HOVER_REFOCUS + STAND_IN_LOADER))
+    pg.goto(f"{site}/embed.html")
+    pg.evaluate("url => { document.querySelector('iframe#game').src = url; }", f"{game}/index.html")
+    frame_el = pg.wait_for_selector("iframe#game")
+    frame_el.scroll_into_view_if_needed()
+    frame = frame_el.content_frame()
+    frame.wait_for_selector("#start:visible", timeout=30_000)
+    frame.click("#start")
+    frame.wait_for_selector("#boot[data-state=running]", state="attached", timeout=10_000)
+    assert pg.evaluate("document.activeElement.tagName") == "IFRAME"
+    pg.mouse.click(30, 30)  # back into the article, outside the frame
+    assert pg.evaluate("document.activeElement.tagName") == "BODY"
+    box = frame_el.bounding_box()
+    pg.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2, steps=5)
+    pg.wait_for_timeout(300)
+    assert pg.evaluate("document.activeElement.tagName") == "BODY"
+    assert frame.evaluate("window.__refocused || 0") == 0
+    before = pg.evaluate("scrollY")
+    pg.keyboard.press("PageDown")
+    pg.wait_for_function(f"scrollY > {before} + 300", timeout=5_000)
+    # A click still gives the game the keyboard.
+    frame.click("#canvas")
+    assert pg.evaluate("document.activeElement.tagName") == "IFRAME"
+    assert frame.evaluate("document.activeElement.id") == "canvas"
