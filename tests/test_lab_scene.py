@@ -9,6 +9,7 @@ from engine.lab import generate
 from ui import lab_scene, theme
 from ui.lab_scene import (
     BLOCK_CHOICES,
+    FREE,
     MAX_LAG_S,
     MAX_PAINT,
     TRACE_CHUNK,
@@ -17,6 +18,7 @@ from ui.lab_scene import (
     LabScene,
     MemoryMap,
     _main,
+    cell_state,
 )
 from ui.title_scene import TitleScene
 
@@ -60,7 +62,7 @@ def test_lab_renders_both_maps_headless(tmp_path):
     for side in lab.sides:
         g = side.map.grid
         assert g.cols * g.cell <= 385 and g.rows * g.cell <= 300
-        assert any(state is not None for state in side.map.states), "requests hold memory"
+        assert any(side.map.owner(i) is not None for i in range(g.cells)), "requests hold memory"
     # The paged map's cells are painted: a held block is not the free colour.
     rid, cells = next(iter(paged.map.owned.items()))
     assert surface.get_at(paged.map.grid.rect(cells[0]).center)[:3] != (20, 26, 48)
@@ -74,7 +76,7 @@ def test_paged_map_matches_block_tables(tmp_path):
     for rid, table in paged.sim.block_tables().items():
         assert paged.map.owned[rid] == table
         for b in table:
-            assert paged.map.states[b][0] == rid
+            assert paged.map.owner(b) == rid
 
 
 def test_clicking_a_block_selects_its_request(tmp_path):
@@ -90,7 +92,7 @@ def test_clicking_a_block_selects_its_request(tmp_path):
         r = paged.map.grid.rect(i).inflate(2, 2)
         assert surface.get_at(r.topleft)[:3] == (255, 255, 255)
     # Clicking free memory clears the selection.
-    free = [i for i, s in enumerate(paged.map.states) if s is None]
+    free = [i for i in range(paged.map.grid.cells) if paged.map.owner(i) is None]
     if free:
         click(app, paged.map.grid.rect(free[0]).center, steps=0)
         assert lab.selected is None
@@ -166,7 +168,8 @@ def test_memory_stays_consistent_while_running(tmp_path):
         for side in lab.sides:
             side.dirty = True
             side.refresh_map(limit=None)
-            owners = [s[0] for s in side.map.states if s is not None]
+            owners = [side.map.owner(i) for i in range(side.map.grid.cells)]
+            owners = [rid for rid in owners if rid is not None]
             assert set(owners) <= set(side.sim.running)
             if side.sim.paged:
                 assert len(owners) == side.sim.blocks_used
@@ -203,7 +206,7 @@ def test_map_repaints_at_most_a_slice_per_refresh():
     canvas()
     grid = Grid.fit(983, (0, 0, 369, 232))
     memory = MemoryMap(grid)
-    states = [(i % 7, grid.cell - 1) for i in range(983)]
+    states = [cell_state(i % 7, grid.cell - 1) for i in range(983)]
     left, rounds = 983, 0
     while left:
         now = memory.update(states, {}, MAX_PAINT)
@@ -213,7 +216,8 @@ def test_map_repaints_at_most_a_slice_per_refresh():
     assert memory.states == states and rounds <= 2 * 983 // MAX_PAINT
     # A painted cell shows its request's colour; an unlimited update paints everything at once.
     assert memory.surface.get_at(grid.rect(5).move(-grid.x, -grid.y).center)[:3] == lab_scene.request_colour(5)
-    assert memory.update([None] * 983, {}, None) == 0 and memory.states == [None] * 983
+    assert memory.update([FREE] * 983, {}, None) == 0 and memory.states == [FREE] * 983
+    assert memory.owner(5) is None
 
 
 def test_slow_engines_hold_the_clock_back(tmp_path):
@@ -284,3 +288,19 @@ def test_headless_screenshot_is_the_same_picture_every_time(tmp_path, capsys):
     first, second = (pygame.image.load(str(shot)) for shot in shots)
     assert first.get_size() == theme.CANVAS_SIZE
     assert pygame.image.tobytes(first, "RGB") == pygame.image.tobytes(second, "RGB")
+
+
+def test_contiguous_cells_show_how_full_each_range_is(tmp_path):
+    _, lab = open_lab(tmp_path)
+    contiguous = lab.sides[0]
+    contiguous.dirty = True
+    contiguous.refresh_map(limit=None)
+    width = contiguous.map.grid.cell - 1
+    block = lab.block
+    for rid, cells in contiguous.map.owned.items():
+        run = contiguous.sim.running[rid]
+        solid = [contiguous.map.states[i] & 63 for i in cells]
+        assert all(contiguous.map.owner(i) == rid for i in cells)
+        assert solid == sorted(solid, reverse=True)  # tokens fill a range from its start
+        assert solid[0] == width or run.start % block or contiguous.sim.length(run) < block
+        assert solid[-1] < width or contiguous.sim.length(run) >= run.reserve - block

@@ -16,7 +16,7 @@ import statistics
 import sys
 import time
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from itertools import compress
 from operator import ne
@@ -136,18 +136,35 @@ class Grid:
         return i if i < self.cells else None
 
 
+FREE = -1  # cell state of free memory
+SOLID_BITS = 6  # a cell state is rid << SOLID_BITS | solid width (cells are at most 40 px)
+
+
+def cell_state(rid: int, solid: int) -> int:
+    """A cell's picture as one int: which request owns it and how many pixel columns hold tokens.
+
+    Ints, not tuples, so a refresh of a thousand cells leaves nothing for the garbage collector.
+    """
+    return rid << SOLID_BITS | solid
+
+
+def state_owner(state: int) -> int | None:
+    return None if state < 0 else state >> SOLID_BITS
+
+
 class MemoryMap:
     """A cached picture of one KV cache; only changed cells are repainted."""
 
     def __init__(self, grid: Grid) -> None:
         self.grid = grid
-        self.states: list[tuple[int, int] | None] = [None] * grid.cells
+        self.states: list[int] = [FREE] * grid.cells
         self.surface = pygame.Surface((grid.cols * grid.cell, grid.rows * grid.cell))
         self.surface.fill(theme.PANEL)
-        self.tiles: dict[tuple[int, int], pygame.Surface] = {}
+        self.tiles: dict[int, pygame.Surface] = {}
         self.free_tile = pygame.Surface((grid.cell - 1, grid.cell - 1))
         self.free_tile.fill(FREE_CELL)
-        self.owned: dict[int, list[int]] = {}
+        self.owned: dict[int, Sequence[int]] = {}
+        self.positions = [(c * grid.cell, r * grid.cell) for r in range(grid.rows) for c in range(grid.cols)]
         # Every cell starts free: one row of tiles, copied down, then the unused end of the last row cleared.
         row = pygame.Surface((grid.cols * grid.cell, grid.cell))
         row.fill(theme.PANEL)
@@ -157,20 +174,18 @@ class MemoryMap:
         self.surface.fill(theme.PANEL, (last * grid.cell, (grid.rows - 1) * grid.cell,
                                         (grid.cols - last) * grid.cell, grid.cell))
 
-    def _tile(self, rid: int, solid: int) -> pygame.Surface:
-        key = (rid % PALETTE_SIZE, solid)  # at most PALETTE_SIZE x cell tiles, made once
+    def _tile(self, state: int) -> pygame.Surface:
+        if state < 0:
+            return self.free_tile
+        rid, solid = state >> SOLID_BITS, state & ((1 << SOLID_BITS) - 1)
+        key = cell_state(rid % PALETTE_SIZE, solid)  # at most PALETTE_SIZE x cell tiles, made once
         tile = self.tiles.get(key)
         if tile is None:
             tile = self.tiles[key] = paint_tile(request_colour(rid), self.grid.cell - 1, solid)
         return tile
 
-    def _pos(self, i: int) -> tuple[int, int]:
-        r, c = divmod(i, self.grid.cols)
-        return (c * self.grid.cell, r * self.grid.cell)
-
-    def update(self, states: list[tuple[int, int] | None], owned: dict[int, list[int]],
-               limit: int | None = MAX_PAINT) -> int:
-        """Repaint up to ``limit`` cells whose (owner, solid width) changed; return how many still differ.
+    def update(self, states: list[int], owned: dict[int, Sequence[int]], limit: int | None = MAX_PAINT) -> int:
+        """Repaint up to ``limit`` cells whose state changed; return how many still differ.
 
         Cells left over keep their old state here, so the next refresh finds them again.
         """
@@ -180,21 +195,20 @@ class MemoryMap:
         if limit is not None and total > limit:
             # A stride rather than the first cells, so every part of the map keeps moving.
             changed = changed[:: -(-total // limit)]
-        free, tile, pos = self.free_tile, self._tile, self._pos
-        jobs = []
+        tile, positions, blit = self._tile, self.positions, self.surface.blit
         for i in changed:
-            state = states[i]
-            old[i] = state
-            jobs.append((free if state is None else tile(*state), pos(i)))
-        self.surface.blits(jobs, False)
+            state = old[i] = states[i]
+            blit(tile(state), positions[i])
         self.owned = owned
         return total - len(changed)
 
+    def owner(self, i: int) -> int | None:
+        """The request shown in cell ``i`` (None: free)."""
+        return state_owner(self.states[i])
+
     def owner_at(self, pos: tuple[int, int]) -> int | None:
         i = self.grid.index_at(pos)
-        if i is None or self.states[i] is None:
-            return None
-        return self.states[i][0]
+        return None if i is None else self.owner(i)
 
     def draw(self, surface: pygame.Surface, selected: int | None) -> None:
         g = self.grid
@@ -248,36 +262,37 @@ class Side:
         if not self.dirty:
             return
         width = self.map.grid.cell - 1
-        states: list[tuple[int, int] | None] = [None] * self.cells
-        owned: dict[int, list[int]] = {}
+        states = [FREE] * self.cells
+        owned: dict[int, Sequence[int]] = {}
         sim, block = self.sim, self.block
         if sim.paged:
             for rid, table in sim.block_tables().items():
                 length = sim.length(sim.running[rid])
-                full = (rid, width)
+                full = cell_state(rid, width)
                 for b in table:
                     states[b] = full
                 rest = length % block
                 if rest:
-                    states[table[-1]] = (rid, width * rest // block)
+                    states[table[-1]] = cell_state(rid, width * rest // block)
                 owned[rid] = table
         else:
             half = block // 2
-            for rid, (start, reserve, tokens, _final) in sim.ranges_held().items():
+            for rid, run in sim.running.items():
+                start, reserve = run.start, run.reserve
                 first = max(0, -(-(start - half) // block))
                 last = min(self.cells, -(-(start + reserve - half) // block))
                 if last <= first:
                     continue
-                filled = start + tokens
-                states[first:last] = [(rid, 0)] * (last - first)
+                filled = start + sim.length(run)
+                states[first:last] = [cell_state(rid, 0)] * (last - first)
                 full_end = min(last, max(first, (filled - block) // block + 1))  # cells wholly below `filled`
-                states[first:full_end] = [(rid, width)] * (full_end - first)
+                states[first:full_end] = [cell_state(rid, width)] * (full_end - first)
                 for i in range(full_end, last):
                     held = min(block, max(0, filled - i * block))
                     if not held:
                         break
-                    states[i] = (rid, width * held // block)
-                owned[rid] = list(range(first, last))
+                    states[i] = cell_state(rid, width * held // block)
+                owned[rid] = range(first, last)
         self.dirty = self.map.update(states, owned, limit) > 0
 
 
