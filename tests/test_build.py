@@ -434,3 +434,18 @@ def test_pages_work_under_a_subpath(build) -> None:
     index = (out / "index.html").read_text(encoding="utf-8")
     assert 'platform.fopen(f"{bundle}.tar.gz", "rb")' in index  # fetched relative to the page
     assert '<iframe id="game" src="index.html"' in (out / "embed.html").read_text(encoding="utf-8")
+
+
+def test_pages_workflow_tests_then_publishes_the_checked_bundle() -> None:
+    """The workflow's order and rights, read as text (the tests need no YAML parser)."""
+    flow = (ROOT / ".github" / "workflows" / "pages.yml").read_text(encoding="utf-8")
+    steps = [flow.index(s) for s in ("run: ./build.sh test", "uses: actions/configure-pages@", "run: ./build.sh web",
+                                     "uses: actions/upload-pages-artifact@", "uses: actions/deploy-pages@")]
+    assert steps == sorted(steps), "tests, then build, then upload, then deploy"
+    assert "SITE_URL: ${{ steps.pages.outputs.base_url }}" in flow  # absolute og:url / og:image
+    assert re.search(r"upload-pages-artifact@v\d+\n\s+with:\n\s+path: build/web\n", flow)
+    top, deploy = flow.split("\n  deploy:\n", 1)
+    assert re.search(r"\npermissions:\n  contents: read\n", top) and "pages: write" not in top
+    assert re.search(r"permissions:\n\s+pages: write\n\s+id-token: write\n", deploy)
+    assert "cancel-in-progress: ${{ github.event_name == 'pull_request' }}" in top
+    assert "image: python:3.11-bookworm" in top and "--shm-size" in top  # apt's chromium and nginx
