@@ -65,6 +65,11 @@ class Active:
 
 
 class Game:
+    """One run: the board (VRAM), the falling request, the queue, the score and the gauges.
+
+    Drive it with update(dt_ms, inputs); read the public attributes and telemetry() to draw it.
+    """
+
     def __init__(self, seed: int = 0, mode: str = "contiguous", endless: bool = False) -> None:
         if mode not in MODES:
             raise ValueError(f"mode must be one of {MODES}, not {mode!r}")
