@@ -85,6 +85,7 @@ SPEC_COMMANDS = [
     (pygame.K_KP_ENTER, 0, "\r", Command.START),
     (pygame.K_l, 0, "l", Command.LAB),
     (pygame.K_t, 0, "t", Command.TOGGLE_CARDS),
+    (pygame.K_e, 0, "e", Command.TOGGLE_ENDLESS),
     (pygame.K_q, 0, "q", Command.QUIT),
 ]
 

@@ -44,6 +44,24 @@ def test_title_enter_starts_a_game_in_the_chosen_mode(tmp_path):
     assert app.top.game.mode == "contiguous"
 
 
+def test_endless_run_is_chosen_on_the_title_and_persists(tmp_path):
+    app = make_app(tmp_path)
+    app.reset(TitleScene(app, seed=1))
+    pump(app, 5)
+    assert not app.settings.endless
+    endless = next(b for b in app.top.side_buttons if b.name == "endless")
+    click(app, centre(endless.rect))
+    assert app.settings.endless
+    key(app, pygame.K_e)
+    assert not app.settings.endless
+    key(app, pygame.K_e)
+    app2 = make_app(tmp_path)
+    assert app2.settings.endless
+    app2.reset(TitleScene(app2, seed=1))
+    key(app2, pygame.K_RETURN)
+    assert isinstance(app2.top, PlayScene) and app2.top.game.endless
+
+
 def test_title_start_button_and_attract_bot(tmp_path):
     app = make_app(tmp_path)
     title = TitleScene(app, seed=1)

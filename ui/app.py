@@ -192,6 +192,11 @@ class GameApp:
         self.save_settings()
         return self.settings.cards_enabled
 
+    def toggle_endless(self) -> bool:
+        self.settings.endless = not self.settings.endless
+        self.save_settings()
+        return self.settings.endless
+
     def set_mode(self, mode: str) -> None:
         if mode != self.settings.mode:
             self.settings.mode = mode

@@ -10,7 +10,7 @@ CONTROLS: tuple[tuple[str, str], ...] = (
     ("P, or tap Shift", "split into pages"),
     ("1 / 2 / Tab", "contiguous / paged / switch"),
     ("Esc", "pause"),
-    ("M  /  T", "sound / cards"),
+    ("M  /  T  /  E", "sound / cards / endless run (title)"),
     ("H, ?  /  L", "this help / memory lab"),
     ("Enter  /  Q", "start, restart / quit (in pause)"),
     ("Touch", "on-screen buttons, or on the board: drag to move, tap to rotate, flick down "

@@ -35,6 +35,7 @@ class Command(enum.Enum):
     START = "start"
     LAB = "lab"
     TOGGLE_CARDS = "toggle_cards"
+    TOGGLE_ENDLESS = "toggle_endless"  # a 40-line run or an endless one (title screen)
     QUIT = "quit"  # leave the current game for the title screen
 
 
@@ -123,6 +124,7 @@ KEYS: tuple[Binding, ...] = (
     Binding(pygame.K_KP_ENTER, Command.START, "Enter"),
     Binding(pygame.K_l, Command.LAB, "L"),
     Binding(pygame.K_t, Command.TOGGLE_CARDS, "T"),
+    Binding(pygame.K_e, Command.TOGGLE_ENDLESS, "E"),
     Binding(pygame.K_q, Command.QUIT, "Q"),
 )
 
@@ -145,6 +147,7 @@ DESCRIPTIONS: MappingProxyType[str | Command, str] = MappingProxyType({
     Command.START: "start / restart",
     Command.LAB: "lab",
     Command.TOGGLE_CARDS: "teaching cards on/off",
+    Command.TOGGLE_ENDLESS: "40-line run / endless (title)",
     Command.QUIT: "back to title",
 })
 

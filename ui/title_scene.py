@@ -51,7 +51,8 @@ class TitleScene(Scene):
         rx = RIGHT_PANEL[0] + 10
         self.side_buttons = [Button(name, (rx, 330 + i * 46, 250, 38), label, hint) for i, (name, label, hint) in
                              enumerate((("help", "HELP & CONCEPT MAP", "H"), ("lab", "MEMORY LAB", "L"),
-                                        ("cards", "TEACHING CARDS", "T"), ("mute", "SOUND", "M")))]
+                                        ("cards", "TEACHING CARDS", "T"), ("mute", "SOUND", "M"),
+                                        ("endless", "RUN", "E")))]
         self.shade = pygame.Surface(theme.CANVAS_SIZE, pygame.SRCALPHA)
         self.shade.fill((0, 0, 0, 120))
         self.shade.fill((0, 0, 0, 0), pygame.Rect(L.BOARD).inflate(10, 10))
@@ -92,6 +93,8 @@ class TitleScene(Scene):
             self.state.muted = self.app.toggle_mute()
         elif cmd is Command.TOGGLE_CARDS:
             self.app.toggle_cards()
+        elif cmd is Command.TOGGLE_ENDLESS:
+            self.app.toggle_endless()
 
     def click(self, pos: tuple[int, int]) -> None:
         b = hit(self.mode_buttons, pos)
@@ -105,7 +108,7 @@ class TitleScene(Scene):
         b = hit(self.side_buttons, pos)
         if b is not None:
             self.command({"help": Command.HELP, "lab": Command.LAB, "cards": Command.TOGGLE_CARDS,
-                          "mute": Command.MUTE}[b.name])
+                          "mute": Command.MUTE, "endless": Command.TOGGLE_ENDLESS}[b.name])
 
     def choose_mode(self, mode: str) -> None:
         self.app.set_mode(mode)
@@ -157,7 +160,7 @@ class TitleScene(Scene):
         if self.hover is not None:
             b = hit([*self.mode_buttons, *self.side_buttons], self.hover)
             over = b.name if b is not None else None
-        return (s.mode, s.muted, s.cards_enabled, self.app.best("contiguous"), self.app.best("paged"),
+        return (s.mode, s.muted, s.cards_enabled, s.endless, self.app.best("contiguous"), self.app.best("paged"),
                 self.notice, over)
 
     def _render_layer(self) -> None:
@@ -239,7 +242,8 @@ class TitleScene(Scene):
         t.blit(surface, "Space drops, C holds, Esc pauses.", theme.SMALL, theme.TEXT_DIM, (x, y + 18))
         s = self.app.settings
         labels = {"cards": f"CARDS: {'ON' if s.cards_enabled else 'OFF'}",
-                  "mute": f"SOUND: {'OFF' if s.muted else 'ON'}"}
+                  "mute": f"SOUND: {'OFF' if s.muted else 'ON'}",
+                  "endless": f"RUN: {'ENDLESS' if s.endless else '40 LINES'}"}
         for b in self.side_buttons:
             br = pygame.Rect(b.rect)
             over = self.hover is not None and b.contains(self.hover)
