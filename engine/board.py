@@ -118,8 +118,9 @@ class Board:
         return -1
 
     def full_rows(self, rows: Iterable[int]) -> list[int]:
+        """The full rows among `rows` (given in increasing order, without repeats)."""
         masks = self.masks
-        return sorted(y for y in set(rows) if masks[y] == FULL)
+        return [y for y in rows if masks[y] == FULL]
 
     def clear_rows(self, rows: list[int]) -> list[int]:
         """Remove `rows` (sorted) and let everything above fall; returns the freed owners."""

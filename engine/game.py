@@ -377,12 +377,13 @@ class Game:
         cells = a.cells()
         sealed = self._commit_cells(a, cells)
         self.active = None
-        if all(y < R.HIDDEN for _, y in cells):
+        fp = FOOTPRINTS[a.kind][a.rotation]
+        if a.y + fp.max_dy < R.HIDDEN:  # every block above the visible board
             self._ev.append(ev.Locked(ev.LockResult(a.request_id, a.kind, tuple(cells), 0, 0, 0,
                                                     sealed, drop_cells)))
             self._oom(a.request_id, a.kind, "request committed entirely above VRAM: the stack hit the ceiling")
             return
-        lines, tokens, points, rows = self._collect({y for _, y in cells})
+        lines, tokens, points, rows = self._collect(range(a.y + fp.min_dy, a.y + fp.max_dy + 1))
         self._ev.append(ev.Locked(ev.LockResult(a.request_id, a.kind, tuple(cells), lines, tokens,
                                                 points, sealed, drop_cells)))
         self._after_commit(a, rows, tokens, points)
@@ -464,14 +465,14 @@ class Game:
             self._ev.append(ev.PageSplit(self.block_table, holes))
             self._oom(a.request_id, a.kind, "no free page frame left in VRAM for the split request")
             return
-        lines, tokens, points, rows = self._collect({y for _, y in placed})
+        lines, tokens, points, rows = self._collect(sorted({y for _, y in placed}))
         resident = tuple((p, _after_clear(c, rows)) for p, c in entries)
         table = ev.BlockTable(a.request_id, a.kind, tuple(entries), resident)
         self.block_table = table
         self._ev.append(ev.PageSplit(table, holes))
         self._after_commit(a, rows, tokens, points)
 
-    def _collect(self, rows_touched: set[int]) -> tuple[int, int, int, list[int]]:
+    def _collect(self, rows_touched: Iterable[int]) -> tuple[int, int, int, list[int]]:
         """Garbage-collect full rows among those touched: (lines, tokens, points, rows)."""
         board = self.board
         rows = board.full_rows(rows_touched)
