@@ -107,7 +107,7 @@ def _reachable(board: Board, kind: Kind, rot: int, x: int, y: int):
         yield rot, (), x, y
         return
     shapes = FOOTPRINTS[kind]
-    for diff, turns in TURNS.items():
+    for turns in TURNS.values():
         r, cx, cy = rot, x, y
         for t in turns:
             to = (r + (1 if t is Input.ROTATE_CW else -1)) % 4
