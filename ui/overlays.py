@@ -8,7 +8,7 @@ from ui import layout as L
 from ui import theme
 from ui.help_content import CONCEPTS, CONTROLS
 from ui.input import Command, InputMapper
-from ui.scene import Scene
+from ui.scene import MenuScene
 from ui.text import wrap
 from ui.widgets import Button, hit, pulse
 
@@ -46,7 +46,7 @@ def draw_row_button(surface: pygame.Surface, app, b: Button, hover: tuple[int, i
         app.text.blit(surface, b.hint, theme.SMALL, theme.TEXT_DIM, (r.right - 12, r.centery), "midright")
 
 
-class Overlay(Scene):
+class Overlay(MenuScene):
     """Base for screens over the game: commands from the keyboard, buttons from the pointer.
 
     The game under an overlay is frozen (only the top scene runs), so the overlay draws it
@@ -88,19 +88,12 @@ class Overlay(Scene):
             self.draw_backdrop(surface)
         surface.blit(self._plain, (0, 0))
 
-    def handle(self, event: pygame.event.Event) -> None:
-        for cmd in self.mapper.handle(event):
-            self.command(cmd)
-            if self.app.top is not self:
-                return
-        if event.type == pygame.MOUSEMOTION:
-            self.hover = event.pos
-        elif event.type == pygame.MOUSEBUTTONDOWN and event.button == 1:
-            b = hit(self.buttons, event.pos)
-            if b is not None:
-                self.click(b.name)
-            else:
-                self.click_outside(event.pos)
+    def press(self, pos: tuple[int, int]) -> None:
+        b = hit(self.buttons, pos)
+        if b is not None:
+            self.click(b.name)
+        else:
+            self.click_outside(pos)
 
     def update(self, dt_ms: float) -> None:
         self.clock_ms += dt_ms

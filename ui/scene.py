@@ -7,11 +7,12 @@ crash report, help) are drawn over the screen they cover.
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
+
+import pygame
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
-    import pygame
-
+    from ui.input import Command, InputMapper
     from ui.storage import Settings
 
 
@@ -37,6 +38,33 @@ class Scene:
 
     def leave(self) -> None:
         """Called when another scene is pushed above this one or it is removed."""
+
+
+class MenuScene(Scene):
+    """A screen run by UI commands and pointer presses (the title and the overlays).
+
+    Subclasses set `app`, `mapper` and `hover`, and say what a command and a press do.
+    """
+
+    app: Any
+    mapper: "InputMapper"
+    hover: tuple[int, int] | None
+
+    def handle(self, event: "pygame.event.Event") -> None:
+        for cmd in self.mapper.handle(event):
+            self.command(cmd)
+            if self.app.top is not self:
+                return
+        if event.type == pygame.MOUSEMOTION:
+            self.hover = event.pos
+        elif event.type == pygame.MOUSEBUTTONDOWN and event.button == 1:
+            self.press(event.pos)
+
+    def command(self, cmd: "Command") -> None:
+        """React to a UI command (pause, help, start ...)."""
+
+    def press(self, pos: tuple[int, int]) -> None:
+        """React to a left click or a tap at `pos`."""
 
 
 class App(Protocol):

@@ -9,7 +9,7 @@ from ui import theme
 from ui.autopilot import AutoPilot
 from ui.console_view import MODE_NOTES, ViewState
 from ui.input import Command, InputMapper
-from ui.scene import Scene
+from ui.scene import MenuScene
 from ui.session import GameSession
 from ui.text import wrap
 from ui.widgets import Button, hit, pulse
@@ -35,7 +35,7 @@ HOW_TO = (
 )
 
 
-class TitleScene(Scene):
+class TitleScene(MenuScene):
     def __init__(self, app, seed: int | None = None) -> None:
         self.app = app
         self.seed = app.next_seed() if seed is None else seed
@@ -71,16 +71,6 @@ class TitleScene(Scene):
         self.mapper.reset()
         self.state.muted = self.app.settings.muted
 
-    def handle(self, event: pygame.event.Event) -> None:
-        for cmd in self.mapper.handle(event):
-            self.command(cmd)
-            if self.app.top is not self:
-                return
-        if event.type == pygame.MOUSEMOTION:
-            self.hover = event.pos
-        elif event.type == pygame.MOUSEBUTTONDOWN and event.button == 1:
-            self.click(event.pos)
-
     def command(self, cmd: Command) -> None:
         if cmd is Command.START:
             self.start()
@@ -96,7 +86,7 @@ class TitleScene(Scene):
         elif cmd is Command.TOGGLE_ENDLESS:
             self.app.toggle_endless()
 
-    def click(self, pos: tuple[int, int]) -> None:
+    def press(self, pos: tuple[int, int]) -> None:
         b = hit(self.mode_buttons, pos)
         if b is not None:
             self.choose_mode(b.name)
