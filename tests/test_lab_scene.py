@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pygame
 import pytest
-from tests.test_ui_fixtures import canvas, centre, click, key, make_app, pump
+from tests.test_ui_fixtures import canvas, centre, clean_event_queue, click, key, make_app, pump  # noqa: F401
 
 from engine.lab import generate
 from ui import lab_scene, theme
@@ -22,13 +22,7 @@ from ui.lab_scene import (
 )
 from ui.title_scene import TitleScene
 
-
-@pytest.fixture(autouse=True)
-def _clean_queue():
-    canvas()
-    pygame.event.clear()
-    yield
-    pygame.event.clear()
+pytestmark = pytest.mark.usefixtures("clean_event_queue")
 
 
 def open_lab(tmp_path, steps: int = 300) -> tuple[object, LabScene]:

@@ -79,12 +79,17 @@ def server(bundle: Path, tmp_path_factory: pytest.TempPathFactory):
                 time.sleep(0.1)
         yield port
     finally:
-        proc.send_signal(signal.SIGQUIT)
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(timeout=10)
+        stop(proc)
+
+
+def stop(proc: subprocess.Popen) -> None:
+    """Graceful nginx shutdown, killed if it lingers."""
+    proc.send_signal(signal.SIGQUIT)
+    try:
+        proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait(timeout=10)
 
 
 def get(port: int, path: str, headers: dict[str, str] | None = None) -> tuple[http.client.HTTPResponse, bytes]:
@@ -276,10 +281,5 @@ def test_container_start_substitution_gives_a_working_server(bundle: Path, tmp_p
         assert resp.status == 200
         assert b'content="https://vram-tetris-abc123-ew.a.run.app/og-image.png"' in body
     finally:
-        proc.send_signal(signal.SIGQUIT)
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(timeout=10)
+        stop(proc)
         proc.stderr.close()

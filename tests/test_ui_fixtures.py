@@ -7,11 +7,21 @@ os.environ["SDL_VIDEODRIVER"] = "dummy"
 os.environ["SDL_AUDIODRIVER"] = "dummy"
 os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
 
-import pygame  # noqa: E402
+import pygame
+import pytest
 
 from ui import theme  # noqa: E402
 from ui.app import GameApp  # noqa: E402
 from ui.storage import Storage  # noqa: E402
+
+
+@pytest.fixture
+def clean_event_queue():
+    """A display and an empty event queue around each test (imported where used, autouse there)."""
+    canvas()
+    pygame.event.clear()
+    yield
+    pygame.event.clear()
 
 
 def canvas() -> pygame.Surface:

@@ -6,7 +6,7 @@ import json
 
 import pygame
 import pytest
-from tests.test_ui_fixtures import canvas, centre, click, key, make_app, pump
+from tests.test_ui_fixtures import canvas, centre, clean_event_queue, click, key, make_app, pump  # noqa: F401
 
 from ui import theme
 from ui.app import FixedStep
@@ -16,13 +16,7 @@ from ui.overlays import HelpScene, PauseScene, ResultScene
 from ui.play_scene import END_DELAY_MS, PlayScene
 from ui.title_scene import TitleScene
 
-
-@pytest.fixture(autouse=True)
-def _clean_queue():
-    canvas()
-    pygame.event.clear()
-    yield
-    pygame.event.clear()
+pytestmark = pytest.mark.usefixtures("clean_event_queue")
 
 
 def start_play(app, mode="paged", seed=5):
