@@ -43,6 +43,10 @@ class Input(str, Enum):
     MODE_TOGGLE = "MODE_TOGGLE"
 
 
+# The keys that pick an allocator directly, by registry name (Tab cycles through the registry).
+MODE_OF_INPUT: dict[Input, str] = {Input[v]: k for k, v in _MODE_INPUTS.items()}
+
+
 @dataclass(frozen=True, slots=True)
 class Cleared:
     """What one garbage collection removed."""
@@ -101,7 +105,8 @@ class Game:
         self.tokens = 0
         self.time_ms = 0.0
         self.charge = R.CHARGE_START
-        self.served = 0
+        self.served = 0  # requests finished: a row holding their tokens was garbage-collected
+        self._finished: set[int] = set()
         self.peak_utilisation = 0.0
         self.hold_kind: Kind | None = None
         self._hold_request = 0
@@ -354,10 +359,10 @@ class Game:
             self._ev.append(ev.ModeSwitched(mode))
 
     def _to_contiguous(self) -> None:
-        self._set_mode("contiguous")
+        self._set_mode(MODE_OF_INPUT[Input.MODE_CONTIGUOUS])
 
     def _to_paged(self) -> None:
-        self._set_mode("paged")
+        self._set_mode(MODE_OF_INPUT[Input.MODE_PAGED])
 
     def _toggle_mode(self) -> None:
         self._set_mode(M.following(self.mode))
@@ -545,8 +550,11 @@ class Game:
                 live[rid] = left
             else:
                 del live[rid]
-                self.served += 1
                 del self.requests[rid]
+        done = self._finished
+        for rid in set(freed) - done:
+            done.add(rid)
+            self.served += 1
         bt = self.block_table
         if bt is not None:
             self.block_table = ev.BlockTable(
@@ -649,9 +657,8 @@ class Game:
         self._ev.append(ev.Oom(self.result))
 
     def _win(self, request_id: int, kind: Kind) -> None:
-        resident = len(self._live)
-        cause = (f"{self.lines} lines dispatched: {self.served} requests finished"
-                 + (f", {resident} still resident when the workload ended" if resident else ""))
+        cause = (f"{self.lines} lines dispatched: {self.served} requests finished, "
+                 f"{self.tokens} tokens served without running out of memory")
         self.result = self._report("victory", request_id, kind, cause, "victory", self.memory(kind))
         self.over = True
         self._ev.append(ev.Victory(self.result))

@@ -13,18 +13,19 @@ from dataclasses import dataclass
 class Mode:
     name: str  # the id used in saves, replays and on the command line
     label: str  # what the player reads on buttons
-    summary: str  # one line under the buttons
+    note: str  # a short line under the mode buttons
+    summary: str  # one sentence for the log and the help
     reserves_max_length: bool  # a placed request also holds room for its maximum length
     pages_on_demand: bool  # a request that cannot be placed whole is paged into free blocks
     player_split: bool  # Shift/P may split the falling request into pages
 
 
 MODES: tuple[Mode, ...] = (
-    Mode("contiguous", "CONTIGUOUS",
-         "One unbroken range per request, plus room reserved for its maximum length.",
+    Mode("contiguous", "CONTIGUOUS", "Whole ranges, max length reserved.",
+         "one unbroken range per request, plus room reserved for its maximum length",
          reserves_max_length=True, pages_on_demand=False, player_split=False),
-    Mode("paged", "PAGED",
-         "PagedAttention: blocks on demand, anywhere free; Shift/P packs pages on purpose.",
+    Mode("paged", "PAGED", "Blocks on demand, anywhere free.",
+         "PagedAttention: blocks on demand, wherever free; Shift/P packs pages on purpose",
          reserves_max_length=False, pages_on_demand=True, player_split=True),
 )
 

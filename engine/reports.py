@@ -59,7 +59,7 @@ class RunReport:
                 f"({self.reserved_blocks} blocks reserved but empty)",
                 f"free blocks: {self.free_cells} = {self.usable_blocks} usable + "
                 f"{self.sealed_holes} sealed + {self.open_unusable} in no range of its shape",
-                f"requests finished: {self.requests_served}   still resident: {self.resident}",
+                f"requests finished: {self.requests_served}   holding blocks: {self.resident}",
                 f"pieces: {self.pieces}   lines: {self.lines}   tokens: {self.tokens}",
                 f"score: {self.score}   uptime: {self.time_ms / 1000:.1f} s",
                 f"allocator: {self.allocator_text()}",
@@ -67,7 +67,7 @@ class RunReport:
         return [
             "WORKLOAD COMPLETE",
             self.cause,
-            f"requests finished: {self.requests_served}   still resident at the end: "
+            f"requests finished: {self.requests_served}   holding blocks at the end: "
             f"{self.resident}",
             f"peak VRAM: {self.peak_utilisation * 100:.1f} %   external fragmentation: "
             f"{self.fragmentation * 100:.1f} %",

@@ -272,3 +272,24 @@ def test_the_bot_predicts_the_pages_the_engine_places(rows, kind, seed):
         assert game.over and game.result.cause_code == "memory_full"
     else:
         assert [c for _, c in splits[0].block_table.entries] == predicted
+
+
+def test_the_block_table_follows_its_pages_through_later_clears():
+    from engine.game import after_clear
+    game = Game(seed=5, mode="paged", endless=True)
+    bot = Bot(skill=0.9, seed=5)
+    checked = 0
+    table = None
+    while not game.over and game.pieces < 400 and checked < 5:
+        for e in game.update(0, bot.plan(game)):
+            if isinstance(e, ev.PageSplit):
+                table = e.block_table
+            elif isinstance(e, ev.LinesCleared) and table is not None:
+                if e.table is not None and e.table.request_id == table.request_id and e.table is not table:
+                    want = tuple((p, None if c is None else after_clear(c, list(e.rows)))
+                                 for p, c in table.resident)
+                    assert e.table.resident == want
+                    checked += 1
+                table = e.table
+        game.update(400)
+    assert checked >= 1

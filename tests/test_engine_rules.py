@@ -253,8 +253,9 @@ def test_cleared_rows_free_their_requests():
     game.set_board(Board.from_strings(["11111222.."]))
     put_piece(game, Kind.O, x=8, y=5)
     game.update(0, [Input.HARD_DROP])
-    assert game.lines == 1 and game.served == 2
-    assert game.telemetry().resident == 1  # only the O's upper half is left
+    # Requests 1 and 2 and the O had tokens in the row: all three finished.
+    assert game.lines == 1 and game.served == 3
+    assert game.telemetry().resident == 1  # only the O's upper half still holds blocks
 
 
 # ---------------------------------------------------------------- modes and page split
