@@ -25,9 +25,9 @@ TOKENS_PER_LINE = TOKENS_PER_BLOCK * WIDTH
 BLOCKS_PER_REQUEST = 4  # a tetromino: the blocks a request needs before it can be admitted
 
 # Contiguous allocators reserve each request's maximum length up front. In the game a placed
-# request also holds up to RESERVE_BLOCKS free blocks right above its highest blocks (the room
-# its output may still need): drawn hatched, counted as reserved-but-empty, and returned when the
-# request finishes (the first time a row holding its tokens is garbage-collected).
+# request also holds up to RESERVE_BLOCKS free blocks right on top of it (the room its output
+# may still need; engine.reservation says which): drawn hatched, counted as reserved-but-empty,
+# and returned when the request finishes (a row holding its tokens is garbage-collected).
 RESERVE_BLOCKS = 1
 
 # The player's split (Shift/P) meter, as a fraction of full charge. A game rule that paces a

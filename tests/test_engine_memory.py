@@ -29,14 +29,14 @@ def test_modes_are_one_registry_and_new_players_start_contiguous():
 
 
 # ---------------------------------------------------------------- reservations
-def test_a_contiguous_request_reserves_room_above_its_highest_column():
+def test_a_contiguous_request_reserves_room_on_top_of_its_lowest_column():
     game = game_with([], Kind.T)  # flat T, nub up, lands on the floor
     events = game.update(0, [Input.HARD_DROP])
     res = of(events, ev.Reserved)
     assert len(res) == 1 and len(res[0].cells) == R.RESERVE_BLOCKS == 1
     locked = of(events, ev.Locked)[0].result
-    nub = min(locked.cells, key=lambda c: c[1])
-    assert res[0].cells == ((nub[0], nub[1] - 1),)  # right above the nub
+    left_wing = min(locked.cells)  # lowest column tops are the wings; left first
+    assert res[0].cells == ((left_wing[0], left_wing[1] - 1),)  # right on top of it
     x, y = res[0].cells[0]
     assert game.board.grid[y][x] == locked.request_id and game.board.reserved[y] >> x & 1
     t = game.telemetry()

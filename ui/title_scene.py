@@ -31,10 +31,9 @@ PITCH = ("Falling pieces are inference requests, the board is GPU memory, "
          f"holes are fragmentation. Serve {R.VICTORY_LINES} lines without running out of VRAM.")
 
 HOW_TO = (
-    ("CONTIGUOUS", "a request keeps its shape and reserves room for its maximum length "
-                   "(hatched): gaps under it are lost"),
-    ("PAGED", "blocks on demand, wherever free; Shift/P packs pages into holes on purpose"),
-    ("FULL ROW", "requests done, their blocks go back to the free pool"),
+    ("CONTIGUOUS", "whole ranges, plus room reserved (hatched) for the maximum length"),
+    ("PAGED", "blocks on demand, wherever free; Shift/P packs pages into holes"),
+    ("FULL ROW", "requests done, their blocks freed"),
 )
 
 
