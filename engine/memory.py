@@ -81,15 +81,13 @@ def oom_cause(b: Breakdown, need: int, pages_on_demand: bool) -> str:
 
 
 def cause_text(cause: str, b: Breakdown, need: int) -> str:
-    """One sentence for the crash report."""
+    """One sentence for the crash report (its breakdown lines give the rest)."""
     if cause == "memory_full":
         return f"memory really full: {b.free} free block(s) left, the request needs {need}"
-    held = f"{b.sealed} sealed under overhangs, {b.open_unusable} open but in no range of its shape"
-    if b.reserved:
-        held += f"; {b.reserved} more held empty by reservations"
     if cause == "no_free_range":
-        return f"no free range of the request's shape: {b.free} blocks free ({held})"
+        return (f"no free range of the request's shape: {b.free} blocks free, all sealed under "
+                "overhangs or in gaps too small")
     if cause == "ceiling":
-        return f"the stack reached the ceiling with {b.free} blocks free ({held})"
-    return (f"admission blocked at the top with {b.free} blocks free: {b.usable} in ranges it "
-            f"could use lower down ({held})")
+        return f"the stack reached the ceiling with {b.free} blocks free"
+    return (f"admission blocked at the top with {b.free} blocks free (only {b.usable} in ranges "
+            "the request could use)")

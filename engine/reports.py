@@ -57,8 +57,8 @@ class RunReport:
                 f"failed request: req#{self.request_id} {self.request_name}",
                 f"VRAM held at the crash: {self.utilisation * 100:.1f} % "
                 f"({self.reserved_blocks} blocks reserved but empty)",
-                f"free blocks: {self.free_cells} = {self.usable_blocks} usable + "
-                f"{self.sealed_holes} sealed + {self.open_unusable} in no range of its shape",
+                f"free blocks {self.free_cells} = {self.usable_blocks} usable + "
+                f"{self.sealed_holes} sealed + {self.open_unusable} in no range",
                 f"requests finished: {self.requests_served}   holding blocks: {self.resident}",
                 f"pieces: {self.pieces}   lines: {self.lines}   tokens: {self.tokens}",
                 f"score: {self.score}   uptime: {self.time_ms / 1000:.1f} s",

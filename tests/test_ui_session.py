@@ -194,3 +194,12 @@ def test_refused_and_uncharged_splits_say_so_over_the_board():
     paged.game.charge = 0.1
     paged.step(0.0, [Input.SPLIT])
     assert [t.text for t in paged.effects.toasts] == ["SPLIT NOT CHARGED"]
+
+
+def test_every_card_body_fits_its_card():
+    canvas()
+    from ui.cards import PAD
+    from ui.layout import CARD
+    from ui.text import wrap
+    for card in CARDS.values():  # title row, four body lines, then the dismiss hint
+        assert len(wrap(card.body, theme.SMALL, CARD[2] - 2 * PAD)) <= 4, card.id

@@ -26,24 +26,23 @@ class Card:
 
 CARDS: dict[str, Card] = {c.id: c for c in (
     Card("reservation", "Reserved, still empty",
-         "The outlined hatched block is held for this request's maximum length: a contiguous "
-         "engine reserves it up front, before any token is in it. It holds no tokens and is "
-         "freed only when the request finishes."),
+         "The outlined hatched block is held for this request's maximum length: reserved up "
+         "front, still empty, freed only when the request finishes."),
     Card("released", "Reservation returned",
-         "That request finished, so the room it reserved and never filled is free again. "
-         "Where a block now sits on top, it is a hole: reservations turn into fragmentation."),
+         "That request finished: the room it reserved and never filled is free again. Where a "
+         "block covers it, it is now a hole."),
     Card("sealed_hole", "Sealed hole: fragmentation",
-         "The outlined empty cell is free VRAM no contiguous request can reach: something "
-         "above covers it. Only a paged allocator can put a block there."),
+         "The outlined free cell is VRAM no contiguous request can reach: a block covers it. "
+         "Only a paged allocator can use it."),
     Card("gc_row", "Full row: requests done",
-         "Those requests finished and their KV blocks went back to the free pool. The rows "
-         "above drop on the board, but in real VRAM no live block moves: freed blocks are reused."),
+         "Their KV blocks went back to the free pool. Rows drop on the board, but real VRAM "
+         "never moves live blocks: freed ones are reused."),
     Card("split", "Split: PagedAttention",
          "You packed the request's pages into the outlined free blocks. Its block table maps "
-         "logical pages to physical blocks, as vLLM does for every request."),
+         "logical pages to physical blocks, as in vLLM."),
     Card("paged_on_demand", "Paged on demand",
-         "No unbroken range was free at the top, so each page got a free block wherever one "
-         "was (outlined). vLLM always works this way: it runs out only when no block is left."),
+         "No unbroken range was free at the top, so each page got a free block wherever one was "
+         "(outlined). vLLM always works this way."),
     Card("vram_high", "VRAM above 80 %",
          "Engines that reserve the maximum sequence length for every request fill VRAM "
          "early, which caps how many requests can run at once."),

@@ -316,20 +316,17 @@ class ResultScene(Overlay):
         if not self.oom:
             return (f"{R.VICTORY_LINES} lines served at a peak of {r.peak_utilisation * 100:.0f} % "
                     "VRAM. Try the other allocator and compare.")
-        reserved = (f" {r.reserved_blocks} more blocks sat in reservations, empty."
-                    if r.reserved_blocks else "")
         if r.cause_code == "memory_full":
             return ("Memory really was full: fewer free blocks than the request needs. With "
                     "paging on demand that is the only way a run ends.")
         if r.cause_code == "no_free_range":
-            return (f"{r.free_cells} blocks were free, but sealed or in gaps too small for its "
-                    f"shape.{reserved} PAGED mode would have paged it into any of them.")
+            return ("The free memory was in holes and gaps too small for one unbroken range: "
+                    "external fragmentation. PAGED mode would have paged the request into them.")
         if r.cause_code == "spawn_blocked":
-            return (f"The stack reached the top while {r.usable_blocks} free blocks lay lower "
-                    f"down: the game admits requests only at the top.{reserved} PAGED mode "
-                    "pages such a request into free blocks.")
-        return (f"The stack reached the ceiling with {r.free_cells} blocks free.{reserved} Keep the "
-                "centre low; PAGED mode pages a request that does not fit.")
+            return ("The game admits requests only at the top, and reservations and holes had "
+                    "raised the stack. In PAGED mode the request is paged into free blocks.")
+        return ("Reservations and holes pushed the stack to the ceiling. In PAGED mode a request "
+                "that would lock above VRAM is paged into free blocks.")
 
     def draw(self, surface: pygame.Surface) -> None:
         edge = theme.RED if self.oom else theme.GREEN
