@@ -37,7 +37,7 @@ ROOT = Path(__file__).resolve().parents[1]
 def test_imports_without_numpy_or_pygame():
     code = (
         "import sys; sys.modules['numpy'] = None; sys.modules['pygame'] = None\n"
-        "import engine.lab, engine.lab.cli, engine.lab.report, engine.lab.sweep\n"
+        "import engine.lab, engine.lab.cli, engine.lab.report, engine.lab.sweep, engine.lab.projection\n"
         "print('ok')"
     )
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60)

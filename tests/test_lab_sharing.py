@@ -403,3 +403,46 @@ def test_comparison_is_deterministic_with_sharing():
     a = compare("alpaca", 30.0, 150, 2, config).as_dict()
     b = compare("alpaca", 30.0, 150, 2, config).as_dict()
     assert a == b
+
+
+# ------------------------------------------------------------------ what the LAB draws
+def test_projection_reads_the_engine_without_changing_it():
+    from engine.lab.projection import project, state_fill, state_owner, state_refs
+
+    config = LabConfig(sharing=Sharing("beam", 4))
+    trace = generate("alpaca", 300, 30.0, 5)
+    looked, unseen = (Simulator(trace, "paged", config, track_blocks=True) for _ in range(2))
+    for step in range(400):
+        looked.step(1)
+        unseen.step(1)
+        view = project(looked)
+        assert view == project(looked)
+        if step % 50 == 0:
+            for seq, cells in view.sequences.items():
+                assert list(cells) == looked.pool.tables[seq]
+            for cell, state in enumerate(view.cells):
+                if state >= 0 and cell not in looked.pool.pinned:
+                    assert state_refs(state) == min(15, looked.pool.refs[cell])
+                    assert state_owner(state) == min(s[0] for s in view.pointing_at(cell))
+                    assert 0 < state_fill(state) <= 16
+    assert looked.block_tables() == unseen.block_tables()
+    assert looked.result() == unseen.result()
+
+
+def test_projection_of_contiguous_ranges_and_untracked_paging():
+    from engine.lab.projection import FREE, project
+
+    trace = generate("sharegpt", 100, 2.0, 1)
+    config = LabConfig(sharing=Sharing("parallel", 2))
+    sim = Simulator(trace, "oracle", config)
+    for _ in range(200):
+        sim.step(1)
+    view = project(sim)
+    for rid, run in sim.running.items():
+        assert [seq for seq in view.sequences if seq[0] == rid] == [(rid, 0), (rid, 1)]
+    held = sum(1 for state in view.cells if state != FREE)
+    assert held <= sim.memory_manager.held() // 16 + 2 * len(sim.running)
+    paged = Simulator(trace, "paged", config)
+    paged.step(1)
+    with pytest.raises(ValueError):
+        project(paged)

@@ -12,6 +12,7 @@ stay allocated while no sequence points at them.
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Hashable, Iterable
 
 SeqId = Hashable
@@ -34,7 +35,8 @@ class BlockPool:
         self.tables: dict[SeqId, list[int]] = {}
         self.lengths: dict[SeqId, int] = {}  # tokens written by each sequence
         self.cow_copies = 0
-        self.last_copies: list[tuple[SeqId, int, int]] = []  # (sequence, old block, new block) of the last writes
+        # The latest copies: (copy number, sequence, block copied, the copy), for a screen to flash them.
+        self.copy_log: deque[tuple[int, SeqId, int, int]] = deque(maxlen=256)
 
     @property
     def used(self) -> int:
@@ -100,7 +102,7 @@ class BlockPool:
                 self._drop(last)
                 table[-1] = copy
                 self.cow_copies += 1
-                self.last_copies.append((seq, last, copy))
+                self.copy_log.append((self.cow_copies, seq, last, copy))
         need = -(-(length + tokens) // bs) - len(table)
         if need > len(self.free):
             raise OutOfBlocks("no free KV block")
