@@ -59,11 +59,13 @@ setup_web() {
   fi
 }
 
-# Debian packages the browser and server tests drive: Chromium (through playwright) and nginx.
+# Debian packages the tests drive: Chromium (through playwright), nginx, and the Korean font the
+# committed Hangul subset is regenerated from (tools/subset_font.py --check).
 setup_system() {
   local need=()
   [ -x /usr/bin/chromium ] || need+=(chromium fonts-dejavu-core)
   command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ] || need+=(nginx)
+  [ -f /usr/share/fonts/truetype/nanum/NanumSquareB.ttf ] || need+=(fonts-nanum)
   [ ${#need[@]} -eq 0 ] && return 0
   local sudo=()
   if [ "$(id -u)" -ne 0 ]; then

@@ -33,7 +33,7 @@ async def run_window(opts) -> None:
     flags = 0 if BROWSER else pygame.SCALED
     screen = pygame.display.set_mode(theme.CANVAS_SIZE, flags)
     pygame.display.set_caption("PagedAttention: VRAM Tetris")
-    app = GameApp(screen, seed=opts.seed)
+    app = GameApp(screen, seed=opts.seed, language=opts.lang)
     if opts.mode is not None:
         app.set_mode(opts.mode)
     if (opts.scene or ("play" if opts.autoplay else "title")) == "play":
@@ -41,7 +41,14 @@ async def run_window(opts) -> None:
     else:
         app.reset(TitleScene(app))
     last = time.perf_counter()
+    font_job = None  # the browser's download of the Korean font, only once Korean is chosen
     while app.running:
+        if app.wanted_language is not None and font_job is None:
+            from ui import hangul_font
+            font_job = asyncio.ensure_future(hangul_font.fetch())
+        elif font_job is not None and font_job.done():
+            app.font_arrived(font_job.result())
+            font_job = None
         for event in pygame.event.get():
             app.handle(event)
         now = time.perf_counter()

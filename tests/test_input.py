@@ -87,6 +87,7 @@ SPEC_COMMANDS = [
     (pygame.K_t, 0, "t", Command.TOGGLE_CARDS),
     (pygame.K_e, 0, "e", Command.TOGGLE_ENDLESS),
     (pygame.K_q, 0, "q", Command.QUIT),
+    (pygame.K_k, 0, "k", Command.LANGUAGE),
 ]
 
 
@@ -153,7 +154,7 @@ def test_p_is_split_never_pause() -> None:
 
 def test_plain_slash_and_unbound_keys_do_nothing() -> None:
     m = InputMapper()
-    for key in (pygame.K_SLASH, pygame.K_F5, pygame.K_k, pygame.K_0):
+    for key in (pygame.K_SLASH, pygame.K_F5, pygame.K_j, pygame.K_0):
         assert m.handle(down(key)) == []
         m.handle(up(key))
     assert m.update(STEP) == []

@@ -14,7 +14,7 @@ from typing import Callable, Generator
 
 import pygame
 
-from ui import theme
+from ui import hangul_font, i18n, theme
 from ui.console_view import ConsoleView
 from ui.log_console import LogConsole
 from ui.scene import Scene
@@ -48,19 +48,27 @@ class GameApp:
     """Hosts the scenes; implements the ui.scene.App protocol."""
 
     def __init__(self, surface: pygame.Surface, *, storage: Storage | None = None,
-                 seed: int | None = None, audio: bool = True) -> None:
+                 seed: int | None = None, audio: bool = True, language: str | None = None,
+                 reader_language: str | None = None) -> None:
         self.surface = surface
         self.storage = storage if storage is not None else Storage()
         self.settings: Settings = self.storage.load()
         self.notices: list[tuple[str, str]] = []
         if self.storage.last_error:
             self.notices.append(("WARN", f"[STORE] {self.storage.last_error}"))
+        # The language: --lang for this run, else the player's choice, else the reader's own.
+        self.reader_language = reader_language or i18n.reader_default()
+        wanted = language or self.settings.language or self.reader_language
+        self.tr: i18n.Catalogue = i18n.catalogue(i18n.DEFAULT)
+        self.wanted_language: str | None = None  # waiting for its font (the browser's download)
+        self.font_problem = ""
         self.sound = Sound(muted=self.settings.muted)
         self.audio_wanted = audio
         self.audio_started = False
         self._audio_job: Generator[None, None, str | None] | None = None
         self.text = TextCache()
-        self.view = ConsoleView(self.text)
+        self._use_language(wanted)
+        self.view = ConsoleView(self.text, self.tr)
         self.scenes: list[Scene] = []
         self.running = True
         self.seeds = random.Random(seed if seed is not None else time.time_ns())
@@ -196,6 +204,51 @@ class GameApp:
         self.settings.endless = not self.settings.endless
         self.save_settings()
         return self.settings.endless
+
+    # ------------------------------------------------------------------ language
+    @property
+    def language(self) -> str:
+        return self.tr.code
+
+    def _use_language(self, code: str) -> bool:
+        """Switch to `code` now if its font is here, else ask for the font; True if switched."""
+        if code == "ko" and not hangul_font.available():
+            self.wanted_language = code
+            return False
+        self.wanted_language = None
+        self.tr = i18n.catalogue(code)
+        return True
+
+    def set_language(self, code: str) -> None:
+        """The player chose a language (LANGUAGE button, K): use it and remember it."""
+        self.settings.language = code
+        self.save_settings()
+        if code == self.language and self.wanted_language is None:
+            return
+        if self._use_language(code):
+            self.relocalise()
+
+    def next_language(self) -> None:
+        self.set_language(i18n.following(self.wanted_language or self.language))
+
+    def font_arrived(self, problem: str | None) -> None:
+        """The browser's download of the Hangul font finished (`problem` says why not)."""
+        code = self.wanted_language
+        if problem:
+            self.wanted_language = None
+            self.font_problem = problem
+            self.notices.append(("WARN", f"[UI] Korean font unavailable: {problem}"))
+            return
+        theme.font.cache_clear()  # a Hangul font asked for before it arrived fell back to the game font
+        self.text.clear()
+        if code is not None and self._use_language(code):
+            self.relocalise()
+
+    def relocalise(self) -> None:
+        """Redraw everything in the new language: the console's baked text and every open screen."""
+        self.view = ConsoleView(self.text, self.tr)
+        for scene in self.scenes:
+            scene.language_changed()
 
     def set_mode(self, mode: str) -> None:
         if mode != self.settings.mode:

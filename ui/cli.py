@@ -9,13 +9,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from engine.modes import NAMES as MODES
+from ui.i18n import LANGUAGES
 
 SCENES = ("title", "play", "help", "pause", "oom", "victory")
 
 USAGE = """\
-python main.py [--mode contiguous|paged] [--seed S]
+python main.py [--mode contiguous|paged] [--seed S] [--lang en|ko]
        python main.py --headless --frames N --screenshot out.png [--scene title|play|help|pause|oom|victory]
-                      [--mode contiguous|paged] [--autoplay] [--seed S]
+                      [--mode contiguous|paged] [--autoplay] [--seed S] [--lang en|ko]
        python main.py --bench-frame [--frames N] [--seed S]"""
 
 
@@ -29,6 +30,7 @@ class Options:
     mode: str | None = None
     autoplay: bool = False
     seed: int | None = None
+    lang: str | None = None  # None: the player's saved choice, else the locale's language
 
 
 class UsageError(Exception):
@@ -51,6 +53,8 @@ def _parser() -> _Parser:
     p.add_argument("--mode", choices=MODES, help="allocator mode")
     p.add_argument("--autoplay", action="store_true", help="let the bot play")
     p.add_argument("--seed", type=int, help="random seed for the run")
+    p.add_argument("--lang", choices=LANGUAGES,
+                   help="language of every word on screen (default: the saved choice, else the locale's)")
     return p
 
 
@@ -79,7 +83,7 @@ def parse(argv: list[str]) -> Options:
         raise UsageError(f"--seed must be between 0 and {2**31 - 1}")
     return Options(headless=ns.headless, bench_frame=ns.bench_frame, frames=ns.frames,
                    screenshot=ns.screenshot, scene=ns.scene, mode=ns.mode, autoplay=ns.autoplay,
-                   seed=ns.seed)
+                   seed=ns.seed, lang=ns.lang)
 
 
 def screenshot_problem(path: str) -> str | None:

@@ -14,6 +14,7 @@ import pygame
 from engine import PIECES, Kind, modes
 from engine import rules as R
 from ui import layout as L
+from ui.i18n import DEFAULT as DEFAULT_LANGUAGE, Catalogue, catalogue
 from ui import theme
 from ui.session import GameSession
 from ui.text import TextCache, fit, largest_fitting, short_number, wrap
@@ -102,8 +103,9 @@ def outline_cells(surface: pygame.Surface, cells, colour: Colour, dx: int = 0, w
 class ConsoleView:
     """Renderer for the play console; one instance is shared by every scene."""
 
-    def __init__(self, text: TextCache) -> None:
+    def __init__(self, text: TextCache, tr: Catalogue | None = None) -> None:
         self.text = text
+        self.tr = tr if tr is not None else catalogue(DEFAULT_LANGUAGE)
         self.controls = control_buttons()
         self.header = header_buttons()
         self.modes = mode_buttons()

@@ -34,8 +34,9 @@ def init_display() -> pygame.Surface:
     return pygame.display.set_mode(theme.CANVAS_SIZE)
 
 
-def make_app(surface: pygame.Surface, seed: int, data_dir: str, mode: str | None) -> GameApp:
-    app = GameApp(surface, storage=Storage(directory=data_dir), seed=seed, audio=False)
+def make_app(surface: pygame.Surface, seed: int, data_dir: str, mode: str | None,
+             lang: str | None = None) -> GameApp:
+    app = GameApp(surface, storage=Storage(directory=data_dir), seed=seed, audio=False, language=lang)
     if mode is not None:
         app.settings.mode = mode
     return app
@@ -131,7 +132,7 @@ def run(opts: Options) -> int:
     surface = init_display()
     seed = DEFAULT_SEED if opts.seed is None else opts.seed
     with tempfile.TemporaryDirectory(prefix="vram-tetris-headless-") as data_dir:
-        app = make_app(surface, seed, data_dir, opts.mode)
+        app = make_app(surface, seed, data_dir, opts.mode, opts.lang)
         build(app, opts, seed)
         app.draw(surface)
         assert opts.screenshot is not None

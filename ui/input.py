@@ -37,6 +37,7 @@ class Command(enum.Enum):
     TOGGLE_CARDS = "toggle_cards"
     TOGGLE_ENDLESS = "toggle_endless"  # a 40-line run or an endless one (title screen)
     QUIT = "quit"  # leave the current game for the title screen
+    LANGUAGE = "language"  # English <-> Korean, live (title and pause)
 
 
 # Action names, shared by keys, on-screen buttons and the help screen.
@@ -126,6 +127,7 @@ KEYS: tuple[Binding, ...] = (
     Binding(pygame.K_t, Command.TOGGLE_CARDS, "T"),
     Binding(pygame.K_e, Command.TOGGLE_ENDLESS, "E"),
     Binding(pygame.K_q, Command.QUIT, "Q"),
+    Binding(pygame.K_k, Command.LANGUAGE, "K"),
 )
 
 # What each target does, in the words of the help screen.
@@ -149,6 +151,7 @@ DESCRIPTIONS: MappingProxyType[str | Command, str] = MappingProxyType({
     Command.TOGGLE_CARDS: "teaching cards on/off",
     Command.TOGGLE_ENDLESS: "40-line run / endless (title)",
     Command.QUIT: "back to title",
+    Command.LANGUAGE: "language (English / Korean)",
 })
 
 FOCUS_LOST: frozenset[int] = frozenset(

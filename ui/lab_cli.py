@@ -16,6 +16,7 @@ import time
 
 from engine.cli_args import whole
 from ui.cli import Interrupted, exit_on_signals, screenshot_problem
+from ui.i18n import LANGUAGES, catalogue, locale_tag, reader_language
 from ui.lab_layout import LAYOUTS
 
 DATASETS = ("sharegpt", "alpaca", "translation")
@@ -40,16 +41,19 @@ def build_parser() -> argparse.ArgumentParser:
                         help="click the paged block most sequences point at (the busiest request's without sharing)")
     parser.add_argument("--layout", choices=tuple(LAYOUTS), default="landscape",
                         help="canvas: landscape 800x580 or portrait 420x700")
+    parser.add_argument("--lang", choices=LANGUAGES, default=reader_language(locale_tag()),
+                        help="language of the screen (default from the locale)")
     return parser
 
 
 class _StandaloneApp:
     """Just enough of the App protocol to show the LAB on its own."""
 
-    def __init__(self, size: tuple[int, int]) -> None:
+    def __init__(self, size: tuple[int, int], language: str = "en") -> None:
         from ui.text import TextCache
 
         self.text = TextCache()
+        self.tr = catalogue(language)
         self.canvas_size = size
         self.scenes: list = []
         self.popped = False
@@ -64,12 +68,13 @@ class _StandaloneApp:
         self.scenes[-1:] = [scene]
 
 
-def open_lab(dataset: str, speed: int, scenario: str = "basic", size: tuple[int, int] = LAYOUTS["landscape"]):
+def open_lab(dataset: str, speed: int, scenario: str = "basic", size: tuple[int, int] = LAYOUTS["landscape"],
+             language: str = "en"):
     """A LAB on its own, set up (its first frames draw the trace) and ready to run."""
     from ui import theme
     from ui.lab_scene import LabScene
 
-    scene = LabScene(_StandaloneApp(size), size=size)
+    scene = LabScene(_StandaloneApp(size, language), size=size)
     while scene.dataset != dataset:
         scene.command("dataset")
     while scene.scenario != scenario:
@@ -175,7 +180,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.bench:
         bench(canvas, args.frames, size)
         return 0
-    scene = open_lab(args.dataset, args.speed, args.scenario, size)
+    scene = open_lab(args.dataset, args.speed, args.scenario, size, args.lang)
     update_ms, draw_ms, _ = frames(scene, canvas, args.frames)
     if args.select:
         select_busiest(scene)

@@ -74,6 +74,9 @@ class Overlay(MenuScene):
         """Take a new snapshot of the screen below on the next draw."""
         self._backdrop = None
 
+    def language_changed(self) -> None:
+        self.refresh_backdrop()  # the screen below is redrawn in the new language
+
     def draw_backdrop(self, surface: pygame.Surface) -> None:
         if self._backdrop is None:
             snap = pygame.Surface(theme.CANVAS_SIZE).convert()
@@ -129,8 +132,9 @@ class PauseScene(Overlay):
             ("help", "HELP", "H"),
             ("mute", "SOUND", "M"),
             ("cards", "TEACHING CARDS", "T"),
+            ("language", "LANGUAGE", "K"),
             ("title", "QUIT TO TITLE", "Q"),
-        ], top=L.DIALOG[1] + 96)
+        ], top=L.DIALOG[1] + 88, gap=6)
 
     def command(self, cmd: Command) -> None:
         {
@@ -141,6 +145,7 @@ class PauseScene(Overlay):
             Command.TOGGLE_CARDS: lambda: self.click("cards"),
             Command.QUIT: lambda: self.click("title"),
             Command.LAB: lambda: self.app.open_lab(),
+            Command.LANGUAGE: lambda: self.click("language"),
         }.get(cmd, lambda: None)()
 
     def click(self, name: str) -> None:
@@ -156,6 +161,8 @@ class PauseScene(Overlay):
             self.refresh_backdrop()  # the header's sound switch shows through
         elif name == "cards":
             app.toggle_cards()
+        elif name == "language":
+            app.next_language()
         elif name == "title":
             go_title(app)
 
@@ -168,7 +175,8 @@ class PauseScene(Overlay):
                theme.TEXT_DIM, (r.centerx, r.y + 70), "center")
         s = self.app.settings
         labels = {"mute": f"SOUND: {'OFF' if s.muted else 'ON'}",
-                  "cards": f"TEACHING CARDS: {'ON' if s.cards_enabled else 'OFF'}"}
+                  "cards": f"TEACHING CARDS: {'ON' if s.cards_enabled else 'OFF'}",
+                  "language": self.app.tr.t("common.language_button", name=self.app.tr.name)}
         for b in self.buttons:
             draw_row_button(surface, self.app, b, self.hover, labels.get(b.name))
 
@@ -197,6 +205,10 @@ class HelpScene(Overlay):
 
     def click_outside(self, pos: tuple[int, int]) -> None:
         self.app.pop()
+
+    def language_changed(self) -> None:
+        super().language_changed()
+        self._page = None
 
     def _render(self) -> pygame.Surface:
         t = self.app.text

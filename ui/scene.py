@@ -39,6 +39,9 @@ class Scene:
     def leave(self) -> None:
         """Called when another scene is pushed above this one or it is removed."""
 
+    def language_changed(self) -> None:
+        """The player switched language: drop whatever text was drawn in the old one."""
+
 
 class MenuScene(Scene):
     """A screen run by UI commands and pointer presses (the title and the overlays).

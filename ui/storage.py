@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from engine import modes as _modes
+from ui.i18n import LANGUAGES
 
 MODES: tuple[str, ...] = _modes.NAMES  # one best score per allocator in the engine's registry
 DEFAULT_MODE = _modes.DEFAULT  # new players start in CONTIGUOUS: the problem before the fix
@@ -41,6 +42,7 @@ class Settings:
     mode: str = DEFAULT_MODE
     endless: bool = False
     games_played: int = 0
+    language: str | None = None  # None: follow the reader's browser or locale
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict (sets become sorted lists so saves diff cleanly)."""
@@ -53,6 +55,7 @@ class Settings:
             "mode": self.mode,
             "endless": self.endless,
             "games_played": self.games_played,
+            "language": self.language,
         }
 
     @classmethod
@@ -69,6 +72,7 @@ class Settings:
             mode=data["mode"] if data.get("mode") in MODES else default.mode,
             endless=_bool(data.get("endless"), default.endless),
             games_played=_count(data.get("games_played")),
+            language=data["language"] if data.get("language") in LANGUAGES else None,
         )
 
 

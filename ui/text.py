@@ -1,8 +1,14 @@
-"""Rendered-text cache and word wrapping.
+"""Rendered-text cache and line breaking for English and Korean.
 
 Rendering a string with a TrueType font costs far more than blitting the
 result, and most of what the console shows repeats frame after frame, so
-each (text, size, colour) is rendered once and reused.
+each (text, size, colour) is rendered once and reused. Text with Hangul is
+drawn (and measured) with the Hangul font, everything else with the game font.
+
+Lines break between words. A word wider than the line (Korean runs words
+together with particles, "파편화(fragmentation)로") breaks between two syllables,
+or after a slash or hyphen, never inside a syllable and never inside a Latin
+word while another break fits; only a word with no such place is cut anywhere.
 """
 from __future__ import annotations
 
@@ -28,7 +34,7 @@ class TextCache:
                 # Forget the older half (dicts keep insertion order) rather than everything.
                 for old in list(self._surfaces)[: self._limit // 2]:
                     del self._surfaces[old]
-            surf = theme.font(size).render(text, True, colour)
+            surf = theme.font_for(text, size).render(text, True, colour)
             self._surfaces[key] = surf
         return surf
 
@@ -40,31 +46,65 @@ class TextCache:
         surface.blit(surf, r)
         return r
 
+    def clear(self) -> None:
+        """Forget every rendered surface (a font changed under them)."""
+        self._surfaces.clear()
+
     def __len__(self) -> int:
         return len(self._surfaces)
 
 
+CLOSING = frozenset(")]}.,:;!?%、。》」")  # never starts a line
+OPENING = frozenset("([{《「")  # never ends a line
+
+
+def is_syllable(ch: str) -> bool:
+    """A precomposed Hangul syllable (one whole syllable per character once text is NFC)."""
+    return "\uac00" <= ch <= "\ud7a3"
+
+
+def break_allowed(before: str, after: str) -> bool:
+    """Whether a line may end between the characters `before` and `after` inside a word."""
+    if after in CLOSING or before in OPENING:
+        return False
+    if is_syllable(before) or is_syllable(after):
+        return True  # between syllables, or where Hangul meets Latin or digits
+    return before in "/-"
+
+
+def _cut(word: str, fits) -> tuple[str, str]:
+    """Split a word wider than the line: the longest head that fits, ending at a break place."""
+    for cut in range(len(word) - 1, 0, -1):
+        if break_allowed(word[cut - 1], word[cut]) and fits(word[:cut]):
+            return word[:cut], word[cut:]
+    cut = len(word) - 1
+    while cut > 1 and not fits(word[:cut]):
+        cut -= 1
+    return word[:cut], word[cut:]
+
+
 def wrap(text: str, size: int, width: int) -> list[str]:
     """Split text into lines no wider than `width` pixels at `size`."""
-    f = theme.font(size)
+    f = theme.font_for(text, size)
+
+    def fits(s: str) -> bool:
+        return f.size(s)[0] <= width
+
     lines: list[str] = []
     for paragraph in text.split("\n"):
         words = paragraph.split(" ")
         line = ""
         for word in words:
             candidate = word if not line else f"{line} {word}"
-            if f.size(candidate)[0] <= width:
+            if fits(candidate):
                 line = candidate
                 continue
             if line:
                 lines.append(line)
             # A single word wider than the line is cut into pieces that fit.
-            while f.size(word)[0] > width and len(word) > 1:
-                cut = len(word) - 1
-                while cut > 1 and f.size(word[:cut])[0] > width:
-                    cut -= 1
-                lines.append(word[:cut])
-                word = word[cut:]
+            while not fits(word) and len(word) > 1:
+                head, word = _cut(word, fits)
+                lines.append(head)
             line = word
         lines.append(line)
     return lines
@@ -72,7 +112,7 @@ def wrap(text: str, size: int, width: int) -> list[str]:
 
 def fit(text: str, size: int, width: int) -> str:
     """Shorten text with an ellipsis so it fits in `width` pixels."""
-    f = theme.font(size)
+    f = theme.font_for(text, size)
     if f.size(text)[0] <= width:
         return text
     while text and f.size(text + "...")[0] > width:
@@ -83,7 +123,7 @@ def fit(text: str, size: int, width: int) -> str:
 def short_number(n: int, size: int, width: int) -> str:
     """n with thousands separators, or as 12.3K / 4.56M when that does not fit in `width`."""
     text = f"{n:,}"
-    f = theme.font(size)
+    f = theme.font_for(text, size)
     if f.size(text)[0] <= width:
         return text
     for scale, suffix in ((1_000_000_000, "G"), (1_000_000, "M"), (1_000, "K")):
@@ -99,6 +139,6 @@ def short_number(n: int, size: int, width: int) -> str:
 def largest_fitting(text: str, sizes: tuple[int, ...], width: int) -> int:
     """The first of `sizes` (largest first) at which text fits in `width`; else the last."""
     for size in sizes:
-        if theme.font(size).size(text)[0] <= width:
+        if theme.font_for(text, size).size(text)[0] <= width:
             return size
     return sizes[-1]

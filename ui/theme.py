@@ -54,22 +54,42 @@ HUGE = 40
 # A 14 KB subset of DejaVu Sans Condensed Bold: crisp at small sizes, narrow enough for
 # the console columns, and the same on desktop and in the browser.
 FONT_FILE = Path(__file__).resolve().parent / "fonts" / "DejaVuSansCondensed-Bold.ttf"
+# Hangul: NanumSquare Bold (SIL OFL) cut down by tools/subset_font.py to exactly the characters of
+# the Korean catalogue, renamed as the OFL asks of a modified font. The web build serves it beside
+# the game archive and the browser fetches it only when Korean is chosen (ui.hangul_font).
+HANGUL_FONT_NAME = "VRAMTetrisHangul-Bold.ttf"
+HANGUL_FONT_FILE = Path(__file__).resolve().parent / "fonts" / HANGUL_FONT_NAME
 # pygame's built-in font, the fallback, renders at 0.6875 of the size asked for.
 _DEFAULT_FONT_RATIO = 0.6875
+HANGUL_START = "\u1100"  # Hangul Jamo and everything after it (CJK punctuation, syllables)
 
 
 @lru_cache(maxsize=None)
-def font(size: int) -> pygame.font.Font:
-    """The game font at `size` logical pixels, never smaller than MIN_TEXT_PX.
+def font(size: int, file: Path = FONT_FILE) -> pygame.font.Font:
+    """The game font (or `file`) at `size` logical pixels, never smaller than MIN_TEXT_PX.
 
-    Falls back to pygame's built-in font if the bundled file cannot be read.
+    Falls back to pygame's built-in font if the file cannot be read.
     Call `font.cache_clear()` after re-initialising pygame.font.
     """
     px = max(MIN_TEXT_PX, int(size))
     try:
-        return pygame.font.Font(str(FONT_FILE), px)
+        return pygame.font.Font(str(file), px)
     except (OSError, pygame.error):
+        if file != FONT_FILE:
+            return font(size)
         return pygame.font.Font(None, round(px / _DEFAULT_FONT_RATIO))
+
+
+def needs_hangul(text: str) -> bool:
+    """Whether `text` has characters only the Hangul font draws."""
+    return any(ch >= HANGUL_START for ch in text)
+
+
+def font_for(text: str, size: int) -> pygame.font.Font:
+    """The font that draws `text`: the Hangul font for Korean text, the game font otherwise."""
+    if needs_hangul(text):
+        return font(size, HANGUL_FONT_FILE)
+    return font(size)
 
 
 def mix(a: Colour, b: Colour, t: float) -> Colour:

@@ -53,10 +53,10 @@ class TitleScene(MenuScene):
                              for i, m in enumerate(modes.MODES)]
         self.start_button = Button("start", (x, 356, 250, 56), "START", "Enter / click")
         rx = RIGHT_PANEL[0] + 10
-        self.side_buttons = [Button(name, (rx, 330 + i * 46, 250, 38), label, hint) for i, (name, label, hint) in
+        self.side_buttons = [Button(name, (rx, 306 + i * 44, 250, 38), label, hint) for i, (name, label, hint) in
                              enumerate((("help", "HELP & CONCEPT MAP", "H"), ("lab", "MEMORY LAB", "L"),
                                         ("cards", "TEACHING CARDS", "T"), ("mute", "SOUND", "M"),
-                                        ("endless", "RUN", "E")))]
+                                        ("endless", "RUN", "E"), ("language", "LANGUAGE", "K")))]
         self.shade = pygame.Surface(theme.CANVAS_SIZE, pygame.SRCALPHA)
         self.shade.fill((0, 0, 0, 120))
         self.shade.fill((0, 0, 0, 0), pygame.Rect(L.BOARD).inflate(10, 10))
@@ -89,6 +89,11 @@ class TitleScene(MenuScene):
             self.app.toggle_cards()
         elif cmd is Command.TOGGLE_ENDLESS:
             self.app.toggle_endless()
+        elif cmd is Command.LANGUAGE:
+            self.app.next_language()
+
+    def language_changed(self) -> None:
+        self._layer_drawn = None  # every word of the cached layer is redrawn
 
     def press(self, pos: tuple[int, int]) -> None:
         b = hit(self.mode_buttons, pos)
@@ -102,7 +107,8 @@ class TitleScene(MenuScene):
         b = hit(self.side_buttons, pos)
         if b is not None:
             self.command({"help": Command.HELP, "lab": Command.LAB, "cards": Command.TOGGLE_CARDS,
-                          "mute": Command.MUTE, "endless": Command.TOGGLE_ENDLESS}[b.name])
+                          "mute": Command.MUTE, "endless": Command.TOGGLE_ENDLESS,
+                          "language": Command.LANGUAGE}[b.name])
 
     def choose_mode(self, mode: str) -> None:
         if mode != self.app.settings.mode:
@@ -154,7 +160,7 @@ class TitleScene(MenuScene):
             b = hit([*self.mode_buttons, *self.side_buttons], self.hover)
             over = b.name if b is not None else None
         return (s.mode, s.muted, s.cards_enabled, s.endless, *(self.app.best(m) for m in modes.NAMES),
-                self.notice, over)
+                self.notice, over, self.app.language, self.app.wanted_language, self.app.font_problem)
 
     def _render_layer(self) -> None:
         layer = self._layer
@@ -235,7 +241,8 @@ class TitleScene(MenuScene):
         s = self.app.settings
         labels = {"cards": f"CARDS: {'ON' if s.cards_enabled else 'OFF'}",
                   "mute": f"SOUND: {'OFF' if s.muted else 'ON'}",
-                  "endless": f"RUN: {'ENDLESS' if s.endless else '40 LINES'}"}
+                  "endless": f"RUN: {'ENDLESS' if s.endless else '40 LINES'}",
+                  "language": self.app.tr.t("common.language_button", name=self.app.tr.name)}
         for b in self.side_buttons:
             br = pygame.Rect(b.rect)
             over = self.hover is not None and b.contains(self.hover)
