@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar, NamedTuple
 
+from .modes import get as get_mode
 from .pieces import PIECES, Kind
 from .rules import TOKENS_PER_BLOCK, WIDTH, visible_row
 
@@ -186,8 +187,7 @@ class ModeSwitched(Event):
 
     @property
     def text(self) -> str:
-        from .modes import get
-        m = get(self.mode)
+        m = get_mode(self.mode)
         return f"[MODE] allocator -> {m.label}: {m.summary}"
 
 

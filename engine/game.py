@@ -650,7 +650,7 @@ class Game:
         self.active = None
         mem = self.memory(kind)
         if code is None:
-            code = memory.oom_cause(mem, R.BLOCKS_PER_REQUEST, self._mode.pages_on_demand)
+            code = memory.oom_cause(mem, R.BLOCKS_PER_REQUEST)
         cause = memory.cause_text(code, mem, R.BLOCKS_PER_REQUEST)
         self.result = self._report("oom", request_id, kind, cause, code, mem)
         self.over = True
