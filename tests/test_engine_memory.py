@@ -313,3 +313,14 @@ def test_the_victory_report_agrees_with_its_numbers():
     assert r.outcome == "victory"
     assert f"{r.requests_served} requests finished" in r.cause
     assert "Every request" not in " ".join(r.lines_of_text())
+
+
+def test_paging_on_demand_takes_the_lowest_free_blocks_first():
+    from engine.paging import demand_frames
+    board = Board.from_strings(["#" * 10] * 2 + ["....#.....", "###.######", "#.########"], owner=100)
+    masks = board.masks
+    # The two sealed holes at the bottom come first, then the open row, nearest column 4.5 first.
+    assert demand_frames(masks, 4, 4.5) == [(1, 21), (3, 20), (5, 19), (3, 19)]
+    assert demand_frames(masks, 200, 4.5) is None
+    total_free = sum(R.WIDTH - m.bit_count() for m in masks[R.HIDDEN:])
+    assert len(demand_frames(masks, total_free, 0)) == total_free
