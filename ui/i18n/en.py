@@ -21,13 +21,15 @@ MESSAGES: dict[str, str] = {
     "game.title_mixed": "VRAM Tetris",
     "game.subtitle": "KV-cache allocator console",
     # ------------------------------------------------------------------ allocator modes
+    "mode.contiguous.name": "contiguous",
+    "mode.paged.name": "paged",
+    "mode.mixed.name": "mixed",
     "mode.contiguous.label": "CONTIGUOUS",
     "mode.contiguous.note": "Whole ranges, max length reserved.",
     "mode.contiguous.summary": "one unbroken range per request, plus room reserved for its maximum length",
     "mode.paged.label": "PAGED",
     "mode.paged.note": "Blocks on demand, anywhere free.",
     "mode.paged.summary": "PagedAttention: blocks on demand, wherever free; Shift/P packs pages on purpose",
-    "mode.mixed.label": "mixed",
     # ------------------------------------------------------------------ title
     "title.pitch": ("Falling pieces are inference requests, the board is GPU memory, holes are "
                     "fragmentation. Serve {lines} lines without running out of VRAM."),
@@ -213,9 +215,8 @@ MESSAGES: dict[str, str] = {
     "log.locked": "[ALLOC] {req} committed {blocks} contiguous blocks",
     "log.locked_sealed": ("[ALLOC] {req} committed {blocks} contiguous blocks; {sealed} free block(s) "
                           "sealed off (external fragmentation)"),
-    "log.reserved": ("[ALLOC] {req} reserves {blocks} more block(s) for its maximum length ({tokens} "
-                     "tokens held empty)"),
-    "log.released": "[FREE] req#{id} finished: {blocks} reserved block(s) it never filled are free again",
+    "log.reserved": "[ALLOC] req#{id} holds {blocks} empty block(s) for its max length ({tokens} tokens reserved)",
+    "log.released": "[FREE] req#{id} finished: {blocks} reserved block(s) returned unused",
     "log.cleared": ("[GC] batch finished: {rows} row(s) of finished requests freed, {blocks} KV blocks "
                     "back in the pool, {tokens} tokens dispatched; live blocks stay where they are"),
     "log.split": "[PAGED] {req} split into {pages} pages ({holes} into sealed holes): {cells}",

@@ -26,6 +26,9 @@ MESSAGES: dict[str, str] = {
     "game.title_mixed": "VRAM 테트리스",
     "game.subtitle": "KV 캐시 할당기 콘솔",
     # ------------------------------------------------------------------ 할당 모드
+    "mode.contiguous.name": "연속",
+    "mode.paged.name": "페이징",
+    "mode.mixed.name": "혼합",
     "mode.contiguous.label": "연속",
     "mode.contiguous.note": "통째 범위, 최대 길이만큼 예약.",
     "mode.contiguous.summary": "요청마다 끊기지 않는 범위 하나, 최대 길이만큼 자리를 미리 예약",
@@ -33,7 +36,6 @@ MESSAGES: dict[str, str] = {
     "mode.paged.note": "필요할 때 블록, 빈 곳 어디든.",
     "mode.paged.summary": ("PagedAttention: 필요할 때마다 빈 블록 어디에든 할당, "
                            "Shift/P로 페이지를 직접 채워 넣기"),
-    "mode.mixed.label": "혼합",
     # ------------------------------------------------------------------ 타이틀
     "title.pitch": ("떨어지는 조각은 추론 요청, 보드는 GPU 메모리, 구멍은 파편화(fragmentation)입니다. "
                     "VRAM이 바닥나지 않게 {lines}라인을 처리하세요."),
@@ -220,9 +222,8 @@ MESSAGES: dict[str, str] = {
     "log.locked": "[ALLOC] {req} 연속 블록 {blocks}개 확정",
     "log.locked_sealed": ("[ALLOC] {req} 연속 블록 {blocks}개 확정. 빈 블록 {sealed}개가 막힘 "
                           "(외부 파편화)"),
-    "log.reserved": ("[ALLOC] {req} 최대 길이를 위해 블록 {blocks}개 추가 예약 ({tokens}토큰 자리가 "
-                     "빈 채로 묶임)"),
-    "log.released": "[FREE] req#{id} 완료: 채우지 않은 예약 블록 {blocks}개가 다시 빔",
+    "log.reserved": "[ALLOC] req#{id} 최대 길이를 위해 빈 블록 {blocks}개 예약 ({tokens}토큰 자리)",
+    "log.released": "[FREE] req#{id} 완료: 쓰지 않은 예약 블록 {blocks}개 반환",
     "log.cleared": ("[GC] 배치 완료: 끝난 요청 {rows}줄 해제, KV 블록 {blocks}개가 풀로 복귀, "
                     "{tokens}토큰 처리. 살아 있는 블록은 제자리에 그대로"),
     "log.split": "[PAGED] {req} 페이지 {pages}개로 분할 (막힌 구멍에 {holes}개): {cells}",
