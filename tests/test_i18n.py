@@ -104,6 +104,17 @@ def test_browser_follows_navigator_language(monkeypatch, tag, expected):
     assert i18n.reader_default() == expected
 
 
+@pytest.mark.parametrize("search, nav, expected", [("?lang=ko", "en-US", "ko"), ("?lang=en", "ko-KR", "en"),
+                                                  ("?x=1&lang=ko-KR", None, "ko"), ("?lang=xx", "ko", "ko"),
+                                                  ("", "ko", "ko")])
+def test_a_lang_parameter_in_the_address_comes_first(monkeypatch, search, nav, expected):
+    window = types.SimpleNamespace(navigator=types.SimpleNamespace(language=nav),
+                                   location=types.SimpleNamespace(search=search))
+    monkeypatch.setitem(sys.modules, "platform", types.SimpleNamespace(window=window))
+    monkeypatch.setattr(sys, "platform", "emscripten")
+    assert i18n.reader_default() == expected
+
+
 def test_desktop_follows_the_locale(monkeypatch):
     for name in i18n.LOCALE_VARIABLES:
         monkeypatch.delenv(name, raising=False)

@@ -51,15 +51,33 @@ def locale_tag(environ: Mapping[str, str] | None = None) -> str | None:
     return None
 
 
+def query_tag(search: object) -> str | None:
+    """The ``lang`` parameter of a page address's query ("?lang=ko"), if any."""
+    from urllib.parse import parse_qs
+
+    if not isinstance(search, str):
+        return None
+    values = parse_qs(search.lstrip("?")).get("lang")
+    return values[0] if values else None
+
+
 def browser_tag() -> str | None:
-    """navigator.language, through the JS window pygbag exposes as ``platform.window``."""
+    """The page's ``?lang=`` (an article linking its own edition), else navigator.language,
+    through the JS window pygbag exposes as ``platform.window``."""
     try:
         import platform  # pygbag's browser bridge in the browser
 
-        value = platform.window.navigator.language
-    except Exception:  # no browser bridge, no navigator: not a browser after all
+        window = platform.window
+    except Exception:  # no browser bridge: not a browser after all
         return None
-    return value if isinstance(value, str) else None
+    for read in (lambda: query_tag(window.location.search), lambda: window.navigator.language):
+        try:
+            value = read()
+        except Exception:
+            continue
+        if isinstance(value, str) and normalise(value) is not None:
+            return value
+    return None
 
 
 def reader_default() -> str:
