@@ -276,7 +276,7 @@ class GameApp:
             log.add(time_ms, level, text)
         self.notices.clear()
 
-    def open_lab(self, on_missing: Callable[[str], None] | None = None) -> bool:
+    def open_lab(self, on_missing: Callable[[i18n.Msg], None] | None = None) -> bool:
         """Push the LAB screen if that module is part of this build."""
         try:
             from ui.lab_scene import LabScene
@@ -284,12 +284,12 @@ class GameApp:
             scene = LabScene(self)
         except ModuleNotFoundError as exc:
             if on_missing is not None:
-                on_missing("LAB is not part of this build" if exc.name == "ui.lab_scene"
-                           else f"LAB unavailable: {exc}")
+                on_missing(i18n.Msg.of("title.lab_missing") if exc.name == "ui.lab_scene"
+                           else i18n.Msg.of("title.lab_unavailable", reason=str(exc)))
             return False
         except Exception as exc:  # a broken extra screen must not end the game
             if on_missing is not None:
-                on_missing(f"LAB unavailable: {type(exc).__name__}: {exc}")
+                on_missing(i18n.Msg.of("title.lab_unavailable", reason=f"{type(exc).__name__}: {exc}"))
             return False
         self.push(scene)
         return True

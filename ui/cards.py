@@ -13,6 +13,7 @@ import pygame
 
 from engine import events as ev
 from ui import theme
+from ui.i18n import DEFAULT, Catalogue, catalogue
 from ui.layout import CARD, RectT
 from ui.text import TextCache, fit, wrap
 
@@ -24,32 +25,16 @@ class Card:
     body: str
 
 
-CARDS: dict[str, Card] = {c.id: c for c in (
-    Card("reservation", "Reserved, still empty",
-         "The outlined hatched block is held for this request's maximum length: reserved up "
-         "front, still empty, freed only when the request finishes."),
-    Card("released", "Reservation returned",
-         "That request finished: the room it reserved and never filled is free again. Where a "
-         "block covers it, it is now a hole."),
-    Card("sealed_hole", "Sealed hole: fragmentation",
-         "The outlined free cell is VRAM no contiguous request can reach: a block covers it. "
-         "Only a paged allocator can use it."),
-    Card("gc_row", "Full row: requests done",
-         "Their KV blocks went back to the free pool. Rows drop on the board, but real VRAM "
-         "never moves live blocks: freed ones are reused."),
-    Card("split", "Split: PagedAttention",
-         "You packed the request's pages into the outlined free blocks. Its block table maps "
-         "logical pages to physical blocks, as in vLLM."),
-    Card("paged_on_demand", "Paged on demand",
-         "No unbroken range was free at the top, so each page got a free block wherever one was "
-         "(outlined). vLLM always works this way."),
-    Card("vram_high", "VRAM above 80 %",
-         "Engines that reserve the maximum sequence length for every request fill VRAM "
-         "early, which caps how many requests can run at once."),
-    Card("split_refused", "Contiguous cannot split",
-         "Without a block table a request's KV cache must sit in one unbroken range. "
-         "Switch to PAGED to let requests scatter into free blocks."),
-)}
+CARD_IDS: tuple[str, ...] = ("reservation", "released", "sealed_hole", "gc_row", "split", "paged_on_demand",
+                             "vram_high", "split_refused")
+
+
+def card_in(tr: Catalogue, card_id: str) -> Card:
+    """A card's words in `tr`'s language (catalogue keys card.<id>.title and card.<id>.body)."""
+    return Card(card_id, tr.t(f"card.{card_id}.title"), tr.t(f"card.{card_id}.body"))
+
+
+CARDS: dict[str, Card] = {card_id: card_in(catalogue(DEFAULT), card_id) for card_id in CARD_IDS}
 
 Cell = tuple[int, int]
 
@@ -87,8 +72,10 @@ class CardDeck:
     """
 
     def __init__(self, enabled: Callable[[], bool], seen: Callable[[], set[str]],
-                 mark_seen: Callable[[str], None], rect: RectT = CARD) -> None:
+                 mark_seen: Callable[[str], None], rect: RectT = CARD,
+                 tr: Callable[[], Catalogue] | None = None) -> None:
         self._enabled = enabled
+        self._tr: Callable[[], Catalogue] = tr if tr is not None else (lambda: catalogue(DEFAULT))
         self._seen = seen
         self._mark_seen = mark_seen
         self.rect = rect
@@ -97,7 +84,7 @@ class CardDeck:
         self.age = 0.0
         self.waiting: list[Card] = []
         self._cells_for: dict[str, tuple[Cell, ...]] = {}
-        self._surfaces: dict[str, pygame.Surface] = {}
+        self._surfaces: dict[tuple[str, str], pygame.Surface] = {}  # (language, card id)
         self._plate: pygame.Surface | None = None
 
     def observe(self, event: ev.Event) -> None:
@@ -163,9 +150,10 @@ class CardDeck:
         card = self.current
         if card is None:
             return
-        surf = self._surfaces.get(card.id)
+        tr = self._tr()
+        surf = self._surfaces.get((tr.code, card.id))
         if surf is None:
-            surf = self._surfaces[card.id] = self._render(card, text)
+            surf = self._surfaces[(tr.code, card.id)] = self._render(card_in(tr, card.id), text, tr)
         alpha = 255
         if self.age < FADE_MS:
             alpha = int(255 * self.age / FADE_MS)
@@ -186,7 +174,7 @@ class CardDeck:
         slide = int(max(0.0, 1.0 - self.age / FADE_MS) * -30)
         surface.blit(surf, (self.rect[0] + slide, self.rect[1]))
 
-    def _render(self, card: Card, text: TextCache) -> pygame.Surface:
+    def _render(self, card: Card, text: TextCache, tr: Catalogue) -> pygame.Surface:
         w, h = self.rect[2], self.rect[3]
         surf = pygame.Surface((w, h)).convert()
         surf.fill((24, 20, 8))
@@ -196,6 +184,6 @@ class CardDeck:
         for line in wrap(card.body, theme.SMALL, w - 2 * PAD):
             text.blit(surf, line, theme.SMALL, theme.TEXT, (PAD, y))
             y += 16
-        text.blit(surf, "click: dismiss   T: cards off", theme.SMALL, theme.TEXT_DIM,
+        text.blit(surf, tr.t("card.dismiss"), theme.SMALL, theme.TEXT_DIM,
                   (w - PAD, h - 6), "bottomright")
         return surf

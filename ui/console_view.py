@@ -15,6 +15,7 @@ from engine import PIECES, Kind, modes
 from engine import rules as R
 from ui import layout as L
 from ui.i18n import DEFAULT as DEFAULT_LANGUAGE, Catalogue, catalogue
+from ui.i18n.game_text import mode_label, mode_note
 from ui import theme
 from ui.session import GameSession
 from ui.text import TextCache, fit, largest_fitting, short_number, wrap
@@ -39,7 +40,7 @@ CONTROL_LABELS: dict[str, tuple[str, str]] = {
 }
 
 MODE_NOTES: dict[str, str] = {m.name: m.note for m in modes.MODES}
-MIXED_NOTE = "Mixed run: it sets no best score."
+MIXED_NOTE = "hud.mixed_note"
 MODE_ACCENTS: dict[str, Colour] = {"contiguous": theme.CYAN, "paged": theme.MAGENTA}
 
 
@@ -47,7 +48,7 @@ def mode_accent(name: str) -> Colour:
     return MODE_ACCENTS.get(name, theme.VIOLET)
 
 
-STAT_TITLES = ("VRAM HELD", "FRAGMENTATION", "THROUGHPUT", "USABLE FREE")
+STAT_TITLES = ("hud.vram_held", "hud.fragmentation", "hud.throughput", "hud.usable_free")
 
 # Score panel: the big number ends before the LINES / LEVEL / BEST labels at x + 160,
 # and those values are right-aligned after a label at most "LINES" wide.
@@ -57,23 +58,26 @@ TOAST_SIZES = (theme.LARGE, theme.BODY, theme.SMALL)
 VALUE_W = 64
 
 
-def control_buttons() -> list[Button]:
-    return [Button(name, r, *CONTROL_LABELS[name]) for name, r in L.control_rects().items()]
+def control_buttons(tr: Catalogue | None = None) -> list[Button]:
+    tr = tr or catalogue(DEFAULT_LANGUAGE)
+    return [Button(name, r, tr.t(f"control.{name}"), CONTROL_LABELS[name][1])
+            for name, r in L.control_rects().items()]
 
 
-def header_buttons() -> list[Button]:
-    labels = {"help": "HELP  H", "mute": "SOUND  M", "pause": "PAUSE  Esc"}
-    return [Button(name, r, labels[name]) for name, r in L.HEADER_BUTTONS.items()]
+def header_buttons(tr: Catalogue | None = None) -> list[Button]:
+    tr = tr or catalogue(DEFAULT_LANGUAGE)
+    return [Button(name, r, tr.t(f"hud.header.{name}")) for name, r in L.HEADER_BUTTONS.items()]
 
 
-def mode_buttons() -> list[Button]:
+def mode_buttons(tr: Catalogue | None = None) -> list[Button]:
     """One button per allocator in the registry, sharing the row the layout gives them."""
     x0, y, w0, h = L.MODE_CONTIGUOUS_BTN
     x1, _, w1, _ = L.MODE_PAGED_BTN
     gap = x1 - (x0 + w0)
     n = len(modes.MODES)
     w = (x1 + w1 - x0 - gap * (n - 1)) // n
-    return [Button(m.name, (x0 + i * (w + gap), y, w, h), m.label) for i, m in enumerate(modes.MODES)]
+    tr = tr or catalogue(DEFAULT_LANGUAGE)
+    return [Button(m.name, (x0 + i * (w + gap), y, w, h), mode_label(tr, m.name)) for i, m in enumerate(modes.MODES)]
 
 
 @dataclass
@@ -107,9 +111,9 @@ class ConsoleView:
     def __init__(self, text: TextCache, tr: Catalogue | None = None) -> None:
         self.text = text
         self.tr = tr if tr is not None else catalogue(DEFAULT_LANGUAGE)
-        self.controls = control_buttons()
-        self.header = header_buttons()
-        self.modes = mode_buttons()
+        self.controls = control_buttons(self.tr)
+        self.header = header_buttons(self.tr)
+        self.modes = mode_buttons(self.tr)
         self._background = self._bake_background()
         self._cells: dict[tuple[Colour, str], pygame.Surface] = {}
         self._flash = pygame.Surface((L.CELL, L.CELL)).convert()
@@ -137,19 +141,19 @@ class ConsoleView:
 
     # ------------------------------------------------------------------ baking
     def _bake_background(self) -> pygame.Surface:
-        t = self.text
+        t, tr = self.text, self.tr
         bg = pygame.Surface(theme.CANVAS_SIZE).convert()
         bg.fill(theme.BG)
         # Header strip.
         pygame.draw.rect(bg, (10, 14, 30), L.HEADER)
         pygame.draw.line(bg, theme.PANEL_EDGE, (0, L.HEADER[3] - 1), (theme.CANVAS_W, L.HEADER[3] - 1))
-        r = t.blit(bg, "PagedAttention:", theme.LARGE, theme.MAGENTA, (L.MARGIN, 17), "midleft")
-        r = t.blit(bg, "VRAM Tetris", theme.LARGE, theme.CYAN, (r.right + 8, 17), "midleft")
-        t.blit(bg, "KV-cache allocator console", theme.SMALL, theme.TEXT_DIM, (r.right + 14, 18), "midleft")
+        r = t.blit(bg, tr.t("game.title_prefix"), theme.LARGE, theme.MAGENTA, (L.MARGIN, 17), "midleft")
+        r = t.blit(bg, tr.t("game.title_header"), theme.LARGE, theme.CYAN, (r.right + 8, 17), "midleft")
+        t.blit(bg, tr.t("game.subtitle"), theme.SMALL, theme.TEXT_DIM, (r.right + 14, 18), "midleft")
         # Left column.
         for rect, title in zip(L.STATS, STAT_TITLES):
-            draw_panel(bg, rect, t, title)
-        draw_panel(bg, L.MODE_PANEL, t, "ALLOCATOR")
+            draw_panel(bg, rect, t, tr.t(title))
+        draw_panel(bg, L.MODE_PANEL, t, tr.t("hud.allocator"))
         # Board well with faint grid.
         board = pygame.Rect(L.BOARD)
         pygame.draw.rect(bg, theme.PANEL_EDGE, board.inflate(8, 8), 2, border_radius=4)
@@ -162,15 +166,15 @@ class ConsoleView:
             pygame.draw.line(bg, theme.GRID_LINE, (board.x, py), (board.right - 1, py))
         # Right column.
         draw_panel(bg, L.SCORE, t)
-        t.blit(bg, "SCORE", theme.SMALL, theme.PANEL_TITLE, (L.SCORE[0] + 8, L.SCORE[1] + 5))
-        for i, label in enumerate(("LINES", "LEVEL", "BEST")):
+        t.blit(bg, tr.t("hud.score"), theme.SMALL, theme.PANEL_TITLE, (L.SCORE[0] + 8, L.SCORE[1] + 5))
+        for i, label in enumerate((tr.t("hud.lines"), tr.t("hud.level"), tr.t("hud.best"))):
             t.blit(bg, label, theme.SMALL, theme.PANEL_TITLE, (L.SCORE[0] + 160, L.SCORE[1] + 7 + i * 20))
-        draw_panel(bg, L.HOLD, t, "HOLD  C")
-        draw_panel(bg, L.NEXT, t, "NEXT REQUESTS")
-        draw_panel(bg, L.SPLIT_METER, t, "PAGE SPLIT")
-        t.blit(bg, "Shift / P", theme.SMALL, theme.TEXT_DIM,
+        draw_panel(bg, L.HOLD, t, tr.t("hud.hold"))
+        draw_panel(bg, L.NEXT, t, tr.t("hud.next"))
+        draw_panel(bg, L.SPLIT_METER, t, tr.t("hud.page_split"))
+        t.blit(bg, tr.t("hud.split_keys"), theme.SMALL, theme.TEXT_DIM,
                (L.SPLIT_METER[0] + L.SPLIT_METER[2] - 8, L.SPLIT_METER[1] + 4), "topright")
-        draw_panel(bg, L.BLOCK_TABLE, t, "BLOCK TABLE")
+        draw_panel(bg, L.BLOCK_TABLE, t, tr.t("hud.block_table"))
         # Controls bar.
         for b in self.controls:
             self._draw_control(bg, b, pressed=False)
@@ -251,7 +255,7 @@ class ConsoleView:
         covered = 0
         if cards is not None and cards.current is not None:
             covered = max(0, cards.rect[1] + cards.rect[3] - L.LOG[1])
-        session.log.draw(surface, self.text, covered)
+        session.log.draw(surface, self.text, covered, self.tr)
         if cards is not None:
             cards.draw(surface, self.text)
         self._draw_board(surface, session, state)
@@ -296,22 +300,22 @@ class ConsoleView:
         for b in self.header:
             label = None
             if b.name == "mute":
-                label = "MUTED  M" if state.muted else "SOUND  M"
+                label = self.tr.t("hud.header.muted" if state.muted else "hud.header.mute")
             hover = state.hover is not None and b.contains(state.hover)
             b.draw(surface, self.text, hover=hover, label=label,
                    active=(b.name == "mute" and state.muted))
 
     def _draw_stats(self, surface: pygame.Surface, tele, state: ViewState) -> None:
-        t = self.text
+        t, tr = self.text, self.tr
         frag_alert = tele.fragmentation >= FRAG_ALERT
         util_colour = (theme.RED if tele.utilisation > R.VRAM_WARN
                        else theme.AMBER if tele.utilisation > R.VRAM_CAUTION else theme.CYAN)
         cards = (
-            (f"{tele.utilisation * 100:.0f} %", tele.utilisation, util_colour),
-            (f"{tele.fragmentation * 100:.0f} %", tele.fragmentation,
+            (tr.pct(tele.utilisation), tele.utilisation, util_colour),
+            (tr.pct(tele.fragmentation), tele.fragmentation,
              theme.RED if frag_alert else theme.MAGENTA),
-            (f"{tele.throughput:.0f} tok/s", tele.throughput / THROUGHPUT_FULL, theme.GREEN),
-            (f"{tele.usable_free} blocks", tele.usable_free / R.VISIBLE_CELLS, theme.VIOLET),
+            (tr.per_second(tele.throughput), tele.throughput / THROUGHPUT_FULL, theme.GREEN),
+            (tr.t("fmt.blocks", n=tele.usable_free), tele.usable_free / R.VISIBLE_CELLS, theme.VIOLET),
         )
         for i, (rect, (value, frac, colour)) in enumerate(zip(L.STATS, cards)):
             x, y, w, h = rect
@@ -327,9 +331,10 @@ class ConsoleView:
                 start = round(bw * max(0.0, frac - reserved))
                 pygame.draw.rect(surface, theme.AMBER, (x + 8 + start, y + h - 12,
                                                         max(2, round(bw * reserved)), 6))
-                t.blit(surface, f"{tele.reserved} rsvd", theme.SMALL, theme.AMBER,
+                t.blit(surface, tr.t("hud.reserved_short", n=tele.reserved), theme.SMALL, theme.AMBER,
                        (x + w - 8, y + 30), "topright")
-        t.blit(surface, f"RESIDENT {tele.resident}   FREE {tele.free_cells}   SEALED {tele.sealed_holes}",
+        t.blit(surface, tr.t("hud.board_counts", resident=tele.resident, free=tele.free_cells,
+                             sealed=tele.sealed_holes),
                theme.SMALL, theme.TEXT_DIM, (L.RESIDENT[0] + 4, L.RESIDENT[1] + 3))
 
     def _draw_mode(self, surface: pygame.Surface, mode: str, state: ViewState, mixed: bool = False) -> None:
@@ -338,9 +343,9 @@ class ConsoleView:
             b.draw(surface, self.text, active=(b.name == mode), hover=hover, accent=mode_accent(b.name))
         x, y, w, _ = L.MODE_NOTE
         if mixed:  # the allocator changed mid-run: say so for as long as the run lasts
-            self.text.blit(surface, fit(MIXED_NOTE, theme.SMALL, w), theme.SMALL, theme.AMBER, (x, y))
+            self.text.blit(surface, fit(self.tr.t(MIXED_NOTE), theme.SMALL, w), theme.SMALL, theme.AMBER, (x, y))
             return
-        self.text.blit(surface, fit(MODE_NOTES[mode], theme.SMALL, w), theme.SMALL, theme.TEXT_DIM, (x, y))
+        self.text.blit(surface, fit(mode_note(self.tr, mode), theme.SMALL, w), theme.SMALL, theme.TEXT_DIM, (x, y))
 
     # ------------------------------------------------------------------ board
     def _draw_board(self, surface: pygame.Surface, session: GameSession, state: ViewState) -> None:
@@ -501,7 +506,7 @@ class ConsoleView:
             name = fit(PIECES[game.hold_kind].name.split("_")[0], theme.SMALL, hw - 8)
             t.blit(surface, name, theme.SMALL, theme.TEXT_DIM, (hx + hw // 2, hy + hh - 14), "center")
         else:
-            t.blit(surface, "empty", theme.SMALL, theme.TEXT_DIM, (hx + hw // 2, hy + 62), "center")
+            t.blit(surface, self.tr.t("hud.hold_empty"), theme.SMALL, theme.TEXT_DIM, (hx + hw // 2, hy + 62), "center")
         nx, ny, nw, _ = L.NEXT
         queue = game.next_queue[:R.NEXT_QUEUE]
         step = min(32, (L.NEXT[3] - 44) // max(1, len(queue) - 1)) if len(queue) > 1 else 0
@@ -518,15 +523,15 @@ class ConsoleView:
         bar = (x + 8, y + 28, w - 96, 10)
         if not game.allocator.player_split:
             draw_bar(surface, bar, game.charge, (70, 70, 100))
-            t.blit(surface, "PAGED only", theme.SMALL, theme.TEXT_DIM, (x + w - 8, y + 33), "midright")
+            t.blit(surface, self.tr.t("hud.paged_only"), theme.SMALL, theme.TEXT_DIM, (x + w - 8, y + 33), "midright")
             return
         if game.split_ready:
             p = pulse(state.clock_ms, 800)
             draw_bar(surface, bar, 1.0, theme.mix(theme.MAGENTA, (255, 255, 255), p * 0.5))
-            t.blit(surface, "READY", theme.BODY, theme.MAGENTA, (x + w - 8, y + 33), "midright")
+            t.blit(surface, self.tr.t("hud.ready"), theme.BODY, theme.MAGENTA, (x + w - 8, y + 33), "midright")
         else:
             draw_bar(surface, bar, game.charge, theme.VIOLET)
-            t.blit(surface, f"{game.charge * 100:.0f} %", theme.BODY, theme.TEXT, (x + w - 8, y + 33), "midright")
+            t.blit(surface, self.tr.pct(game.charge), theme.BODY, theme.TEXT, (x + w - 8, y + 33), "midright")
 
     def _draw_block_table(self, surface: pygame.Surface, session: GameSession) -> None:
         """The table changes only when a split happens: render it once per table."""
@@ -544,27 +549,26 @@ class ConsoleView:
         surf.fill(theme.PANEL)
         x, y = -2, -22  # draw in panel coordinates
         if bt is None:
-            msg = ("In PAGED mode a request paged on demand, or split with Shift/P, shows its "
-                   "block table here: logical pages mapped to scattered physical blocks.")
+            msg = self.tr.t("hud.table_empty")
             for i, line in enumerate(wrap(msg, theme.SMALL, w - 16)):
                 t.blit(surf, line, theme.SMALL, theme.TEXT_DIM, (x + 8, y + 28 + i * 17))
             return surf
         colour = PIECES[bt.kind].colour
         t.blit(surf, fit(f"req#{bt.request_id} {bt.name}", theme.SMALL, w - 16), theme.SMALL, colour,
                (x + 8, y + 24))
-        t.blit(surf, "logical", theme.SMALL, theme.TEXT_DIM, (x + 8, y + 46))
-        t.blit(surf, "physical block (col, row)", theme.SMALL, theme.TEXT_DIM, (x + 84, y + 46))
+        t.blit(surf, self.tr.t("hud.table_logical"), theme.SMALL, theme.TEXT_DIM, (x + 8, y + 46))
+        t.blit(surf, self.tr.t("hud.table_physical"), theme.SMALL, theme.TEXT_DIM, (x + 84, y + 46))
         resident = dict(bt.resident)
         for i, (page, cell) in enumerate(bt.entries[:6]):
             ry = y + 66 + i * 19
-            t.blit(surf, f"page {page}", theme.SMALL, theme.TEXT, (x + 8, ry))
+            t.blit(surf, self.tr.t("hud.table_page", page=page), theme.SMALL, theme.TEXT, (x + 8, ry))
             t.blit(surf, "->", theme.SMALL, theme.TEXT_DIM, (x + 62, ry))
             now = pages.get(page, resident.get(page, cell))
             if now is None:
-                t.blit(surf, "freed by GC", theme.SMALL, theme.GREEN, (x + 84, ry))
+                t.blit(surf, self.tr.t("hud.table_freed"), theme.SMALL, theme.GREEN, (x + 84, ry))
             else:
                 cx, cy = now
                 row = R.visible_row(cy)
                 t.blit(surf, f"#{row * R.WIDTH + cx:03d}  ({cx}, {row})", theme.SMALL, theme.TEXT, (x + 84, ry))
-        t.blit(surf, "blocks outlined on the board", theme.SMALL, theme.TEXT_DIM, (x + 8, y + h - 20))
+        t.blit(surf, self.tr.t("hud.table_outlined"), theme.SMALL, theme.TEXT_DIM, (x + 8, y + h - 20))
         return surf

@@ -1,37 +1,27 @@
-"""What the help screen says: the controls and the concept map, as data."""
+"""What the help screen says: the controls and the concept map, as data (catalogue keys).
+
+A control row is help.keys.<name> (the keys) and help.do.<name> (what they do); a concept row is
+help.concept.<name> (the game's mechanic) and help.meaning.<name> (what it is in a serving engine).
+"""
 from __future__ import annotations
 
-CONTROLS: tuple[tuple[str, str], ...] = (
-    ("Left / Right, A / D", "move the request"),
-    ("Up, W, X  /  Z", "rotate cw / ccw"),
-    ("Down, S", "soft drop"),
-    ("Space", "hard drop"),
-    ("C", "hold (preempt)"),
-    ("P, or tap Shift", "split into pages (PAGED)"),
-    ("1 / 2 / Tab", "contiguous / paged / switch"),
-    ("Esc", "pause"),
-    ("M  /  T  /  E", "sound / cards / endless run (title)"),
-    ("H, ?  /  L", "this help / memory lab"),
-    ("Enter  /  Q", "start, restart / quit (in pause)"),
-    ("Touch", "on-screen buttons, or on the board: drag to move, tap to rotate, flick down "
-              "to drop, swipe up to hold, long press to split"),
-)
+from engine import rules as R
+from ui.i18n import Catalogue
+
+CONTROLS: tuple[str, ...] = ("move", "rotate", "soft", "hard", "hold", "split", "modes", "pause", "toggles",
+                             "help", "start", "touch")
 
 # (game mechanic, what it is in a real LLM serving engine)
-CONCEPTS: tuple[tuple[str, str], ...] = (
-    ("Falling piece", "An inference request asking for KV-cache blocks."),
-    ("Board, 200 cells", "GPU memory; one cell is one KV block of 16 tokens."),
-    ("Hatched block", "CONTIGUOUS: room reserved for the maximum length, empty until the "
-                      "request finishes (vLLM paper, sec. 3)."),
-    ("Hole under blocks", "External fragmentation: free memory no whole request can reach."),
-    ("Full row cleared", "Requests finished, blocks freed. Real VRAM never moves live blocks; "
-                         "the game lets rows drop."),
-    ("Stack hits the top", "CUDA out of memory; the report says why: holes, reservations or "
-                           "memory really full."),
-    ("PAGED mode", "vLLM's PagedAttention: blocks on demand, anywhere free; OOM only when "
-                   "none is left."),
-    ("Block table", "Per-request map from logical pages to physical blocks."),
-    ("Split, meter", "Game rules (Shift/P, paced by its meter): vLLM pages every request."),
-    ("Hold", "Preemption: park a request and resume it later."),
-    ("Usable free", "Free blocks the falling request could get now."),
-)
+CONCEPTS: tuple[str, ...] = ("piece", "board", "hatched", "hole", "row", "top", "paged", "table", "split",
+                             "hold", "usable")
+
+
+def controls(tr: Catalogue) -> list[tuple[str, str]]:
+    """(keys, what they do) rows in `tr`'s language."""
+    return [(tr.t(f"help.keys.{name}"), tr.t(f"help.do.{name}")) for name in CONTROLS]
+
+
+def concepts(tr: Catalogue) -> list[tuple[str, str]]:
+    """(mechanic, meaning) rows in `tr`'s language."""
+    facts = {"cells": R.VISIBLE_CELLS, "tokens": R.TOKENS_PER_BLOCK}
+    return [(tr.t(f"help.concept.{name}", **facts), tr.t(f"help.meaning.{name}", **facts)) for name in CONCEPTS]

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 import pygame
 
 from ui import theme
+from ui.i18n import DEFAULT, Catalogue, Msg, catalogue
 from ui.layout import RectT
 from ui.text import TextCache, fit, wrap
 
@@ -29,8 +30,14 @@ TEXT_COLOURS: dict[str, tuple[int, int, int]] = {
 class LogEntry:
     time_ms: float
     level: str
-    text: str
+    message: Msg | str  # translated when drawn: a language switch rewrites the whole log
     lines: tuple[str, ...] = ()  # the entry wrapped to the console width, computed once
+    language: str = ""  # the language `lines` are in
+
+    @property
+    def text(self) -> str:
+        """The entry in English (tools and tests read the log in one language)."""
+        return catalogue(DEFAULT).msg(self.message)
 
 
 def stamp(time_ms: float) -> str:
@@ -48,17 +55,19 @@ class LogConsole:
         self._surface: pygame.Surface | None = None
         self._dirty = True
         self._covered = 0  # px at the top hidden by a teaching card: no line is cut by its edge
+        self.tr: Catalogue = catalogue(DEFAULT)
 
-    def add(self, time_ms: float, level: str, text: str) -> None:
+    def add(self, time_ms: float, level: str, text: Msg | str) -> None:
         level = level if level in TEXT_COLOURS else "INFO"
         self.entries.append(LogEntry(time_ms, level, text))
         self._dirty = True
 
     def _wrapped(self, entry: LogEntry) -> tuple[str, ...]:
-        if not entry.lines:
+        if not entry.lines or entry.language != self.tr.code:
             head = f"{stamp(entry.time_ms)} {entry.level} "
-            lines = tuple(wrap(head + entry.text, theme.SMALL, self.rect[2] - 2 * PAD - INDENT))
+            lines = tuple(wrap(head + self.tr.msg(entry.message), theme.SMALL, self.rect[2] - 2 * PAD - INDENT))
             object.__setattr__(entry, "lines", lines)  # a cache, not a change of meaning
+            object.__setattr__(entry, "language", self.tr.code)
         return entry.lines
 
     def clear(self) -> None:
@@ -82,8 +91,12 @@ class LogConsole:
             out = block + out
         return out
 
-    def draw(self, surface: pygame.Surface, text: TextCache, covered: int = 0) -> None:
-        """Blit the panel; `covered` px at its top are hidden by something drawn over it."""
+    def draw(self, surface: pygame.Surface, text: TextCache, covered: int = 0,
+             tr: Catalogue | None = None) -> None:
+        """Blit the panel in `tr`'s language; `covered` px at its top are hidden by something drawn over it."""
+        if tr is not None and tr is not self.tr:
+            self.tr = tr
+            self._dirty = True
         if covered != self._covered:
             self._covered = covered
             self._dirty = True
@@ -97,7 +110,7 @@ class LogConsole:
         surf = self._surface if self._surface is not None else pygame.Surface((w, h)).convert()
         surf.fill(theme.PANEL)
         pygame.draw.rect(surf, theme.PANEL_EDGE, surf.get_rect(), 1, border_radius=4)
-        text.blit(surf, "SYSTEM LOG", theme.SMALL, theme.PANEL_TITLE, (PAD, 4))
+        text.blit(surf, self.tr.t("hud.system_log"), theme.SMALL, theme.PANEL_TITLE, (PAD, 4))
         lines = self._layout_lines()
         cy = h - PAD - LINE_H * len(lines)
         for entry, index, line in lines:

@@ -7,10 +7,11 @@ from engine import RunReport, modes
 from engine import rules as R
 from ui import layout as L
 from ui import theme
-from ui.help_content import CONCEPTS, CONTROLS
+from ui.help_content import concepts, controls
+from ui.i18n.game_text import mode_name, report_lines, tip
 from ui.input import Command, InputMapper
 from ui.scene import MenuScene
-from ui.text import wrap
+from ui.text import fit, wrap
 from ui.widgets import Button, hit, pulse
 
 
@@ -169,14 +170,16 @@ class PauseScene(Overlay):
     def draw(self, surface: pygame.Surface) -> None:
         self.draw_backdrop(surface)
         r = draw_dialog(surface, L.DIALOG, theme.CYAN)
-        t = self.app.text
-        t.blit(surface, "PAUSED", theme.TITLE, theme.CYAN, (r.centerx, r.y + 36), "center")
-        t.blit(surface, "The scheduler is idle: no request falls while paused.", theme.SMALL,
+        t, tr = self.app.text, self.app.tr
+        t.blit(surface, tr.t("pause.title"), theme.TITLE, theme.CYAN, (r.centerx, r.y + 36), "center")
+        t.blit(surface, fit(tr.t("pause.idle"), theme.SMALL, r.width - 24), theme.SMALL,
                theme.TEXT_DIM, (r.centerx, r.y + 70), "center")
         s = self.app.settings
-        labels = {"mute": f"SOUND: {'OFF' if s.muted else 'ON'}",
-                  "cards": f"TEACHING CARDS: {'ON' if s.cards_enabled else 'OFF'}",
-                  "language": self.app.tr.t("common.language_button", name=self.app.tr.name)}
+        labels = {"resume": tr.t("pause.resume"), "restart": tr.t("pause.restart"), "help": tr.t("pause.help"),
+                  "mute": tr.t("pause.sound", state=tr.on_off(not s.muted)),
+                  "cards": tr.t("pause.cards", state=tr.on_off(s.cards_enabled)),
+                  "language": tr.t("common.language_button", name=tr.name),
+                  "title": tr.t("pause.quit")}
         for b in self.buttons:
             draw_row_button(surface, self.app, b, self.hover, labels.get(b.name))
 
@@ -211,15 +214,15 @@ class HelpScene(Overlay):
         self._page = None
 
     def _render(self) -> pygame.Surface:
-        t = self.app.text
+        t, tr = self.app.text, self.app.tr
         page = pygame.Surface(theme.CANVAS_SIZE, pygame.SRCALPHA)
-        t.blit(page, "HOW TO PLAY", theme.LARGE, theme.CYAN, (20, 16))
-        t.blit(page, "and what it means on a GPU", theme.SMALL, theme.TEXT_DIM, (166, 20))
+        r = t.blit(page, tr.t("help.title"), theme.LARGE, theme.CYAN, (20, 16))
+        t.blit(page, tr.t("help.subtitle"), theme.SMALL, theme.TEXT_DIM, (max(166, r.right + 12), 20))
         # Controls column.
         x, y = 20, 54
-        t.blit(page, "CONTROLS", theme.SMALL, theme.PANEL_TITLE, (x, y))
+        t.blit(page, tr.t("help.controls"), theme.SMALL, theme.PANEL_TITLE, (x, y))
         y += 22
-        for keys, action in CONTROLS:
+        for keys, action in controls(tr):
             t.blit(page, keys, theme.SMALL, theme.AMBER, (x, y))
             y += 16
             for line in wrap(action, theme.SMALL, 220):
@@ -228,20 +231,19 @@ class HelpScene(Overlay):
             y += 4
         # Concept map.
         cx, cy = 280, 54
-        t.blit(page, "CONCEPT MAP", theme.SMALL, theme.PANEL_TITLE, (cx, cy))
-        t.blit(page, "in the game", theme.SMALL, theme.TEXT_DIM, (cx, cy + 20))
-        t.blit(page, "in a serving engine (vLLM, TensorRT-LLM, TGI)", theme.SMALL, theme.TEXT_DIM,
+        t.blit(page, tr.t("help.concept_map"), theme.SMALL, theme.PANEL_TITLE, (cx, cy))
+        t.blit(page, tr.t("help.in_game"), theme.SMALL, theme.TEXT_DIM, (cx, cy + 20))
+        t.blit(page, tr.t("help.in_engine"), theme.SMALL, theme.TEXT_DIM,
                (cx + 150, cy + 20))
         cy += 44
-        for mechanic, meaning in CONCEPTS:
+        for mechanic, meaning in concepts(tr):
             pygame.draw.line(page, theme.PANEL_EDGE, (cx, cy - 4), (theme.CANVAS_W - 20, cy - 4))
             t.blit(page, mechanic, theme.SMALL, theme.MAGENTA, (cx, cy))
             lines = wrap(meaning, theme.SMALL, theme.CANVAS_W - 20 - (cx + 150))
             for i, line in enumerate(lines):
                 t.blit(page, line, theme.SMALL, theme.TEXT, (cx + 150, cy + i * 16))
             cy += max(1, len(lines)) * 16 + 10
-        foot = (f"Goal: {R.VICTORY_LINES} lines without an OOM. Switching allocator after the "
-                "first request makes a MIXED run: no best score.")
+        foot = tr.t("help.goal", lines=R.VICTORY_LINES)
         for i, line in enumerate(wrap(foot, theme.SMALL, theme.CANVAS_W - 300)):
             t.blit(page, line, theme.SMALL, theme.GREEN, (cx, max(cy + 6, 500) + i * 16))
         return page
@@ -252,7 +254,7 @@ class HelpScene(Overlay):
             self._page = self._render()
         surface.blit(self._page, (0, 0))
         for b in self.buttons:
-            draw_row_button(surface, self.app, b, self.hover)
+            draw_row_button(surface, self.app, b, self.hover, self.app.tr.t("help.close"))
 
 
 KEY_GRACE_MS = 500.0  # keys pressed this soon after the crash were meant for the game
@@ -282,9 +284,14 @@ class ResultScene(Overlay):
                                                      ("board", "BOARD", "B"),
                                                      ("title", "TITLE", "Esc")))]
         self.buttons = self.report_buttons
-        # Wrapped once: the report's own lines may be long (big numbers, a long cause).
+        self.language_changed()
+
+    def language_changed(self) -> None:
+        """Wrapped once per language: the report's own lines may be long (big numbers, a long cause)."""
+        super().language_changed()
+        tr = self.app.tr
         width = L.DIALOG[2] - 40
-        lines = report.lines_of_text()
+        lines = report_lines(self.report, tr)
         self.heading = lines[0]
         self.cause = wrap(lines[1], theme.SMALL, width)[:3]
         self.body = [part for line in lines[2:] for part in wrap(line, theme.SMALL, width - 12)]
@@ -324,21 +331,7 @@ class ResultScene(Overlay):
 
     def tip(self) -> str:
         """What to take away, matching the cause the engine found."""
-        r = self.report
-        if not self.oom:
-            return (f"{R.VICTORY_LINES} lines served at a peak of {r.peak_utilisation * 100:.0f} % "
-                    "VRAM. Try the other allocator and compare.")
-        if r.cause_code == "memory_full":
-            return ("Memory really was full: fewer free blocks than the request needs. With "
-                    "paging on demand that is the only way a run ends.")
-        if r.cause_code == "no_free_range":
-            return ("The free memory was in holes and gaps too small for one unbroken range: "
-                    "external fragmentation. PAGED mode would have paged the request into them.")
-        if r.cause_code == "spawn_blocked":
-            return ("The game admits requests only at the top, and reservations and holes had "
-                    "raised the stack. In PAGED mode the request is paged into free blocks.")
-        return ("Reservations and holes pushed the stack to the ceiling. In PAGED mode a request "
-                "that would lock above VRAM is paged into free blocks.")
+        return tip(self.report, self.app.tr)
 
     def draw(self, surface: pygame.Surface) -> None:
         edge = theme.RED if self.oom else theme.GREEN
@@ -351,17 +344,17 @@ class ResultScene(Overlay):
             bar = pygame.Rect(L.BOARD[0] - 4, L.CONTROLS_Y, L.BOARD[2] + 8, L.CONTROLS_H)
             pygame.draw.rect(surface, (9, 12, 26), bar, border_radius=6)
             pygame.draw.rect(surface, edge, bar, 2, border_radius=6)
-            t = self.app.text
-            t.blit(surface, f"red: {len(r.sealed_cells)} sealed free", theme.SMALL, SEALED_COLOUR,
-                   (bar.centerx, bar.y + 16), "center")
-            t.blit(surface, f"amber: {len(r.reserved_cells)} reserved, empty", theme.SMALL,
-                   RESERVED_COLOUR, (bar.centerx, bar.y + 36), "center")
-            t.blit(surface, "B or tap: back to the report", theme.SMALL, theme.CYAN,
+            t, tr = self.app.text, self.app.tr
+            t.blit(surface, fit(tr.t("report.peek_sealed", n=len(r.sealed_cells)), theme.SMALL, bar.width - 8),
+                   theme.SMALL, SEALED_COLOUR, (bar.centerx, bar.y + 16), "center")
+            t.blit(surface, fit(tr.t("report.peek_reserved", n=len(r.reserved_cells)), theme.SMALL, bar.width - 8),
+                   theme.SMALL, RESERVED_COLOUR, (bar.centerx, bar.y + 36), "center")
+            t.blit(surface, fit(tr.t("report.peek_back"), theme.SMALL, bar.width - 8), theme.SMALL, theme.CYAN,
                    (bar.centerx, bar.y + 56), "center")
             return
         self.draw_backdrop(surface)
         r = draw_dialog(surface, L.DIALOG, edge)
-        t = self.app.text
+        t, tr = self.app.text, self.app.tr
         t.blit(surface, self.heading, theme.TITLE, edge, (r.centerx, r.y + 30), "center")
         y = r.y + 56
         for line in self.cause:
@@ -376,11 +369,11 @@ class ResultScene(Overlay):
             t.blit(surface, line, theme.SMALL, theme.TEXT, (box.x + 10, yy))
             yy += 16
         y = box.bottom + 10
-        score = f"SCORE {self.report.score:,}"
+        score = tr.t("report.score", score=tr.num(self.report.score))
         sr = t.blit(surface, score, theme.LARGE, theme.TEXT, (r.centerx, y), "midtop")
         if self.new_best:
             p = round(pulse(self.clock_ms, 700) * 6) / 6  # few distinct colours: cached text
-            t.blit(surface, "NEW BEST", theme.BODY, theme.mix(theme.AMBER, (255, 255, 255), p),
+            t.blit(surface, tr.t("report.new_best"), theme.BODY, theme.mix(theme.AMBER, (255, 255, 255), p),
                    (sr.right + 12, sr.centery), "midleft")
         y = sr.bottom + 6
         room = (self.report_buttons[0].rect[1] - 6 - y) // 16  # the tip gives way to a long report
@@ -389,9 +382,11 @@ class ResultScene(Overlay):
             y += 16
         if y + 10 + 16 <= self.report_buttons[0].rect[1] - 6:  # the two allocators side by side
             best = self.app.settings.best_scores
-            line = "best scores:  " + "   ".join(f"{m} {best.get(m, 0):,}" for m in modes.NAMES)
+            line = tr.t("report.best_scores", scores="   ".join(
+                tr.t("report.best_entry", mode=mode_name(tr, m), score=tr.num(best.get(m, 0))) for m in modes.NAMES))
             if self.report.mixed:
-                line = "mixed run: no best score.  " + line
+                line = tr.t("report.mixed_no_best", line=line)
             t.blit(surface, line, theme.SMALL, theme.TEXT_DIM, (r.centerx, y + 10), "midtop")
+        labels = {"restart": tr.t("report.restart"), "board": tr.t("report.board"), "title": tr.t("report.title")}
         for b in self.report_buttons:
-            draw_row_button(surface, self.app, b, self.hover, accent=edge)
+            draw_row_button(surface, self.app, b, self.hover, labels.get(b.name), accent=edge)

@@ -7,6 +7,7 @@ from engine import Game, Input
 from ui.autopilot import AutoPilot
 from ui.cards import CardDeck
 from ui.console_view import ViewState
+from ui.i18n import Msg
 from ui.input import Command, GestureReader, InputMapper
 from ui.layout import BOARD
 from ui.theme import CANVAS_SIZE
@@ -44,8 +45,8 @@ class PlayScene(Scene):
                          endless=settings.endless if endless is None else endless)
         self.cards = CardDeck(enabled=lambda: app.settings.cards_enabled,
                               seen=lambda: app.settings.seen_cards,
-                              mark_seen=app.mark_card_seen)
-        self.session = GameSession(self.game, sound=app.sound, cards=self.cards)
+                              mark_seen=app.mark_card_seen, tr=lambda: app.tr)
+        self.session = GameSession(self.game, sound=app.sound, cards=self.cards, tr=lambda: app.tr)
         app.flush_notices(self.session.log, 0.0)
         self.mapper = InputMapper()
         self.state = ViewState(muted=settings.muted, best=app.best(self.game.mode))
@@ -116,7 +117,8 @@ class PlayScene(Scene):
             self.state.muted = app.toggle_mute()
         elif cmd is Command.TOGGLE_CARDS:
             on = app.toggle_cards()
-            self.session.log.add(self.game.time_ms, "INFO", f"[UI] teaching cards {'on' if on else 'off'}")
+            self.session.log.add(self.game.time_ms, "INFO",
+                                 Msg.of("log.cards", state=Msg.of("common.on" if on else "common.off")))
         elif cmd is Command.LAB:
             self.pause()  # back from the lab, the game waits for the player
             paused = app.top is not self
@@ -132,8 +134,8 @@ class PlayScene(Scene):
             else:
                 self.pause()
 
-    def _log_notice(self, text: str) -> None:
-        self.session.log.add(self.game.time_ms, "WARN", f"[UI] {text}")
+    def _log_notice(self, text: Msg | str) -> None:
+        self.session.log.add(self.game.time_ms, "WARN", Msg.of("log.ui", text=text))
 
     def pointer_down(self, pos: tuple[int, int], pointer: object = "mouse", controls: bool = True) -> None:
         """Mouse (or a touch's mouse copy): header, mode and card buttons, and the controls."""

@@ -5,13 +5,15 @@ animations and teaching cards.
 """
 from __future__ import annotations
 
-from typing import Protocol
+from typing import Callable, Protocol
 
 from engine import PIECES, Game, Input, Kind
 from engine import events as ev
 from engine import rules as R
 from ui.cards import CardDeck
 from ui.effects import Cascade, Effects, Highlight, Landing, RowClear, Toast
+from ui.i18n import DEFAULT, Catalogue, Msg, catalogue
+from ui.i18n.game_text import event_message
 from ui.layout import LOG
 from ui.log_console import LogConsole
 
@@ -20,13 +22,13 @@ Colour = tuple[int, int, int]
 
 CRASH_SHAKE_MS = 450.0
 
-# Warnings a player must notice even without reading the log (a phone, say).
+# Warnings a player must notice even without reading the log (a phone, say): catalogue keys.
 WARNING_TOASTS: dict[str, str] = {
-    "vram_high": "VRAM > 80 %",
-    "split_uncharged": "SPLIT NOT CHARGED",
-    "split_refused": "PAGED MODE ONLY",
+    "vram_high": "toast.vram_high",
+    "split_uncharged": "toast.split_uncharged",
+    "split_refused": "toast.split_refused",
 }
-MIXED_TOAST = "MIXED RUN: NO BEST SCORE"
+MIXED_TOAST = "toast.mixed"
 
 
 class SoundLike(Protocol):
@@ -42,8 +44,9 @@ class GameSession:
     """A Game with its console log, animations, sounds and cards."""
 
     def __init__(self, game: Game, *, sound: SoundLike | None = None,
-                 cards: CardDeck | None = None) -> None:
+                 cards: CardDeck | None = None, tr: Callable[[], Catalogue] | None = None) -> None:
         self.game = game
+        self.tr: Callable[[], Catalogue] = tr if tr is not None else (lambda: catalogue(DEFAULT))
         self.log = LogConsole(LOG)
         self.effects = Effects()
         self.sound = sound
@@ -54,8 +57,8 @@ class GameSession:
         # Where the pages of the last paged request live now (None: freed by a later clear).
         self.table_pages: tuple[tuple[int, Cell | None], ...] = ()
         self._was_mixed = game.mixed
-        self.log.add(0.0, "INFO", f"[BOOT] KV-cache allocator online: {R.VISIBLE_CELLS} blocks of "
-                                  f"{R.TOKENS_PER_BLOCK} tokens, mode {game.allocator.label}")
+        self.log.add(0.0, "INFO", Msg.of("log.boot", blocks=R.VISIBLE_CELLS, tokens=R.TOKENS_PER_BLOCK,
+                                         mode=Msg.of(f"mode.{game.mode}.label")))
         a = game.active
         if a is not None:
             self.kinds[a.request_id] = a.kind
@@ -92,26 +95,26 @@ class GameSession:
             elif isinstance(e, ev.PageSplit):
                 self._start_cascade(e)
                 if e.auto:
-                    self.toast("PAGED ON DEMAND", (255, 46, 170))
+                    self.toast(self.tr().t("toast.paged_on_demand"), (255, 46, 170))
             elif isinstance(e, ev.LinesCleared):
                 self._start_clear(e)
                 if e.count >= 2:
-                    self.toast(f"{e.count} ROWS FREED  +{e.tokens} tok", (60, 240, 150))
+                    self.toast(self.tr().t("toast.rows_freed", count=e.count, tokens=e.tokens), (60, 240, 150))
                 self._follow_table(e.table)
             elif isinstance(e, ev.ModeSwitched) and self.game.mixed and not self._was_mixed:
                 self._was_mixed = True
-                self.toast(MIXED_TOAST, (255, 190, 40), 2000.0)
+                self.toast(self.tr().t(MIXED_TOAST), (255, 190, 40), 2000.0)
             elif isinstance(e, ev.Oom):
                 self.effects.shake = CRASH_SHAKE_MS
-                self.toast("CUDA OOM", (255, 64, 88), 2000.0)
+                self.toast(self.tr().t("toast.oom"), (255, 64, 88), 2000.0)
             elif isinstance(e, ev.Victory):
-                self.toast("ALL SERVED", (60, 240, 150), 2000.0)
+                self.toast(self.tr().t("toast.all_served"), (60, 240, 150), 2000.0)
             elif isinstance(e, ev.LevelUp):
-                self.toast(f"LEVEL {e.level_now}", (0, 229, 255))
+                self.toast(self.tr().t("toast.level", level=e.level_now), (0, 229, 255))
             elif isinstance(e, ev.Warning) and e.code in WARNING_TOASTS:
-                self.toast(WARNING_TOASTS[e.code], (255, 190, 40))
+                self.toast(self.tr().t(WARNING_TOASTS[e.code]), (255, 190, 40))
             if not is_noise(e):
-                self.log.add(self.game.time_ms, e.level, e.text)
+                self.log.add(self.game.time_ms, e.level, event_message(e))
             if self.cards is not None:
                 if isinstance(e, ev.LinesCleared):
                     self.cards.follow(e.rows)

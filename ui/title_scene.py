@@ -9,11 +9,13 @@ from engine.game import MODE_OF_INPUT
 from ui import layout as L
 from ui import theme
 from ui.autopilot import AutoPilot
-from ui.console_view import MODE_NOTES, ViewState, mode_accent
+from ui.console_view import ViewState, mode_accent
+from ui.i18n import Msg
+from ui.i18n.game_text import mode_label, mode_name, mode_note
 from ui.input import Command, InputMapper
 from ui.scene import MenuScene
 from ui.session import GameSession
-from ui.text import wrap
+from ui.text import fit, wrap
 from ui.widgets import Button, hit, pulse
 
 LEFT_PANEL = (L.MARGIN, L.TOP, 270, 532)
@@ -27,14 +29,7 @@ LAYER_AREAS = (  # the cached title layer, as rectangles around the live board
 )
 RIGHT_PANEL = (520, L.TOP, 270, 532)
 
-PITCH = ("Falling pieces are inference requests, the board is GPU memory, "
-         f"holes are fragmentation. Serve {R.VICTORY_LINES} lines without running out of VRAM.")
-
-HOW_TO = (
-    ("CONTIGUOUS", "whole ranges, plus room reserved (hatched) for the maximum length"),
-    ("PAGED", "blocks on demand, wherever free; Shift/P packs pages into holes"),
-    ("FULL ROW", "requests done, their blocks freed"),
-)
+HOW_TO = ("contiguous", "paged", "row")  # title.how.<name>.head / .body
 
 
 class TitleScene(MenuScene):
@@ -50,7 +45,7 @@ class TitleScene(MenuScene):
         n = len(modes.MODES)
         w = (250 - 6 * (n - 1)) // n
         self.mode_buttons = [Button(m.name, (x + i * (w + 6), 262, w, 32), m.label)
-                             for i, m in enumerate(modes.MODES)]
+                             for i, m in enumerate(modes.MODES)]  # labels drawn in the player's language
         self.start_button = Button("start", (x, 356, 250, 56), "START", "Enter / click")
         rx = RIGHT_PANEL[0] + 10
         self.side_buttons = [Button(name, (rx, 306 + i * 44, 250, 38), label, hint) for i, (name, label, hint) in
@@ -60,7 +55,7 @@ class TitleScene(MenuScene):
         self.shade = pygame.Surface(theme.CANVAS_SIZE, pygame.SRCALPHA)
         self.shade.fill((0, 0, 0, 120))
         self.shade.fill((0, 0, 0, 0), pygame.Rect(L.BOARD).inflate(10, 10))
-        self.notice = ""
+        self.notice: Msg | str = ""
         self._layer: pygame.Surface | None = None  # everything around the demo board
         self._layer_drawn: tuple | None = None
 
@@ -116,7 +111,7 @@ class TitleScene(MenuScene):
             self._new_demo()  # the demo shows the chosen allocator from its first request
 
     def open_lab(self) -> None:
-        def missing(text: str) -> None:
+        def missing(text: Msg | str) -> None:
             self.notice = text
         self.app.open_lab(missing)
 
@@ -168,16 +163,16 @@ class TitleScene(MenuScene):
             layer = self._layer = pygame.Surface(theme.CANVAS_SIZE).convert()
         layer.blit(self.app.view.background, (0, 0))
         layer.blit(self.shade, (0, 0))
-        t = self.app.text
+        t, tr = self.app.text, self.app.tr
         # The play controls are part of the console's background: hide them under the demo.
         layer.fill(theme.BG, (LEFT_PANEL[0] + LEFT_PANEL[2], L.CONTROLS_Y - 4,
                               RIGHT_PANEL[0] - LEFT_PANEL[0] - LEFT_PANEL[2], theme.CANVAS_H))
         slot = pygame.Rect(DEMO_SLOT)
         pygame.draw.rect(layer, (9, 12, 26), slot, border_radius=6)
         pygame.draw.rect(layer, theme.PANEL_EDGE, slot, 1, border_radius=6)
-        t.blit(layer, "DEMO: the bot is playing", theme.SMALL, theme.TEXT_DIM,
+        t.blit(layer, tr.t("title.demo"), theme.SMALL, theme.TEXT_DIM,
                (slot.centerx, slot.y + 22), "center")
-        t.blit(layer, "click or tap here to play", theme.SMALL, theme.CYAN,
+        t.blit(layer, tr.t("title.demo_tap"), theme.SMALL, theme.CYAN,
                (slot.centerx, slot.y + 44), "center")
         self._draw_left(layer)
         self._draw_right(layer)
@@ -189,60 +184,66 @@ class TitleScene(MenuScene):
         return r
 
     def _draw_left(self, surface: pygame.Surface) -> None:
-        t = self.app.text
+        t, tr = self.app.text, self.app.tr
         r = self._panel(surface, LEFT_PANEL, theme.CYAN)
         x = r.x + 12
-        t.blit(surface, "PagedAttention:", theme.LARGE, theme.MAGENTA, (x, r.y + 14))
-        t.blit(surface, "VRAM TETRIS", theme.TITLE + 4, theme.CYAN, (x, r.y + 38))
+        t.blit(surface, tr.t("game.title_prefix"), theme.LARGE, theme.MAGENTA, (x, r.y + 14))
+        t.blit(surface, tr.t("game.title"), theme.TITLE + 4, theme.CYAN, (x, r.y + 38))
         y = r.y + 82
-        for line in wrap(PITCH, theme.SMALL, r.width - 24):
+        for line in wrap(tr.t("title.pitch", lines=R.VICTORY_LINES), theme.SMALL, r.width - 24):
             t.blit(surface, line, theme.SMALL, theme.TEXT, (x, y))
             y += 17
-        t.blit(surface, "ALLOCATOR", theme.SMALL, theme.PANEL_TITLE, (x, 242))
+        t.blit(surface, tr.t("title.allocator"), theme.SMALL, theme.PANEL_TITLE, (x, 242))
         mode = self.app.settings.mode
         for b in self.mode_buttons:
             hover = self.hover is not None and b.contains(self.hover)
-            b.draw(surface, t, active=b.name == mode, hover=hover, accent=mode_accent(b.name))
-        for i, line in enumerate(wrap(MODE_NOTES[mode], theme.SMALL, r.width - 24)[:2]):
+            b.draw(surface, t, active=b.name == mode, hover=hover, accent=mode_accent(b.name),
+                   label=mode_label(tr, b.name))
+        for i, line in enumerate(wrap(mode_note(tr, mode), theme.SMALL, r.width - 24)[:2]):
             t.blit(surface, line, theme.SMALL, theme.TEXT_DIM, (x, 302 + i * 16))
         y = 430
-        t.blit(surface, "BEST SCORES", theme.SMALL, theme.PANEL_TITLE, (x, y))
+        t.blit(surface, tr.t("title.best_scores"), theme.SMALL, theme.PANEL_TITLE, (x, y))
         for i, m in enumerate(modes.NAMES):
             yy = y + 22 + i * 20
-            t.blit(surface, m, theme.BODY, theme.TEXT, (x, yy))
-            t.blit(surface, f"{self.app.best(m):,}", theme.BODY, theme.AMBER, (r.right - 12, yy), "topright")
+            t.blit(surface, mode_name(tr, m), theme.BODY, theme.TEXT, (x, yy))
+            t.blit(surface, tr.num(self.app.best(m)), theme.BODY, theme.AMBER, (r.right - 12, yy), "topright")
         if self.notice:
-            t.blit(surface, self.notice, theme.SMALL, theme.AMBER, (x, r.bottom - 22))
+            t.blit(surface, fit(tr.msg(self.notice), theme.SMALL, r.width - 24), theme.SMALL, theme.AMBER,
+                   (x, r.bottom - 22))
+        elif self.app.wanted_language is not None:  # the browser is fetching the Korean font
+            t.blit(surface, tr.t("common.font_loading"), theme.SMALL, theme.AMBER, (x, r.bottom - 22))
 
     def _draw_start(self, surface: pygame.Surface) -> None:
-        t = self.app.text
+        t, tr = self.app.text, self.app.tr
         sb = pygame.Rect(self.start_button.rect)
         p = pulse(self.clock_ms, 1400)
         pygame.draw.rect(surface, theme.mix((0, 70, 90), (0, 120, 150), p), sb, border_radius=8)
         pygame.draw.rect(surface, theme.CYAN, sb, 2, border_radius=8)
-        t.blit(surface, "START", theme.LARGE + 4, (255, 255, 255), (sb.centerx, sb.y + 19), "center")
-        t.blit(surface, "press Enter or click", theme.SMALL, theme.TEXT, (sb.centerx, sb.y + 41), "center")
+        t.blit(surface, tr.t("title.start"), theme.LARGE + 4, (255, 255, 255), (sb.centerx, sb.y + 19), "center")
+        t.blit(surface, tr.t("title.start_hint"), theme.SMALL, theme.TEXT, (sb.centerx, sb.y + 41), "center")
 
     def _draw_right(self, surface: pygame.Surface) -> None:
-        t = self.app.text
+        t, tr = self.app.text, self.app.tr
         r = self._panel(surface, RIGHT_PANEL, theme.MAGENTA)
         x = r.x + 12
-        t.blit(surface, "HOW IT WORKS", theme.SMALL, theme.PANEL_TITLE, (x, r.y + 12))
+        t.blit(surface, tr.t("title.how_it_works"), theme.SMALL, theme.PANEL_TITLE, (x, r.y + 12))
         y = r.y + 36
-        for head, body in HOW_TO:
-            t.blit(surface, head, theme.SMALL, theme.MAGENTA, (x, y))
+        for name in HOW_TO:
+            t.blit(surface, tr.t(f"title.how.{name}.head"), theme.SMALL, theme.MAGENTA, (x, y))
             y += 17
-            for line in wrap(body, theme.SMALL, r.width - 24):
+            for line in wrap(tr.t(f"title.how.{name}.body"), theme.SMALL, r.width - 24):
                 t.blit(surface, line, theme.SMALL, theme.TEXT, (x, y))
                 y += 16
             y += 8
-        t.blit(surface, "Arrows/WASD move, Up/Z rotate,", theme.SMALL, theme.TEXT_DIM, (x, y + 2))
-        t.blit(surface, "Space drops, C holds, Esc pauses.", theme.SMALL, theme.TEXT_DIM, (x, y + 18))
+        t.blit(surface, tr.t("title.keys_1"), theme.SMALL, theme.TEXT_DIM, (x, y + 2))
+        t.blit(surface, tr.t("title.keys_2"), theme.SMALL, theme.TEXT_DIM, (x, y + 18))
         s = self.app.settings
-        labels = {"cards": f"CARDS: {'ON' if s.cards_enabled else 'OFF'}",
-                  "mute": f"SOUND: {'OFF' if s.muted else 'ON'}",
-                  "endless": f"RUN: {'ENDLESS' if s.endless else '40 LINES'}",
-                  "language": self.app.tr.t("common.language_button", name=self.app.tr.name)}
+        run = tr.t("title.run_endless") if s.endless else tr.t("title.run_lines", lines=R.VICTORY_LINES)
+        labels = {"help": tr.t("title.help"), "lab": tr.t("title.lab"),
+                  "cards": tr.t("title.cards", state=tr.on_off(s.cards_enabled)),
+                  "mute": tr.t("title.sound", state=tr.on_off(not s.muted)),
+                  "endless": tr.t("title.run", state=run),
+                  "language": tr.t("common.language_button", name=tr.name)}
         for b in self.side_buttons:
             br = pygame.Rect(b.rect)
             over = self.hover is not None and b.contains(self.hover)
