@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import heapq
 from collections.abc import Callable
+from typing import Protocol
 
 from .allocators import ContiguousAllocator
 from .beams import BeamSchedule, BeamTree
@@ -75,6 +76,41 @@ class Running:
         return self.starts[0] if self.starts else 0
 
 
+class MemoryManager(Protocol):
+    """What the scheduler asks of KV-cache memory (``ContiguousMemory`` and ``PagedMemory``)."""
+
+    kind: str
+    saved: int  # blocks sharing saves right now
+    cow_copies: int
+
+    def fits(self, req_total: int, prompt: int, length: int, seqs: int, busy: bool) -> bool:
+        """Would a request of ``seqs`` sequences of ``length`` tokens be admitted now?"""
+
+    def admit(self, run: Running, length: int, busy: bool, d: int) -> bool:
+        """Give ``run`` memory for ``length`` tokens a sequence; False (and nothing taken) if it does not fit."""
+
+    def release(self, run: Running, length: int) -> None:
+        """Take back everything ``run`` holds at ``length`` tokens a sequence."""
+
+    def free_blocks(self) -> int:
+        """Blocks free now (contiguous memory never runs out mid-request: unbounded)."""
+
+    def next_step_need(self, d: int) -> int:
+        """Blocks the decode step starting at decode counter ``d`` may take."""
+
+    def max_steps(self, d: int) -> int:
+        """Decode steps from ``d`` that are known to be alike (no memory event)."""
+
+    def span(self, k: int, duration: float, a0: float, beta: float, d: int) -> tuple[float, float]:
+        """Grow every sequence by ``k`` tokens over ``duration``; (slot-seconds held, slot-seconds promised)."""
+
+    def held(self) -> int:
+        """Slots held now."""
+
+    def promised(self) -> int:
+        """Slots the running sequences will hold at their final lengths (contiguous; 0 for paged)."""
+
+
 class ContiguousMemory:
     """Orca's baselines: one range per sequence, reserved for the sequence's whole life."""
 
@@ -99,15 +135,11 @@ class ContiguousMemory:
         return sum(length // size for length in self.ranges.lengths)
 
     def fits(self, req_total: int, prompt: int, length: int, seqs: int, busy: bool) -> bool:
-        size = self.reserve_of(req_total, self.max_seq_len)
-        if seqs == 1:
-            return self.ranges.largest_free() >= size
-        return self._fit_count(size) >= seqs
+        return self._fit_count(self.reserve_of(req_total, self.max_seq_len)) >= seqs
 
     def admit(self, run: Running, length: int, busy: bool, d: int) -> bool:
         size = self.reserve_of(run.final, self.max_seq_len)
-        room = self.ranges.largest_free() >= size if run.seqs == 1 else self._fit_count(size) >= run.seqs
-        if not room:
+        if self._fit_count(size) < run.seqs:
             return False
         rid = run.req.rid
         run.starts = [self.ranges.allocate((rid, i), size) for i in range(run.seqs)]  # type: ignore[misc]
@@ -137,7 +169,7 @@ class ContiguousMemory:
         return 1 << 62
 
     def span(self, k: int, duration: float, a0: float, beta: float, d: int) -> tuple[float, float]:
-        """Grow every sequence by ``k`` tokens; slot-seconds held and reserved for future tokens (tokens excluded)."""
+        """Grow every sequence by ``k`` tokens: (slot-seconds held, slot-seconds of the sequences' final lengths)."""
         return self.total_reserve * duration, self.total_need * duration
 
     def held(self) -> int:
