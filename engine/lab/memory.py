@@ -201,9 +201,10 @@ class PagedMemory:
         self.watermark_blocks = int(watermark * self.num_blocks)
         self.counted_copies = 0
         self.beam_groups: dict[int, Running] = {}
-        self.fork_heap: list[tuple[int, int, int]] = []  # (decode counter, rid, version) of beam changes
+        # Beam changes by decode counter, and those counters in a heap (each once).
+        self.fork_calendar: dict[int, list[Running]] = {}
+        self.fork_steps: list[int] = []
         self.tracked_runs: dict[int, Running] = {}  # requests with explicit block tables
-        self._due_cache: tuple[int, list[Running]] | None = None
 
     @property
     def cow_copies(self) -> int:
@@ -260,7 +261,7 @@ class PagedMemory:
                 tree.copies = 0
             run.schedule = BeamSchedule(self.seed * 1_000_003 + rid, run.seqs)
             run.next_fork = d + run.schedule.gap()
-            heapq.heappush(self.fork_heap, (run.next_fork, rid, run.version))
+            self._schedule(run)
             self.beam_groups[rid] = run
         elif not self.tracked and run.seqs > 1 and run.prompt % self.block_size:
             self.counted_copies += run.seqs - 1  # the last prompt block, copied by all samples but one
@@ -319,39 +320,34 @@ class PagedMemory:
     def free_blocks(self) -> int:
         return self.num_blocks - self.blocks_used
 
-    def _due(self, d: int) -> list[Running]:
-        """Beam searches that drop and fork beams at the step starting at decode counter ``d``, by rid.
+    def _schedule(self, run: Running) -> None:
+        step = run.next_fork
+        due = self.fork_calendar.get(step)
+        if due is None:
+            self.fork_calendar[step] = [run]
+            heapq.heappush(self.fork_steps, step)
+        else:
+            due.append(run)
 
-        Their heap entries stay until the step is taken (``_fork_step`` pushes the next one).
-        """
-        heap, groups = self.fork_heap, self.beam_groups
-        if not heap or heap[0][0] > d:
+    def _valid(self, run: Running, step: int) -> bool:
+        return self.beam_groups.get(run.req.rid) is run and run.next_fork == step
+
+    def _due(self, d: int) -> list[Running]:
+        """Beam searches that drop and fork beams at the step starting at decode counter ``d``, by rid."""
+        due = self.fork_calendar.get(d)
+        if not due:
             return []
-        cached = self._due_cache
-        if cached is not None and cached[0] == d:
-            return [run for run in cached[1] if groups.get(run.req.rid) is run]
-        due, popped = [], []
-        while heap and heap[0][0] <= d:
-            entry = heapq.heappop(heap)
-            run = groups.get(entry[1])
-            if run is not None and run.version == entry[2] and run.next_fork == entry[0]:
-                due.append(run)
-                popped.append(entry)
-        for entry in popped:
-            heapq.heappush(heap, entry)
-        due.sort(key=lambda run: run.req.rid)
-        self._due_cache = (d, due)
-        return due
+        return sorted((run for run in due if self._valid(run, d)), key=lambda run: run.req.rid)
 
     def next_event(self, d: int) -> int:
         """Decode counter of the next step at which a beam search changes its beams."""
-        heap = self.fork_heap
-        while heap:
-            step, rid, version = heap[0]
-            run = self.beam_groups.get(rid)
-            if run is not None and run.version == version and run.next_fork == step:
+        steps, calendar = self.fork_steps, self.fork_calendar
+        while steps:
+            step = steps[0]
+            if step >= d and any(self._valid(run, step) for run in calendar[step]):
                 return step
-            heapq.heappop(heap)
+            heapq.heappop(steps)
+            del calendar[step]
         return 1 << 62
 
     def _bulk_new_blocks(self, k: int, d: int) -> int:
@@ -451,15 +447,17 @@ class PagedMemory:
             for seq in seqs:
                 pool.append(seq, 1)
             after = pool.used
-        grown = run.seqs if length % bs == 0 else 0
-        blocks_before = self._blocks_now(run, length)
+        seqs = run.seqs
+        grown = seqs if length % bs == 0 else 0
+        # Blocks at ``length``: the beams grew alone since ``base``.
+        blocks_before = run.blocks + seqs * (-(-length // bs) - -(-run.base // bs))
         run.blocks = blocks_before + after - before
         run.base = length + 1
-        saved = run.seqs * _ceil(length + 1, bs) - run.blocks
+        saved = seqs * -(-(length + 1) // bs) - run.blocks
         self.saved += saved - run.saved
         run.saved = saved
         run.next_fork = d + 1 + schedule.gap()
-        heapq.heappush(self.fork_heap, (run.next_fork, run.req.rid, run.version))
+        self._schedule(run)
         return after - before - grown
 
     def _step_tracked(self, d: int, skip: set[int]) -> None:
@@ -475,7 +473,6 @@ class PagedMemory:
         bs = self.block_size
         extra = 0
         due = self._due(d) if k == 1 else []
-        self._due_cache = None
         for run in due:
             extra += self._fork_step(run, d)
         if self.tracked:
