@@ -636,16 +636,7 @@ class LabScene(Scene):
         t.blit(surface, fit(keys, lay.small, lay.info[2] - 20), lay.small, theme.TEXT_DIM, (x, y + lay.line + 2))
 
 
-def __getattr__(name: str):
-    """``python -m ui.lab_scene`` and old imports of the headless tools: they live in ``ui.lab_cli``."""
-    if name == "_main":
-        from ui.lab_cli import main
-
-        return main
-    raise AttributeError(name)
-
-
-if __name__ == "__main__":
+if __name__ == "__main__":  # python -m ui.lab_scene: the headless tool lives in ui.lab_cli
     import sys
 
     from ui.lab_cli import run

@@ -83,7 +83,10 @@ class LabConfig:
             raise ValueError("the shared prefix leaves no room for a prompt and an output")
         if self.sharing.prefix // self.block_size + self.sharing.seqs * -(-self.max_seq_len // self.block_size) \
                 > self.slots // self.block_size or self.sharing.seqs * self.max_seq_len > self.slots:
-            raise ValueError("memory must hold every sequence of one maximum-length request")
+            raise ValueError(
+                f"{self.sharing.seqs} sequences of up to {self.max_seq_len} tokens each (a request's share of memory "
+                f"without sharing) do not fit {self.slots} slots: raise the slots or lower the maximum sequence length"
+            )
 
 
 BUCKETS = ("tokens", "reserved", "internal", "external", "free")
