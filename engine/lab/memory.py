@@ -424,14 +424,10 @@ class PagedMemory:
         length = run.u + d  # before this step's token
         schedule = run.schedule
         assert schedule is not None
-        forks = schedule.forks()
-        if run.tree is not None:
-            tree = run.tree
-            tree.grow(length)
-            before = tree.blocks
-            tree.fork(forks)
-            tree.write()
-            after = tree.blocks
+        forks, gap = schedule.step()
+        tree = run.tree
+        if tree is not None:
+            before, after = 0, tree.change(length, forks)
         else:
             pool, seqs = self.pool, run.seq_ids
             before = pool.used
@@ -456,7 +452,7 @@ class PagedMemory:
         saved = seqs * -(-(length + 1) // bs) - run.blocks
         self.saved += saved - run.saved
         run.saved = saved
-        run.next_fork = d + 1 + schedule.gap()
+        run.next_fork = d + 1 + gap
         self._schedule(run)
         return after - before - grown
 
