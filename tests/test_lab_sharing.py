@@ -446,3 +446,22 @@ def test_projection_of_contiguous_ranges_and_untracked_paging():
     paged.step(1)
     with pytest.raises(ValueError):
         project(paged)
+
+
+@pytest.mark.parametrize("sharing", [Sharing("beam", 4), Sharing("parallel", 3), Sharing(prefix=80)])
+def test_preempted_groups_are_recomputed_alike_in_every_mode(sharing):
+    """Memory tight enough that whole requests are preempted and readmitted: all three modes agree."""
+    config = LabConfig(slots=6144, max_seq_len=1024, sharing=sharing)
+    trace = generate("sharegpt", 80, 4.0, 7, config.max_seq_len - sharing.prefix)
+    fast = Simulator(trace, "paged", config).run()
+    results = [fast]
+    for tracked in (False, True):
+        sim = Simulator(trace, "paged", config, track_blocks=tracked)
+        while not sim.done:
+            sim.advance(1)
+        results.append(sim.result())
+    assert fast.preemptions > 0
+    for other in results[1:]:
+        assert (other.iterations, other.preemptions, other.cow_copies) == (fast.iterations, fast.preemptions,
+                                                                           fast.cow_copies)
+        assert other.memory_saving == pytest.approx(fast.memory_saving, rel=1e-9)
