@@ -10,7 +10,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from engine.lab import BlockPool, LabConfig, Request, Simulator, generate
@@ -53,7 +53,10 @@ def written_blocks(pool: BlockPool, seq, before: int) -> list[int]:
 
 @given(st.lists(st.tuples(st.sampled_from("cfar"), st.integers(0, 7), st.integers(0, 7), st.integers(1, 40)),
                 max_size=80), st.sampled_from([1, 4, 16]))
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=200, deadline=None)
+@example([("c", 0, 0, 1), ("a", 0, 0, 10), ("f", 0, 1, 1), ("r", 1, 0, 1), ("a", 0, 0, 3)], 4)  # fork, drop one
+@example([("c", 0, 0, 1), ("a", 0, 0, 6), ("f", 0, 1, 1), ("a", 1, 0, 1), ("a", 0, 0, 1)], 4)  # write a shared block
+@example([("c", 1, 1, 1), ("a", 1, 0, 5), ("r", 1, 0, 1)], 16)  # behind the pinned prefix
 def test_block_pool_refcounts_and_copy_on_write(ops, block_size):
     pool = BlockPool(48, block_size)
     prefix = pool.pin(2)
