@@ -468,3 +468,13 @@ def test_preempted_groups_are_recomputed_alike_in_every_mode(sharing):
         assert (other.iterations, other.preemptions, other.cow_copies) == (fast.iterations, fast.preemptions,
                                                                            fast.cow_copies)
         assert other.memory_saving == pytest.approx(fast.memory_saving, rel=1e-9)
+
+
+def test_notes_say_why_a_sharing_figure_is_off_the_papers():
+    # Block size 1 shares every prompt token, far more than Fig. 15's 16-token blocks.
+    comp = compare("alpaca", 30.0, 300, 0, LabConfig(block_size=1, sharing=Sharing("parallel", 4)))
+    (note,) = [n for n in comp.notes() if n.startswith("Memory saved by sharing")]
+    assert "Fig. 15 6.1% to 9.8%" in note and "prompt's full blocks" in note
+    beam = compare("alpaca", 30.0, 300, 0, LabConfig(max_batch=64, sharing=Sharing("beam", 6)))
+    (ratio_note,) = [n for n in beam.notes() if n.startswith("Advantage over Orca (Oracle)")]
+    assert "paper 2.30x" in ratio_note and "limit of running sequences" in ratio_note
