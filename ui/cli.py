@@ -8,8 +8,9 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from engine.modes import NAMES as MODES
+
 SCENES = ("title", "play", "help", "pause", "oom", "victory")
-MODES = ("contiguous", "paged")
 
 USAGE = """\
 python main.py [--mode contiguous|paged] [--seed S]
