@@ -21,13 +21,14 @@ from collections.abc import Iterator
 import pygame
 
 from engine.lab import DATASETS, LabConfig, Request, Simulator
-from engine.lab.paper import DEFAULT_RATE, LABELS
+from engine.lab.paper import DEFAULT_RATE
 from engine.lab.projection import MapView, memory_saved, project, recent_copies
-from engine.lab.sharing import SCENARIOS, Sharing, scenario
+from engine.lab.sharing import PREFIXES, SCENARIOS, Sharing, scenario
 from engine.lab.workload import stream
 from ui import theme
 from ui.lab_layout import BUTTONS, LabLayout, lab_layout
 from ui.memory_map import DIGIT_MIN_CELL, FREE_CELL, MAX_PAINT, Grid, MemoryMap, paint_tile, request_colour
+from ui.i18n import DEFAULT as DEFAULT_LANGUAGE, Catalogue, catalogue
 from ui.scene import Scene
 from ui.text import TextCache, fit, wrap
 from ui.widgets import Button, draw_panel, hit
@@ -52,30 +53,19 @@ FLASH_FRAMES = 18  # a block copied on write flashes for 0.3 s
 LEFT_ACCENT = theme.CYAN
 RIGHT_ACCENT = theme.MAGENTA
 
-HELP_TEXT = {
-    "basic": "Same requests, same memory. Contiguous engines reserve a range per request up front; the paged "
-             "engine takes one block at a time from anywhere. Click a block to follow its request.",
-    "parallel": "4 samples of each prompt. Orca gives every sample its own copy of the prompt; vLLM points all "
-                "4 at the prompt's blocks (white pips count the pointers) and copies a shared block only when "
-                "a sample writes into it (it flashes). Click a block to see who points at it.",
-    "beam": "Beam search, width 4: beams fork and die every few steps. Survivors share their ancestors' blocks "
-            "(white pips count the pointers), a dropped beam frees what only it held, and a write into a "
-            "shared block copies it first (it flashes). Click a block to see its beams.",
-    "prefix": "Every prompt starts with the same 80-token instruction. vLLM computes and keeps its blocks once "
-              "(violet, top left) and every request points at them; Orca stores and computes it again for "
-              "each request.",
-}
-HELP_TEXT_SHORT = {  # the portrait info panel has room for three lines
-    "basic": "Same requests, same memory. Orca reserves a range per request up front; vLLM takes one block at "
-             "a time. Tap a block to follow its request.",
-    "parallel": "4 samples a prompt: vLLM points them all at the prompt's blocks (white pips count pointers) "
-                "and copies a block when a sample writes into it.",
-    "beam": "Beam width 4: beams share their ancestors' blocks (white pips count pointers); a write into a "
-            "shared block copies it first (it flashes).",
-    "prefix": "Every prompt starts with the same 80 tokens: vLLM keeps their blocks once (violet) for every "
-              "request; Orca stores them again for each.",
-}
-SCENARIO_LABELS = {"basic": "BASIC", "parallel": "4 SAMPLES", "beam": "BEAM 4", "prefix": "PREFIX"}
+
+
+def sharing_label(tr: Catalogue, sharing: Sharing) -> str:
+    """The sharing scenario in words ("parallel sampling, n = 4"), in `tr`'s language."""
+    if sharing.sampling == "parallel":
+        return tr.t("lab.sharing.parallel", n=sharing.n)
+    if sharing.sampling == "beam":
+        return tr.t("lab.sharing.beam", n=sharing.n)
+    if sharing.prefix:
+        name = next((k for k, v in PREFIXES.items() if v == sharing.prefix), "")
+        key = "lab.sharing.prefix_named" if name else "lab.sharing.prefix"
+        return tr.t(key, tokens=sharing.prefix, name=name)
+    return tr.t("lab.sharing.basic")
 
 
 class Side:
@@ -165,6 +155,7 @@ class LabScene(Scene):
     def __init__(self, app, seed: int = 1, size: tuple[int, int] | None = None) -> None:
         self.app = app
         self.text: TextCache = getattr(app, "text", None) or TextCache()
+        self.language = self.tr.code
         self.layout: LabLayout = lab_layout(*(size or getattr(app, "canvas_size", theme.CANVAS_SIZE)))
         self.seed = seed
         self.dataset = "sharegpt"
@@ -186,6 +177,29 @@ class LabScene(Scene):
         self.restart()
 
     # ------------------------------------------------------------------ setup
+    @property
+    def tr(self) -> Catalogue:
+        """The app's language (English for a host without one)."""
+        tr = getattr(self.app, "tr", None)
+        return tr if isinstance(tr, Catalogue) else catalogue(DEFAULT_LANGUAGE)
+
+    def language_changed(self) -> None:
+        self.language = self.tr.code
+        self._words()
+
+    def _words(self) -> None:
+        """Everything worded once per trace: the title and the help lines, in the app's language."""
+        tr = self.tr
+        spec = DATASETS[self.dataset]
+        self.title = tr.t("lab.subtitle", dataset=spec.title, rate=f"{self.rate:g}",
+                          sharing=sharing_label(tr, self.sharing))
+        help_key = "lab.help_short." if self.layout.portrait else "lab.help."
+        self.help_lines = wrap(tr.t(help_key + self.scenario), self.layout.small, self.layout.info[2] - 20)
+        self.chrome = None
+        self.plot_surface = None
+        self.info_lines = None
+        self.counters = None
+
     @property
     def sharing(self) -> Sharing:
         return scenario(self.scenario, FAN_OUT)
@@ -225,10 +239,7 @@ class LabScene(Scene):
         self.selected = None
         self.selected_cell = None
         self.info_lines = None
-        self.title = f"{spec.title} at {self.rate:g} req/s, {self.sharing.label}"
-        help_text = (HELP_TEXT_SHORT if self.layout.portrait else HELP_TEXT)[self.scenario]
-        self.help_lines = wrap(help_text, self.layout.small, self.layout.info[2] - 20)
-        self.chrome = None
+        self._words()
 
     def prepare(self) -> None:
         """One frame's share of setting up: a slice of the trace, or one engine."""
@@ -399,10 +410,11 @@ class LabScene(Scene):
 
     def _draw_preparing(self, surface: pygame.Surface) -> None:
         builder = self.builders[self._trace_key(self.seed)]
+        tr = self.tr
         if builder.done:
-            message = "starting the engines"
+            message = tr.t("lab.starting")
         else:
-            message = f"drawing {TRACE_REQUESTS:,} requests ... {len(builder.requests) / TRACE_REQUESTS:.0%}"
+            message = tr.t("lab.drawing", n=tr.num(TRACE_REQUESTS), percent=tr.pct(len(builder.requests) / TRACE_REQUESTS))
         for i in range(2):
             x, y, w, h = self._map_area(i)
             self.text.blit(surface, message, self.layout.body, theme.TEXT_DIM, (x + w // 2, y + h // 2), "center")
@@ -412,22 +424,22 @@ class LabScene(Scene):
         lay = self.layout
         s = pygame.Surface(lay.size)
         s.fill(theme.BG)
-        t = self.text
+        t, tr = self.text, self.tr
         pygame.draw.rect(s, theme.PANEL, lay.header)
         pygame.draw.line(s, theme.PANEL_EDGE, (0, lay.header[3]), (lay.width, lay.header[3]))
-        right = t.blit(s, "MEMORY LAB", lay.large, theme.CYAN, (12, 8)).right
+        right = t.blit(s, tr.t("lab.title"), lay.large, theme.CYAN, (12, 8)).right
         if not lay.portrait:
             t.blit(s, fit(self.title, lay.small, lay.width - right - 170), lay.small, theme.TEXT_DIM,
                    (right + 12, 11))
-        baseline = LABELS[self.contiguous].replace("Orca (", "").rstrip(")").upper()
+        baseline = tr.t(f"lab.baseline.{self.contiguous}")
         labels = {
-            "pause": "RUN" if self.paused else "PAUSE",
+            "pause": tr.t("lab.run" if self.paused else "lab.pause"),
             "dataset": DATASETS[self.dataset].title.replace(" En-De", ""),
-            "scenario": SCENARIO_LABELS[self.scenario],
-            "contiguous": baseline if lay.portrait else baseline + " vs PAGED",
+            "scenario": tr.t(f"lab.scenario.{self.scenario}", n=FAN_OUT),
+            "contiguous": baseline if lay.portrait else tr.t("lab.vs_paged", baseline=baseline),
+            "restart": tr.t("lab.new" if lay.portrait else "lab.new_trace"),
+            "back": tr.t("lab.back"),
         }
-        if lay.portrait:
-            labels["restart"] = "NEW"
         hover = hit(self.buttons, self.hover) if self.hover else None
         for b in self.buttons:
             active = (b.name == "pause" and self.paused) or b.name == f"x{self.speed}"
@@ -437,8 +449,8 @@ class LabScene(Scene):
             accent = LEFT_ACCENT if i == 0 else RIGHT_ACCENT
             draw_panel(s, lay.maps[i], t, edge=accent)
             x, y, w, _ = lay.maps[i]
-            kind = "a range per sequence" if i == 0 else f"blocks of {self.block} tokens"
-            t.blit(s, LABELS[allocator], lay.body, accent, (x + 8, y + 4))
+            kind = tr.t("lab.kind.contiguous") if i == 0 else tr.t("lab.kind.paged", n=self.block)
+            t.blit(s, tr.t(f"lab.engine.{allocator}"), lay.body, accent, (x + 8, y + 4))
             t.blit(s, kind, lay.small, theme.TEXT_DIM, (x + w - 8, y + 6), "topright")
         if lay.plot is not None:
             draw_panel(s, lay.plot, t)
@@ -449,6 +461,7 @@ class LabScene(Scene):
         """Live counters of both engines and the clock: (text, size, colour, position, anchor)."""
         lay = self.layout
         small, body = lay.small, lay.body
+        tr = self.tr
         items = []
         seqs = self.sharing.seqs
         for i, side in enumerate(self.sides):
@@ -456,21 +469,25 @@ class LabScene(Scene):
             sim = side.sim
             row1 = y + h - lay.map_bottom_pad + 4
             row2 = row1 + lay.line + 2
-            running = f"running {len(sim.running)}" + (f" x{seqs}" if seqs > 1 else "")
+            running = (tr.t("lab.running_fan", n=len(sim.running), seqs=seqs) if seqs > 1
+                       else tr.t("lab.running", n=len(sim.running)))
             items += [
                 (running, body, theme.TEXT, (x + 10, row1), "topleft"),
-                (f"waiting {len(sim.waiting)}", body, theme.TEXT_DIM, (x + w // 2 - 20, row1), "topleft"),
-                (f"waste {side.waste():.0%}", body, theme.AMBER, (x + w - 10, row1), "topright"),
-                (f"{side.tokens_per_s():,.0f} tokens/s", small, theme.GREEN, (x + 10, row2), "topleft"),
+                (tr.t("lab.waiting", n=len(sim.waiting)), body, theme.TEXT_DIM, (x + w // 2 - 20, row1), "topleft"),
+                (tr.t("lab.waste", percent=tr.pct(side.waste())), body, theme.AMBER, (x + w - 10, row1), "topright"),
+                (tr.t("lab.tokens_per_s", value=f"{side.tokens_per_s():,.0f}"), small, theme.GREEN, (x + 10, row2),
+                 "topleft"),
             ]
             if sim.paged and self.sharing.shares:
-                extra = f"sharing saves {side.saving():.0%}, copied {sim.cow_copies}"
+                extra = tr.t("lab.sharing_saves", percent=tr.pct(side.saving()), n=sim.cow_copies)
                 items.append((extra, small, theme.VIOLET, (x + w - 10, row2), "topright"))
             else:
-                extra = f"preempted {sim.preemptions}" if sim.paged else f"finished {sim.finished}"
+                extra = (tr.t("lab.preempted", n=sim.preemptions) if sim.paged
+                         else tr.t("lab.finished", n=sim.finished))
                 items.append((extra, small, theme.TEXT_DIM, (x + w - 10, row2), "topright"))
-        status = "PAUSED" if self.paused else f"x{self.speed}"
-        items.append((f"t = {self.clock:6.1f} s  {status}", small, theme.AMBER, (lay.width - 12, 10), "topright"))
+        status = tr.t("lab.paused") if self.paused else f"x{self.speed}"
+        items.append((tr.t("lab.clock", t=f"{self.clock:6.1f}", status=status), small, theme.AMBER,
+                      (lay.width - 12, 10), "topright"))
         return items
 
     def _draw_plot(self) -> pygame.Surface:
@@ -481,8 +498,9 @@ class LabScene(Scene):
         s.fill(theme.PANEL)
         pygame.draw.rect(s, theme.PANEL_EDGE, (0, 0, w, h), 1, border_radius=4)
         t = self.text
-        t.blit(s, "RUNNING REQUESTS", lay.small, theme.PANEL_TITLE, (7, 4))
-        t.blit(s, f"last {PLOT_POINTS * SAMPLE_EVERY_S:.0f} s", lay.small, theme.TEXT_DIM, (w - 8, 4), "topright")
+        t.blit(s, self.tr.t("lab.plot_title"), lay.small, theme.PANEL_TITLE, (7, 4))
+        t.blit(s, self.tr.t("lab.plot_window", s=f"{PLOT_POINTS * SAMPLE_EVERY_S:.0f}"), lay.small, theme.TEXT_DIM,
+               (w - 8, 4), "topright")
         area = pygame.Rect(36, 26, w - 46, h - 56)
         pygame.draw.rect(s, theme.BOARD_BG, area)
         top = self.plot_max * 1.15
@@ -497,10 +515,12 @@ class LabScene(Scene):
                           for j, v in enumerate(self.samples)]
                 pygame.draw.lines(s, colour, False, points, 2)
         legend_y = h - 24
-        for k, (label, colour) in enumerate(((LABELS[self.contiguous], LEFT_ACCENT), ("vLLM (paged)", RIGHT_ACCENT))):
+        tr = self.tr
+        for k, (label, colour) in enumerate(((tr.t(f"lab.engine.{self.contiguous}"), LEFT_ACCENT),
+                                             (tr.t("lab.engine.paged"), RIGHT_ACCENT))):
             lx = 12 + k * 186
             if self.samples:
-                label += f"  avg {self.sample_sums[k] / len(self.samples):.1f}"
+                label = tr.t("lab.plot_avg", label=label, value=f"{self.sample_sums[k] / len(self.samples):.1f}")
             pygame.draw.line(s, colour, (lx, legend_y + 8), (lx + 18, legend_y + 8), 3)
             t.blit(s, label, lay.small, theme.TEXT, (lx + 24, legend_y + 1))
         return s
@@ -510,6 +530,8 @@ class LabScene(Scene):
         """The info panel's lines for the current selection (title first)."""
         width = self.layout.info[2] - 20
         small = self.layout.small
+        tr = self.tr
+        left, right = tr.t(f"lab.engine.{self.contiguous}"), tr.t("lab.engine.paged")
         if self.selected_cell is not None:
             k, cell = self.selected_cell
             side = self.sides[k]
@@ -517,63 +539,66 @@ class LabScene(Scene):
                 return self._block_info(side, cell, width)
         rid = self.selected
         if rid is None:
-            return [("HOW TO READ IT", theme.PANEL_TITLE)] + [(line, theme.TEXT) for line in self.help_lines]
+            return [(tr.t("lab.how_to_read"), theme.PANEL_TITLE)] + [(line, theme.TEXT) for line in self.help_lines]
         req = self.by_rid[rid]
         lines: list[tuple[str, theme.Colour]] = [
-            (f"REQUEST #{rid}", request_colour(rid)),
-            (f"prompt {req.prompt}, output {req.output} tokens", theme.TEXT_DIM),
+            (tr.t("lab.request", id=rid), request_colour(rid)),
+            (tr.t("lab.prompt_output", prompt=req.prompt, output=req.output), theme.TEXT_DIM),
         ]
         contiguous, paged = (side.sim for side in self.sides)
         run = contiguous.running.get(rid)
         if run is not None:
             ranges = ", ".join(f"{s}-{s + run.reserve - 1}" for s in run.starts[:2])
             more = f" (+{len(run.starts) - 2})" if len(run.starts) > 2 else ""
-            line = f"{LABELS[self.contiguous]}: slots {ranges}{more}, {contiguous.length(run)} of {run.reserve} used"
+            line = tr.t("lab.slots", label=left, ranges=ranges, more=more, used=contiguous.length(run),
+                        reserve=run.reserve)
         else:
-            line = f"{LABELS[self.contiguous]}: {self._where(contiguous, rid)}"
+            line = tr.t("lab.where", label=left, where=self._where(contiguous, rid))
         lines.append((fit(line, small, width), LEFT_ACCENT))
         run = paged.running.get(rid)
         if run is None:
-            lines.append((f"vLLM (paged): {self._where(paged, rid)}", RIGHT_ACCENT))
+            lines.append((tr.t("lab.where", label=right, where=self._where(paged, rid)), RIGHT_ACCENT))
             return lines
         table = paged.pool.tables[(rid, 0)] if (rid, 0) in paged.pool.tables else next(
             t for s, t in paged.pool.tables.items() if s[0] == rid)
-        lines.append((f"vLLM block table: {paged.length(run)} tokens in {len(table)} blocks", RIGHT_ACCENT))
+        lines.append((tr.t("lab.table_summary", tokens=paged.length(run), blocks=len(table)), RIGHT_ACCENT))
         lines += [(line, theme.TEXT) for line in wrap("  ".join(f"{i}>{b}" for i, b in enumerate(table)), small, width)]
         return lines
 
     def _block_info(self, side: Side, cell: int, width: int) -> list[tuple[str, theme.Colour]]:
         small = self.layout.small
+        tr = self.tr
         view = side.view
         assert view is not None
         pool = side.sim.pool
         seqs = view.pointing_at(cell)
         refs = pool.refs[cell]
         if cell in pool.pinned:
-            title = f"BLOCK {cell}: CACHED PREFIX, {refs} REFERENCES"
+            title = tr.t("lab.block_prefix", cell=cell, refs=refs)
             colour = theme.VIOLET
         else:
-            title = f"BLOCK {cell}: {refs} REFERENCE{'S' if refs != 1 else ''}"
+            title = tr.t("lab.block_ref_one" if refs == 1 else "lab.block_refs", cell=cell, refs=refs)
             colour = request_colour(seqs[0][0]) if seqs else theme.TEXT
         lines: list[tuple[str, theme.Colour]] = [(title, colour)]
         by_request: dict[int, list[int]] = {}
         for rid, i in seqs:
             by_request.setdefault(rid, []).append(i)
         if by_request:
-            noun = "beam" if self.scenario == "beam" else "sample" if self.scenario == "parallel" else "sequence"
+            noun = self.scenario if self.scenario in ("beam", "parallel") else "other"
             if len(by_request) == 1:
                 rid, ids = next(iter(by_request.items()))
-                text = (f"pointed at by {len(ids)} {noun}s of request #{rid}" if len(ids) > 1
-                        else f"held by request #{rid} alone")
+                text = (tr.t(f"lab.pointed.{noun}", n=len(ids), id=rid) if len(ids) > 1
+                        else tr.t("lab.held_alone", id=rid))
             else:
-                text = f"pointed at by {len(by_request)} requests: " + ", ".join(f"#{r}" for r in sorted(by_request))
+                text = tr.t("lab.pointed_requests", n=len(by_request),
+                            ids=", ".join(f"#{r}" for r in sorted(by_request)))
             lines += [(line, theme.TEXT) for line in wrap(text, small, width)[:2]]
         if refs > 1:
-            lines.append((fit("shared: a write into it copies it first", small, width), theme.TEXT_DIM))
+            lines.append((fit(tr.t("lab.shared_copy"), small, width), theme.TEXT_DIM))
         rid = seqs[0][0] if seqs else None
         if rid is not None and rid in side.sim.running:
             table = view.sequences[seqs[0]]
-            lines.append((f"block table of #{rid}: {side.sim.length(side.sim.running[rid])} tokens", RIGHT_ACCENT))
+            lines.append((tr.t("lab.table_of", id=rid, tokens=side.sim.length(side.sim.running[rid])), RIGHT_ACCENT))
             lines += [(line, theme.TEXT) for line in wrap("  ".join(f"{i}>{b}" for i, b in enumerate(table)),
                                                           small, width)]
         return lines
@@ -592,7 +617,7 @@ class LabScene(Scene):
         body = lines[1:]
         if len(body) > room:
             tables = any(">" in line for line, _ in body)
-            body = body[: room - 1] + [("... (logical block > physical block)", theme.TEXT_DIM)] if tables \
+            body = body[: room - 1] + [(self.tr.t("lab.table_more"), theme.TEXT_DIM)] if tables \
                 else body[:room]
         title, colour = lines[0]
         t.blit(surface, fit(title, lay.small, w - 14), lay.small, colour, (x + 7, y + 4))
@@ -604,13 +629,14 @@ class LabScene(Scene):
             self._legend(surface, x + 10, y + h - 2 * lay.line - 10)
 
     def _where(self, sim: Simulator, rid: int) -> str:
+        tr = self.tr
         if rid in sim.running:
-            return "running"
+            return tr.t("lab.state.running")
         if rid in sim.completed:
-            return "finished"
+            return tr.t("lab.state.finished")
         if rid in sim.generated:
-            return "preempted, waiting to be recomputed"
-        return "waiting in the queue" if self.by_rid[rid].arrival <= sim.clock else "not arrived yet"
+            return tr.t("lab.state.preempted")
+        return tr.t("lab.state.waiting" if self.by_rid[rid].arrival <= sim.clock else "lab.state.future")
 
     def _legend(self, surface: pygame.Surface, x: int, y: int) -> None:
         t = self.text
@@ -620,9 +646,11 @@ class LabScene(Scene):
             colour = request_colour(3)
             self.legend_tiles = (paint_tile(colour, size, size), paint_tile(colour, size, 0),
                                  paint_tile(colour, size, size, 3, digit=self.sides[1].map.grid.cell > DIGIT_MIN_CELL))
-        items = [(self.legend_tiles[0], "tokens"), (self.legend_tiles[1], "reserved"), (None, "free")]
+        tr = self.tr
+        items = [(self.legend_tiles[0], tr.t("lab.legend.tokens")), (self.legend_tiles[1], tr.t("lab.legend.reserved")),
+                 (None, tr.t("lab.legend.free"))]
         if self.sharing.shares:
-            items.append((self.legend_tiles[2], "shared x3"))
+            items.append((self.legend_tiles[2], tr.t("lab.legend.shared")))
         xx = x
         for tile, label in items:
             if tile is None:
@@ -631,8 +659,7 @@ class LabScene(Scene):
                 surface.blit(tile, (xx, y + 1))
             r = t.blit(surface, label, lay.small, theme.TEXT, (xx + size + 4, y))
             xx = r.right + 10
-        keys = "S sharing  D data  C baseline  Space pause" if lay.portrait else \
-            "S sharing, D data, C baseline, Space pause, 1/2/3 speed"
+        keys = tr.t("lab.keys_short" if lay.portrait else "lab.keys")
         t.blit(surface, fit(keys, lay.small, lay.info[2] - 20), lay.small, theme.TEXT_DIM, (x, y + lay.line + 2))
 
 

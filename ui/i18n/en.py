@@ -333,6 +333,15 @@ MESSAGES.update({
     "lab.help.prefix": ("Every prompt starts with the same 80-token instruction. vLLM computes and keeps its blocks "
                         "once (violet, top left) and every request points at them; Orca stores and computes it again "
                         "for each request."),
+    "lab.help_short.basic": ("Same requests, same memory. Orca reserves a range per request up front; vLLM takes one "
+                             "block at a time. Tap a block to follow its request."),
+    "lab.help_short.parallel": ("4 samples a prompt: vLLM points them all at the prompt's blocks (white pips count "
+                                "pointers) and copies a block when a sample writes into it."),
+    "lab.help_short.beam": ("Beam width 4: beams share their ancestors' blocks (white pips count pointers); a write "
+                            "into a shared block copies it first (it flashes)."),
+    "lab.help_short.prefix": ("Every prompt starts with the same 80 tokens: vLLM keeps their blocks once (violet) for "
+                              "every request; Orca stores them again for each."),
+    "lab.keys_short": "S sharing  D data  C baseline  Space pause",
     "lab.request": "REQUEST #{id}",
     "lab.prompt_output": "prompt {prompt}, output {output} tokens",
     "lab.slots": "{label}: slots {ranges}{more}, {used} of {reserve} used",

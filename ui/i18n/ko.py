@@ -339,6 +339,15 @@ MESSAGES.update({
     "lab.help.prefix": ("모든 프롬프트가 같은 80토큰 지시문으로 시작합니다. vLLM은 그 블록을 한 번만 계산해 "
                         "두고(보라색, 왼쪽 위) 모든 요청이 가리키게 합니다. Orca는 요청마다 다시 저장하고 "
                         "계산합니다."),
+    "lab.help_short.basic": ("같은 요청, 같은 메모리. Orca는 요청마다 범위를 미리 예약하고, vLLM은 블록을 하나씩 "
+                             "가져갑니다. 블록을 탭하면 그 요청을 따라갑니다."),
+    "lab.help_short.parallel": ("프롬프트마다 샘플 4개: vLLM은 모두 프롬프트의 블록을 가리키게 하고(흰 점이 포인터 수) "
+                                "샘플이 쓸 때만 블록을 복사합니다."),
+    "lab.help_short.beam": ("빔 너비 4: 빔은 조상의 블록을 공유하고(흰 점이 포인터 수), 공유 블록에 쓰면 먼저 "
+                            "복사합니다(번쩍임)."),
+    "lab.help_short.prefix": ("모든 프롬프트가 같은 80토큰으로 시작: vLLM은 그 블록을 한 번만 두고(보라색) 모든 "
+                              "요청이 함께 씁니다. Orca는 요청마다 다시 저장합니다."),
+    "lab.keys_short": "S 공유  D 데이터  C 기준선  Space 멈춤",
     "lab.request": "요청 #{id}",
     "lab.prompt_output": "프롬프트 {prompt}, 출력 {output}토큰",
     "lab.slots": "{label}: 슬롯 {ranges}{more}, {reserve}개 중 {used}개 사용",
