@@ -428,9 +428,10 @@ def test_a_huge_score_shrinks_instead_of_running_into_the_labels(tmp_path, monke
     assert best.left > L.SCORE[0] + 160 + 36
 
 
+@pytest.mark.parametrize("language", ["en", "ko"])
 @pytest.mark.parametrize("scene", ["title", "help", "pause", "oom", "victory"])
-def test_screen_text_never_overlaps_or_leaves_the_canvas(tmp_path, monkeypatch, scene):
-    app = make_app(tmp_path)
+def test_screen_text_never_overlaps_or_leaves_the_canvas(tmp_path, monkeypatch, scene, language):
+    app = make_app(tmp_path, language=language)
     build(app, Options(headless=True, frames=30, screenshot="x.png", scene=scene, seed=2), 2)
     app.draw()  # overlays snapshot the game below on their first frame: not part of this check
     drawn = _record_text(app, monkeypatch)
@@ -450,9 +451,10 @@ def test_screen_text_never_overlaps_or_leaves_the_canvas(tmp_path, monkeypatch, 
             assert not a.inflate(0, -4).colliderect(b.inflate(0, -4)), (ta, a, tb, b)
 
 
+@pytest.mark.parametrize("language", ["en", "ko"])
 @pytest.mark.parametrize("mode", ["paged", "contiguous"])
-def test_play_console_text_never_overlaps(tmp_path, monkeypatch, mode):
-    app = make_app(tmp_path)
+def test_play_console_text_never_overlaps(tmp_path, monkeypatch, mode, language):
+    app = make_app(tmp_path, language=language)
     build(app, Options(headless=True, frames=545, screenshot="x.png", scene="play", autoplay=True,
                        mode=mode, seed=2), 2)
     play = app.top

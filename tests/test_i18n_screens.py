@@ -1,0 +1,118 @@
+"""Every screen in both languages: what the headless tool draws, and Korean text that fits."""
+from __future__ import annotations
+
+import itertools
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pygame
+import pytest
+
+from tests.test_ui_fixtures import canvas, clean_event_queue, make_app  # noqa: F401
+from ui import theme
+from ui.cards import CARD_IDS, PAD, card_in
+from ui.cli import SCENES, Options
+from ui.headless import build
+from ui.i18n import catalogue
+from ui.layout import CARD
+from ui.text import wrap
+
+pytestmark = pytest.mark.usefixtures("clean_event_queue")
+ROOT = Path(__file__).resolve().parent.parent
+ENV = {**os.environ, "SDL_VIDEODRIVER": "dummy", "SDL_AUDIODRIVER": "dummy"}
+
+
+def picture(tmp_path, scene: str, language: str) -> bytes:
+    app = make_app(tmp_path / language, language=language)
+    build(app, Options(headless=True, frames=90, screenshot="x.png", scene=scene, mode="paged", autoplay=True,
+                       seed=7, lang=language), 7)
+    surface = pygame.Surface(theme.CANVAS_SIZE)
+    app.draw(surface)
+    return pygame.image.tobytes(surface, "RGB")
+
+
+@pytest.mark.parametrize("scene", SCENES)
+def test_every_scene_is_drawn_differently_in_korean(tmp_path, scene):
+    assert picture(tmp_path, scene, "ko") != picture(tmp_path, scene, "en")
+
+
+def test_headless_tool_draws_korean_and_refuses_an_unknown_language(tmp_path):
+    out = tmp_path / "ko.png"
+    args = [sys.executable, "main.py", "--headless", "--frames", "90", "--scene", "pause", "--mode", "paged",
+            "--autoplay", "--seed", "7", "--screenshot"]
+    ok = subprocess.run(args + [str(out), "--lang", "ko"], cwd=ROOT, env=ENV, capture_output=True, text=True,
+                        timeout=300)
+    assert ok.returncode == 0 and out.is_file(), ok.stderr
+    bad = subprocess.run(args + [str(tmp_path / "x.png"), "--lang", "xx"], cwd=ROOT, env=ENV, capture_output=True,
+                         text=True, timeout=120)
+    assert bad.returncode == 2 and "--lang" in bad.stderr and "Traceback" not in bad.stderr
+    assert not (tmp_path / "x.png").exists()
+
+
+def test_lab_tool_takes_a_language(tmp_path):
+    out = tmp_path / "lab.png"
+    ok = subprocess.run([sys.executable, "-m", "ui.lab_scene", "--lang", "ko", "--frames", "60", "--screenshot",
+                         str(out)], cwd=ROOT, env=ENV, capture_output=True, text=True, timeout=300)
+    assert ok.returncode == 0 and out.is_file(), ok.stderr
+    bad = subprocess.run([sys.executable, "-m", "ui.lab_scene", "--lang", "xx"], cwd=ROOT, env=ENV,
+                         capture_output=True, text=True, timeout=120)
+    assert bad.returncode == 2 and "Traceback" not in bad.stderr
+
+
+@pytest.mark.parametrize("language", ["en", "ko"])
+def test_every_card_fits_its_card(language):
+    canvas()
+    tr = catalogue(language)
+    for card_id in CARD_IDS:  # title row, four body lines, then the dismiss hint
+        card = card_in(tr, card_id)
+        assert theme.font_for(card.title, theme.BODY).size(card.title)[0] <= CARD[2] - 2 * PAD, card_id
+        assert len(wrap(card.body, theme.SMALL, CARD[2] - 2 * PAD)) <= 4, (language, card_id)
+
+
+def _recorded(text_cache, monkeypatch, size) -> list:
+    drawn: list = []
+    blit = text_cache.blit
+
+    def recording(surface, text, px, colour, pos, anchor="topleft"):
+        r = blit(surface, text, px, colour, pos, anchor)
+        if surface.get_size() == size:
+            drawn.append((text, r))
+        return r
+
+    monkeypatch.setattr(text_cache, "blit", recording)
+    return drawn
+
+
+@pytest.mark.parametrize("language", ["en", "ko"])
+@pytest.mark.parametrize("size", [(800, 580), (420, 700)])
+@pytest.mark.parametrize("select", [False, True])
+def test_lab_text_never_overlaps_or_leaves_the_screen(tmp_path, monkeypatch, language, size, select):
+    from ui.lab_cli import select_busiest
+    from ui.lab_scene import LabScene
+
+    canvas()
+    app = make_app(tmp_path, language=language)
+    lab = LabScene(app, size=size)
+    while not lab.ready:
+        lab.update(theme.STEP_MS)
+    for _ in range(240):
+        lab.update(theme.STEP_MS)
+    if select:
+        select_busiest(lab)
+    lab.bring_up_to_date()
+    drawn = _recorded(lab.text, monkeypatch, size)
+    lab.chrome = lab.plot_surface = None
+    lab.draw(pygame.Surface(size))
+    assert len(drawn) > 15
+    screen = pygame.Rect((0, 0), size)
+    for text, r in drawn:
+        assert screen.contains(r), (text, r)
+    for b in lab.buttons:
+        inside = [(t, r) for t, r in drawn if pygame.Rect(b.rect).colliderect(r)]
+        for t, r in inside:
+            assert pygame.Rect(b.rect).inflate(0, 4).contains(r), (b.name, t, r)  # line boxes may poke out 2 px
+    for (ta, a), (tb, b) in itertools.combinations(drawn, 2):
+        if a != b:
+            assert not a.inflate(0, -4).colliderect(b.inflate(0, -4)), (ta, a, tb, b)
