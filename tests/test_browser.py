@@ -392,3 +392,79 @@ def test_hovering_the_game_after_leaving_it_keeps_the_keyboard_in_the_article(si
     frame.click("#canvas")
     assert pg.evaluate("document.activeElement.tagName") == "IFRAME"
     assert frame.evaluate("document.activeElement.id") == "canvas"
+
+
+def korean_page(browser, width: int = 360, locale: str = "ko-KR", saved: str | None = None):
+    ctx = browser.new_context(viewport={"width": width, "height": 600}, locale=locale)
+    ctx.set_default_timeout(30_000)
+    if saved is not None:
+        ctx.add_init_script(f"localStorage.setItem('vram-tetris.settings', JSON.stringify({{language: '{saved}'}}))")
+    return ctx, ctx.new_page()
+
+
+@pytest.mark.parametrize("width", [680, 360])
+def test_a_korean_reader_gets_a_korean_boot_screen(site: str, browser, width: int) -> None:
+    ctx, pg = korean_page(browser, width)
+    try:
+        fonts: list[str] = []
+        pg.on("request", lambda r: fonts.append(r.url) if "/fonts/" in r.url else None)
+        stand_in_runtime(pg)
+        pg.goto(f"{site}/index.html")
+        pg.wait_for_selector("#start:visible", timeout=20_000)
+        assert pg.evaluate("document.documentElement.lang") == "ko" and pg.evaluate("vtBoot.language") == "ko"
+        assert "클릭해서 시작" in pg.inner_text("#start")
+        assert "KV 캐시 할당 완료" in pg.inner_text("#log")
+        assert "테트리스" in pg.inner_text("#boot .title")
+        assert_fits(pg.evaluate(LAYOUT_JS), width, 600)
+        pg.screenshot(path=str(OUT / f"browser-ready-ko-{width}x600.png"))
+        assert fonts == []  # the page itself never loads the game's font: the Python bootstrap does
+    finally:
+        ctx.close()
+
+
+def test_the_players_saved_language_beats_the_browsers(site: str, browser) -> None:
+    ctx, pg = korean_page(browser, saved="en")
+    try:
+        stand_in_runtime(pg)
+        pg.goto(f"{site}/index.html")
+        pg.wait_for_selector("#start:visible", timeout=20_000)
+        assert pg.evaluate("vtBoot.language") == "en" and "CLICK TO START" in pg.inner_text("#start")
+    finally:
+        ctx.close()
+    ctx, pg = korean_page(browser, locale="en-US")
+    try:
+        stand_in_runtime(pg)
+        pg.goto(f"{site}/index.html?lang=ko")
+        pg.wait_for_selector("#start:visible", timeout=20_000)
+        assert pg.evaluate("vtBoot.language") == "ko"
+    finally:
+        ctx.close()
+
+
+def test_korean_failure_message_and_the_font_beside_the_page(site: str, browser) -> None:
+    import urllib.request
+
+    ctx, pg = korean_page(browser)
+    try:
+        pg.goto(f"{site}/index.html")  # no CDN here: the runtime cannot load
+        pg.wait_for_selector("#boot[data-state=failed]", timeout=40_000)
+        text = pg.inner_text("#error")
+        assert "Python 런타임을 쓸 수 없음" in text and "새로 고침" in text
+    finally:
+        ctx.close()
+    from ui.theme import HANGUL_FONT_FILE
+    with urllib.request.urlopen(f"{site}/fonts/{HANGUL_FONT_FILE.name}", timeout=10) as res:
+        assert res.read() == HANGUL_FONT_FILE.read_bytes()
+
+
+def test_embed_page_in_korean_tells_the_game(site: str, browser) -> None:
+    ctx, pg = korean_page(browser, width=1000, locale="en-US")
+    try:
+        pg.goto(f"{site}/embed.html?lang=ko")
+        assert pg.evaluate("document.documentElement.lang") == "ko"
+        assert "외부 파편화" in pg.inner_text("article")
+        assert "What you are looking at" not in pg.inner_text("article")
+        assert pg.get_attribute("iframe#game", "src") == "index.html?lang=ko"
+        pg.screenshot(path=str(OUT / "browser-embed-ko.png"))
+    finally:
+        ctx.close()

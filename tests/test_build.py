@@ -59,8 +59,14 @@ def test_build_succeeds_and_prints_figures(build) -> None:
     for name in ("index.html", "favicon.png", ARCHIVE, "embed.html", "og-image.png"):
         assert (out / name).is_file(), name
         assert re.search(rf"KB\s+{re.escape(name)}\n", text), f"{name} not listed with its size"
-    # The bundle holds what the pages use and nothing else.
-    assert sorted(p.name for p in out.iterdir()) == sorted(["index.html", "favicon.png", ARCHIVE, "embed.html", "og-image.png"])
+    # The bundle holds what the pages use and nothing else: the Korean pack lies beside the page.
+    assert sorted(p.name for p in out.iterdir()) == sorted(["index.html", "favicon.png", ARCHIVE, "embed.html", "og-image.png",
+                                                            "fonts", "i18n"])
+    later = sorted(p.relative_to(out).as_posix() for d in ("fonts", "i18n") for p in (out / d).rglob("*"))
+    assert later == sorted(build_web.LATER.values())
+    for rel, name in build_web.LATER.items():
+        assert (out / name).read_bytes() == (ROOT / rel).read_bytes()
+    assert "only for Korean readers" in text and "of 350 KB" in text
     assert "social preview image: game screenshot" in text
 
 
@@ -69,7 +75,8 @@ def test_archive_holds_the_whole_game_and_nothing_else(build) -> None:
     assert res.returncode == 0, res.stdout + res.stderr
     with tarfile.open(out / ARCHIVE, "r:gz") as tar:
         names = {m.name for m in tar.getmembers() if m.isfile()}
-    wanted = {"assets/" + name for name in game_sources()}
+    left_out = set(build_web.DESKTOP_ONLY) | set(build_web.LATER)
+    wanted = {"assets/" + name for name in game_sources() if name not in left_out}
     assert wanted == names, f"missing: {sorted(wanted - names)}, extra: {sorted(names - wanted)}"
     for name in names:
         assert not re.search(r"(^|/)(tests?|build|\.venv|__pycache__|\.pytest_cache|\.hypothesis)/", name), name
@@ -94,7 +101,8 @@ def test_archive_holds_the_source_byte_for_byte(build) -> None:
             for m in tar.getmembers()
             if m.isfile()
         }
-    assert shipped == before
+    left_out = set(build_web.DESKTOP_ONLY) | set(build_web.LATER)
+    assert shipped == {name: digest for name, digest in before.items() if name not in left_out}
 
 
 def test_page_loads_only_the_runtime(build) -> None:

@@ -209,15 +209,18 @@ def test_a_failed_font_download_is_logged_and_play_goes_on(tmp_path, monkeypatch
     assert any("404" in text for _, text in app.notices)
 
 
-def test_the_browser_fetches_the_font_and_checks_it(tmp_path, monkeypatch):
+def test_the_browser_fetches_the_korean_pack_and_checks_it(tmp_path, monkeypatch):
     import asyncio
     import io
 
-    good = theme.HANGUL_FONT_FILE.read_bytes()
+    served = {hangul_font.WEB_PATH: theme.HANGUL_FONT_FILE.read_bytes(),
+              hangul_font.CATALOGUE_WEB_PATH: hangul_font.CATALOGUE_FILE.read_bytes()}
+    asked: list[str] = []
 
     class Opened:
         def __init__(self, url, mode):
-            self.data = good if url == hangul_font.WEB_PATH else b"<html>404</html>"
+            asked.append(url)
+            self.data = served.get(url, b"<html>404 not found</html>" * 60)
 
         async def __aenter__(self):
             return io.BytesIO(self.data)
@@ -227,10 +230,24 @@ def test_the_browser_fetches_the_font_and_checks_it(tmp_path, monkeypatch):
 
     monkeypatch.setitem(sys.modules, "platform", types.SimpleNamespace(fopen=Opened))
     monkeypatch.setattr(sys, "platform", "emscripten")
-    dest = tmp_path / "fonts" / theme.HANGUL_FONT_NAME
-    assert asyncio.run(hangul_font.fetch("elsewhere.ttf", dest)) is not None and not dest.exists()
-    assert asyncio.run(hangul_font.fetch(hangul_font.WEB_PATH, dest)) is None
-    assert dest.read_bytes() == good
+    font, cat = tmp_path / "fonts" / theme.HANGUL_FONT_NAME, tmp_path / "i18n" / "ko.py"
+    for bad in ("elsewhere.ttf", "elsewhere.py"):  # an error page is neither a font nor a catalogue
+        assert asyncio.run(hangul_font.fetch(((bad, tmp_path / bad),))) is not None
+        assert not (tmp_path / bad).exists()
+    files = ((hangul_font.WEB_PATH, font), (hangul_font.CATALOGUE_WEB_PATH, cat))
+    assert asyncio.run(hangul_font.fetch(files)) is None
+    assert font.read_bytes() == served[hangul_font.WEB_PATH] and cat.read_bytes() == served["i18n/ko.py"]
+    asked.clear()
+    assert asyncio.run(hangul_font.fetch(files)) is None and asked == []  # nothing fetched twice
+
+
+def test_korean_is_unavailable_until_its_catalogue_is_here(monkeypatch):
+    """The web archive has no ui/i18n/ko.py: Korean then waits and English stands in."""
+    monkeypatch.delitem(sys.modules, "ui.i18n.ko", raising=False)
+    monkeypatch.setattr(i18n.importlib, "import_module", lambda name: (_ for _ in ()).throw(ModuleNotFoundError(name)))
+    assert not i18n.available("ko") and not hangul_font.available()
+    assert i18n.catalogue("ko").t("pause.title") == "PAUSED"
+    assert i18n.available("en")
 
 
 # ---------------------------------------------------------------------------- the Korean font
@@ -260,7 +277,8 @@ def test_the_subset_is_renamed_and_licensed():
 
 def test_a_missing_glyph_would_be_caught(monkeypatch):
     """The coverage check has teeth: a new character in the catalogue is reported."""
-    monkeypatch.setitem(i18n._MESSAGES["ko"], "test.new", "뷁")  # a syllable the game never uses
+    from ui.i18n import ko
+    monkeypatch.setitem(ko.MESSAGES, "test.new", "뷁")  # a syllable the game never uses
     assert "뷁" in subset_font.characters()
     assert "뷁" not in subset_font.covered(theme.HANGUL_FONT_FILE.read_bytes())
 
@@ -308,3 +326,14 @@ def test_wrapped_korean_fits_and_loses_nothing(words, width):
     for line in lines:
         assert all(is_syllable(ch) or ch == " " for ch in line)
         assert theme.font_for(line, theme.SMALL).size(line)[0] <= width or len(line) == 1
+
+
+def test_web_build_page_and_game_agree_on_the_korean_pack():
+    """build_web serves what ui.hangul_font fetches, where the page's bootstrap fetches it too."""
+    import build_web
+    template = (ROOT / "web" / "vram-tetris.tmpl").read_text(encoding="utf-8")
+    for url, dest in hangul_font.WEB_FILES:
+        rel = dest.relative_to(ROOT).as_posix()
+        assert build_web.LATER[rel] == url
+        assert f'"{url}"' in template
+        assert (ROOT / "ui" / url) == dest  # the bootstrap writes assets/ui/<url>

@@ -49,10 +49,11 @@ TEMPLATE = ROOT / "web" / "vram-tetris.tmpl"
 ICON = ROOT / "web" / "favicon.png"
 EMBED = ROOT / "web" / "embed.html"
 FALLBACK_CARD = ROOT / "web" / "og-image.png"
-# Served beside the page, not packed: the browser fetches the Korean font only when Korean is
-# chosen (ui/hangul_font.py), so English readers never download it.
-LATER = {ROOT / "ui" / "fonts" / "VRAMTetrisHangul-Bold.ttf": "fonts/VRAMTetrisHangul-Bold.ttf",
-         ROOT / "ui" / "fonts" / "OFL-Hangul.txt": "fonts/OFL-Hangul.txt"}
+# Served beside the page, not packed: the browser fetches the Korean font and catalogue only when
+# Korean is chosen (ui/hangul_font.py), so English readers never download them.
+LATER = {"ui/fonts/VRAMTetrisHangul-Bold.ttf": "fonts/VRAMTetrisHangul-Bold.ttf",
+         "ui/fonts/OFL-Hangul.txt": "fonts/OFL-Hangul.txt",
+         "ui/i18n/ko.py": "i18n/ko.py"}
 OG_NAME = "og-image.png"
 SCREENSHOT_TIMEOUT = 90.0
 
@@ -67,9 +68,14 @@ FORBIDDEN = (
     (re.compile(r"(^|/)(web|tools|test-output|\.github|\.ci)/"), "non-game folder"),
     (re.compile(r"\.egg-info/"), "packaging metadata"),
     (re.compile(r"(^|/)(pyproject\.toml|build\.sh|Dockerfile|pygbag\.ini|README\.md)$"), "project file"),
-    (re.compile(r"(^|/)VRAMTetrisHangul-Bold\.ttf$"), "Korean font (served beside the page, fetched only for Korean)"),
+    (re.compile(r"(^|/)VRAMTetrisHangul-Bold\.ttf$|(^|/)ui/i18n/ko\.py$"),
+     "Korean font or catalogue (served beside the page, fetched only for Korean)"),
 )
 REQUIRED = ("assets/main.py", "assets/engine/", "assets/ui/")
+# Command-line and headless tools: the browser never runs them, so they stay out of the archive
+# (checked: no module that ships imports them, outside main.py's desktop branches).
+DESKTOP_ONLY = ("engine/bench.py", "engine/autoplay.py", "engine/lab/cli.py", "engine/lab/report.py",
+                "engine/lab/sweep.py", "engine/lab/__main__.py", "ui/bench.py", "ui/headless.py", "ui/lab_cli.py")
 # Debug terminal parts of pygbag's runtime that the page must not load.
 DEBUG_FEATURES = {"vt", "vtx", "stdout", "fs"}
 DEBUG_FILES = re.compile(r"xterm|vtx?\.js")
@@ -145,14 +151,46 @@ def stage(stage_root: Path, source: Path) -> Path:
     app.mkdir(parents=True)
     if not (source / "main.py").is_file():
         raise BuildError(f"main.py not found in {source}: nothing to build")
-    ignore = shutil.ignore_patterns("__pycache__", "*.pyc", "*.pyo", ".*", "*.egg-info", "tests", "test_*.py",
-                                    *(src.name for src in LATER))
+    ignore = shutil.ignore_patterns("__pycache__", "*.pyc", "*.pyo", ".*", "*.egg-info", "tests", "test_*.py")
     for name in GAME_FILES:
         shutil.copy2(source / name, app / name)
     for name in GAME_DIRS:
         if (source / name).is_dir():
             shutil.copytree(source / name, app / name, ignore=ignore)
+    for name in (*DESKTOP_ONLY, *LATER):
+        (app / name).unlink(missing_ok=True)
     return app
+
+
+def _module_of(path: str) -> str:
+    return path.removesuffix(".py").removesuffix("/__init__").replace("/", ".")
+
+
+def _desktop_imports(tree: ast.AST, module: str) -> list[tuple[str, int]]:
+    """Imports of desktop-only modules anywhere in a module, except under `if __name__ == "__main__"`."""
+    banned = {_module_of(p) for p in DESKTOP_ONLY}
+    package = module.rsplit(".", 1)[0] if "." in module else ""
+    found: list[tuple[str, int]] = []
+
+    def visit(node: ast.AST) -> None:
+        if isinstance(node, ast.If) and "__main__" in ast.unparse(node.test):
+            return
+        names: list[str] = []
+        if isinstance(node, ast.Import):
+            names = [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parts = package.split(".") if package else []
+                parts = parts[: len(parts) - (node.level - 1)] if node.level > 1 else parts
+                base = ".".join(parts + ([node.module] if node.module else []))
+            names = [base] + [f"{base}.{a.name}" for a in node.names]
+        found.extend((n, node.lineno) for n in names if n in banned)
+        for child in ast.iter_child_nodes(node):
+            visit(child)
+
+    visit(tree)
+    return found
 
 
 def _imports(tree: ast.AST, top_level_only: bool) -> list[tuple[str, int]]:
@@ -201,6 +239,9 @@ def check_sources(app: Path) -> list[str]:
         for mod, line in _imports(tree, top_level_only=True):
             if mod == "numpy":
                 problems.append(f"{path.relative_to(app)}:{line} imports numpy at module level: import it lazily")
+        rel = path.relative_to(app).as_posix()
+        for mod, line in _desktop_imports(tree, _module_of(rel)):
+            problems.append(f"{rel}:{line} imports {mod}, a desktop tool left out of the web archive")
     return problems
 
 
@@ -348,9 +389,11 @@ def build(args: argparse.Namespace) -> Report:
     embed_values = dict(values, PAGE_URL=(site or "./") + "embed.html")
     (out / "embed.html").write_text(fill(EMBED.read_text(encoding="utf-8"), embed_values, "embed.html"), encoding="utf-8")
     report.social_image = social_image(out, args.render_python, stage_root, args.source.resolve(), args.timeout)
-    for src, name in LATER.items():
-        if not src.is_file():
-            raise BuildError(f"{src.relative_to(ROOT)} is missing: run python tools/subset_font.py")
+    for rel, name in LATER.items():
+        src = args.source.resolve() / rel
+        if not src.is_file():  # a source without the Korean pack (a cut-down test game) ships English only
+            log(f"  {rel} not in the source: the bundle is English only")
+            continue
         (out / name).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(src, out / name)
         report.later[name] = src.stat().st_size

@@ -7,9 +7,14 @@ Numbers and units are formatted by the catalogue, so each language writes them i
 
 Which language: a choice the player made (LANGUAGE button, K, kept with the settings), else the
 reader's own: ``navigator.language`` in the browser (``ko*`` -> Korean), the locale on the desktop.
+
+English ships with the game. The Korean catalogue (ui/i18n/ko.py), like the Korean font, stays out
+of the web archive: the browser fetches both only when Korean is chosen (ui.hangul_font), and until
+they are there Korean is simply not available yet.
 """
 from __future__ import annotations
 
+import importlib
 import os
 import string
 import sys
@@ -18,13 +23,12 @@ from functools import lru_cache
 from types import MappingProxyType
 from typing import Mapping
 
-from ui.i18n import en, ko
+from ui.i18n import en
 
 LANGUAGES: tuple[str, ...] = ("en", "ko")
 DEFAULT = "en"
 # Each language's own name for itself, for the LANGUAGE button.
 NATIVE_NAMES: Mapping[str, str] = MappingProxyType({"en": "English", "ko": "한국어"})
-_MESSAGES: Mapping[str, Mapping[str, str]] = MappingProxyType({"en": en.MESSAGES, "ko": ko.MESSAGES})
 LOCALE_VARIABLES = ("LC_ALL", "LC_MESSAGES", "LANG", "LANGUAGE")
 
 
@@ -115,7 +119,10 @@ class Catalogue:
 
     @property
     def messages(self) -> Mapping[str, str]:
-        return _MESSAGES[self.code]
+        try:
+            return _messages(self.code)
+        except LookupError:  # not fetched yet (the browser): English stands in
+            return en.MESSAGES
 
     @property
     def name(self) -> str:
@@ -128,7 +135,7 @@ class Catalogue:
         """The message `key` with `params` filled in (English if this language lacks it)."""
         text = self.messages.get(key)
         if text is None:
-            text = _MESSAGES[DEFAULT].get(key)
+            text = en.MESSAGES.get(key)
             if text is None:
                 return key
         if not params:
@@ -184,6 +191,32 @@ def following(code: str) -> str:
     return LANGUAGES[(i + 1) % len(LANGUAGES)]
 
 
+def _messages(code: str) -> Mapping[str, str]:
+    """The messages of `code`, importing its catalogue module on first use; LookupError when the
+    module is not here (yet) or is not a catalogue."""
+    if code == DEFAULT:
+        return en.MESSAGES
+    if code not in LANGUAGES:
+        raise LookupError(code)
+    try:
+        module = importlib.import_module(f"ui.i18n.{code}")
+    except Exception as exc:  # missing, or a broken download: the language is not available
+        raise LookupError(f"{code}: {exc}") from exc
+    messages = getattr(module, "MESSAGES", None)
+    if not isinstance(messages, dict):
+        raise LookupError(f"{code}: no MESSAGES")
+    return messages
+
+
+def available(code: str) -> bool:
+    """Whether `code`'s catalogue is here (always for English; for Korean once it is fetched)."""
+    try:
+        _messages(code)
+    except LookupError:
+        return False
+    return True
+
+
 def all_text(code: str) -> str:
     """Every character a language's catalogue can put on screen (the font subset's source)."""
-    return "".join(_MESSAGES[code].values())
+    return "".join(_messages(code).values())
