@@ -32,8 +32,8 @@ async def run_window(opts) -> None:
     theme.font.cache_clear()
     flags = 0 if BROWSER else pygame.SCALED
     screen = pygame.display.set_mode(theme.CANVAS_SIZE, flags)
-    pygame.display.set_caption("PagedAttention: VRAM Tetris")
     app = GameApp(screen, seed=opts.seed, language=opts.lang)
+    pygame.display.set_caption(f"{app.tr.t('game.title_prefix')} {app.tr.t('game.title_header')}")
     if opts.mode is not None:
         app.set_mode(opts.mode)
     if (opts.scene or ("play" if opts.autoplay else "title")) == "play":
