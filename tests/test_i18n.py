@@ -185,8 +185,14 @@ def test_language_button_on_the_title_and_in_pause(tmp_path):
     button = next(b for b in pause.buttons if b.name == "language")
     click(app, pygame.Rect(button.rect).center)
     assert app.language == "en" and app.top is pause
+    app.draw()
+    english = pygame.image.tobytes(app.surface, "RGB")
     key(app, pygame.K_k)
     assert app.language == "ko" and Storage(directory=tmp_path).load().language == "ko"
+    app.draw()  # the console under the pause dialog is redrawn in Korean too
+    korean = pygame.image.tobytes(app.surface, "RGB")
+    assert english != korean
+    assert app.view.tr.code == "ko" and play.session.log.entries[0].text.startswith("[BOOT]")
 
 
 def test_without_its_font_korean_waits_and_the_game_stays_english(tmp_path, monkeypatch):
@@ -207,6 +213,14 @@ def test_a_failed_font_download_is_logged_and_play_goes_on(tmp_path, monkeypatch
     app.font_arrived("fonts/x.ttf: 404")
     assert app.language == "en" and app.wanted_language is None
     assert any("404" in text for _, text in app.notices)
+    from ui.title_scene import TitleScene
+    title = TitleScene(app, seed=1)
+    app.reset(title)
+    drawn: list[str] = []
+    blit = app.text.blit
+    monkeypatch.setattr(app.text, "blit", lambda s, text, *a, **k: drawn.append(text) or blit(s, text, *a, **k))
+    title._draw_left(canvas())
+    assert any(text.startswith("Korean font unavailable") for text in drawn)  # the title says so
 
 
 def test_the_browser_fetches_the_korean_pack_and_checks_it(tmp_path, monkeypatch):

@@ -221,6 +221,7 @@ class GameApp:
 
     def set_language(self, code: str) -> None:
         """The player chose a language (LANGUAGE button, K): use it and remember it."""
+        self.font_problem = ""
         self.settings.language = code
         self.save_settings()
         if code == self.language and self.wanted_language is None:

@@ -212,6 +212,9 @@ class TitleScene(MenuScene):
                    (x, r.bottom - 22))
         elif self.app.wanted_language is not None:  # the browser is fetching the Korean font
             t.blit(surface, tr.t("common.font_loading"), theme.SMALL, theme.AMBER, (x, r.bottom - 22))
+        elif self.app.font_problem:  # it could not: the game stays in English and says why
+            t.blit(surface, fit(tr.t("common.font_failed", reason=self.app.font_problem), theme.SMALL, r.width - 24),
+                   theme.SMALL, theme.AMBER, (x, r.bottom - 22))
 
     def _draw_start(self, surface: pygame.Surface) -> None:
         t, tr = self.app.text, self.app.tr
