@@ -28,18 +28,18 @@ FRAG_ALERT = 0.30  # fragmentation at which its card pulses
 VRAM_ALERT = R.VRAM_WARN  # utilisation at which the board frame pulses red
 HIDDEN = R.HIDDEN
 
-CONTROL_LABELS: dict[str, tuple[str, str]] = {
-    "left": ("LEFT", "A / Left"),
-    "right": ("RIGHT", "D / Right"),
-    "rotate_ccw": ("ROTATE L", "Z"),
-    "rotate_cw": ("ROTATE R", "W / X / Up"),
-    "soft_drop": ("SOFT DROP", "S / Down"),
-    "hard_drop": ("HARD DROP", "Space"),
-    "hold": ("HOLD", "C"),
-    "split": ("SPLIT", "Shift / P"),
+# Key hints under the on-screen controls; their names come from the catalogue (control.<name>).
+CONTROL_HINTS: dict[str, str] = {
+    "left": "A / Left",
+    "right": "D / Right",
+    "rotate_ccw": "Z",
+    "rotate_cw": "W / X / Up",
+    "soft_drop": "S / Down",
+    "hard_drop": "Space",
+    "hold": "C",
+    "split": "Shift / P",
 }
 
-MODE_NOTES: dict[str, str] = {m.name: m.note for m in modes.MODES}
 MIXED_NOTE = "hud.mixed_note"
 MODE_ACCENTS: dict[str, Colour] = {"contiguous": theme.CYAN, "paged": theme.MAGENTA}
 
@@ -60,7 +60,7 @@ VALUE_W = 64
 
 def control_buttons(tr: Catalogue | None = None) -> list[Button]:
     tr = tr or catalogue(DEFAULT_LANGUAGE)
-    return [Button(name, r, tr.t(f"control.{name}"), CONTROL_LABELS[name][1])
+    return [Button(name, r, tr.t(f"control.{name}"), CONTROL_HINTS[name])
             for name, r in L.control_rects().items()]
 
 
