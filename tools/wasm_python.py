@@ -1,0 +1,344 @@
+"""Run the pure-Python core in CPython compiled to WebAssembly (Pyodide) inside Chromium.
+
+pygbag's own runtime comes from its CDN, which a build machine may not reach; Pyodide, pinned
+here and fetched from the npm registry, is the same kind of interpreter (CPython for wasm32 in a
+browser: no threads, no subprocesses, numpy not loaded). `engine/` runs in it unchanged, so the
+tests check it gives the same results there, and `bench` measures what it costs.
+
+Usage:
+    python tools/wasm_python.py install            fetch the pinned Pyodide into build/pyodide/
+    python tools/wasm_python.py bench [--frames N] [--seconds S] [--requests N]
+                                                   engine and lab figures, Pyodide beside native
+Exit status: 0 done, 1 Pyodide, npm or Chromium unavailable or a run failed, 2 bad usage.
+"""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import contextlib
+import hashlib
+import http.server
+import io
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tarfile
+import threading
+import zipfile
+from collections.abc import Iterator
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+PYODIDE_VERSION = "0.27.7"  # CPython 3.12, as pygbag's runtime (--PYBUILD 3.12)
+# The npm registry's integrity string for pyodide-0.27.7.tgz (`npm view pyodide@0.27.7 dist.integrity`).
+PYODIDE_INTEGRITY = "sha512-RUSVJlhQdfWfgO9hVHCiXoG+nVZQRS5D9FzgpLJ/VcgGBLSAKoPL8kTiOikxbHQm1kRISeWUBdulEgO26qpSRA=="
+CACHE = ROOT / "build" / "pyodide"
+NEEDED = ("pyodide.mjs", "pyodide.asm.js", "pyodide.asm.wasm", "python_stdlib.zip", "pyodide-lock.json")
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+    "--disable-component-update", "--disable-default-apps", "--disable-extensions", "--disable-sync",
+    "--no-first-run", "--no-default-browser-check", "--metrics-recording-only", "--mute-audio",
+]
+SOURCE_DIRS = ("engine",)
+APP_DIR = "/home/pyodide/game"
+LOAD_TIMEOUT_MS = 120_000
+
+
+class Unavailable(Exception):
+    """What the WebAssembly runs need is missing here (npm, Chromium, playwright)."""
+
+
+class WasmError(Exception):
+    """Python raised inside the WebAssembly interpreter; the message is its traceback."""
+
+
+def pyodide_dir(cache: Path = CACHE) -> Path:
+    return cache / PYODIDE_VERSION
+
+
+def installed(cache: Path = CACHE) -> bool:
+    return all((pyodide_dir(cache) / name).is_file() for name in NEEDED)
+
+
+def install(cache: Path = CACHE, timeout: float = 600) -> Path:
+    """The pinned Pyodide, fetched once from the npm registry with `npm pack` and checked."""
+    dest = pyodide_dir(cache)
+    if installed(cache):
+        return dest
+    npm = shutil.which("npm")
+    if npm is None:
+        raise Unavailable("npm is not installed (Debian: apt-get install npm); it fetches Pyodide from the npm registry")
+    download = cache / "download"
+    download.mkdir(parents=True, exist_ok=True)
+    tgz = download / f"pyodide-{PYODIDE_VERSION}.tgz"
+    if not tgz.is_file() or _integrity(tgz) != PYODIDE_INTEGRITY:
+        tgz.unlink(missing_ok=True)
+        try:
+            res = subprocess.run([npm, "pack", f"pyodide@{PYODIDE_VERSION}", "--pack-destination", str(download)],
+                                 cwd=download, capture_output=True, text=True, timeout=timeout)
+        except subprocess.TimeoutExpired:
+            raise Unavailable(f"npm pack pyodide@{PYODIDE_VERSION} took over {timeout:.0f} s") from None
+        if res.returncode != 0 or not tgz.is_file():
+            tail = (res.stderr or res.stdout).strip().splitlines()[-3:]
+            raise Unavailable(f"npm pack pyodide@{PYODIDE_VERSION} failed: {' / '.join(tail)}")
+    got = _integrity(tgz)
+    if got != PYODIDE_INTEGRITY:
+        raise WasmError(f"{tgz} does not match the pinned integrity ({got[:30]}...); delete it and retry")
+    staging = cache / f".{PYODIDE_VERSION}.tmp"
+    shutil.rmtree(staging, ignore_errors=True)
+    with tarfile.open(tgz, "r:gz") as tar:
+        tar.extractall(staging, filter="data")
+    shutil.rmtree(dest, ignore_errors=True)
+    (staging / "package").rename(dest)
+    shutil.rmtree(staging, ignore_errors=True)
+    return dest
+
+
+def _integrity(path: Path) -> str:
+    return "sha512-" + base64.b64encode(hashlib.sha512(path.read_bytes()).digest()).decode()
+
+
+def source_zip(root: Path = ROOT, dirs: tuple[str, ...] = SOURCE_DIRS) -> bytes:
+    """The game's pure-Python packages as a zip, the way they are written (no bytecode)."""
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
+        for name in dirs:
+            for path in sorted((root / name).rglob("*.py")):
+                if "__pycache__" not in path.parts:
+                    zf.write(path, path.relative_to(root).as_posix())
+    return buf.getvalue()
+
+
+# Runs a module's command line inside Pyodide and hands back (exit status, stdout, stderr).
+RUN_MODULE = """
+import contextlib, io, json, runpy, sys
+_out, _err = io.StringIO(), io.StringIO()
+_argv = sys.argv
+sys.argv = [{module!r}] + {args!r}
+_rc = 0
+with contextlib.redirect_stdout(_out), contextlib.redirect_stderr(_err):
+    try:
+        runpy.run_module({module!r}, run_name="__main__", alter_sys=True)
+    except SystemExit as exc:
+        _rc = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+        if not isinstance(exc.code, (int, type(None))):
+            print(exc.code, file=sys.stderr)
+sys.argv = _argv
+json.dumps([_rc, _out.getvalue(), _err.getvalue()])
+"""
+
+BOOT_PAGE = b"""<!doctype html><meta charset="utf-8"><title>wasm core</title>
+<script type="module">
+import { loadPyodide } from "./pyodide.mjs";
+window.pyodideReady = loadPyodide({ indexURL: "./" }).then((py) => { window.py = py; return py.version; });
+</script>
+"""
+
+
+class _Handler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args: object) -> None:
+        pass
+
+    def do_GET(self) -> None:  # noqa: N802 (http.server's name)
+        if self.path in ("/", "/index.html"):
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html; charset=utf-8")
+            self.send_header("Content-Length", str(len(BOOT_PAGE)))
+            self.end_headers()
+            self.wfile.write(BOOT_PAGE)
+            return
+        super().do_GET()
+
+
+_Handler.extensions_map = dict(http.server.SimpleHTTPRequestHandler.extensions_map, **{".wasm": "application/wasm", ".mjs": "text/javascript"})
+
+
+class _Server(http.server.ThreadingHTTPServer):
+    daemon_threads = True
+
+    def handle_error(self, request, client_address) -> None:  # type: ignore[no-untyped-def]
+        if not isinstance(sys.exc_info()[1], ConnectionError):  # the browser dropped a request
+            super().handle_error(request, client_address)
+
+
+class WasmPython:
+    """One Chromium page running Pyodide with `engine/` on its path."""
+
+    def __init__(self, page) -> None:  # type: ignore[no-untyped-def]
+        self.page = page
+        self.version = ""
+
+    def load_sources(self, root: Path = ROOT, dirs: tuple[str, ...] = SOURCE_DIRS) -> None:
+        data = base64.b64encode(source_zip(root, dirs)).decode()
+        self.page.evaluate(
+            """([b64, dir]) => {
+                const bytes = Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
+                window.py.unpackArchive(bytes.buffer, "zip", { extractDir: dir });
+            }""", [data, APP_DIR])
+        self.run(f"import sys\nif {APP_DIR!r} not in sys.path: sys.path.insert(0, {APP_DIR!r})\n''")
+
+    def run(self, code: str) -> str:
+        """Run Python source (top-level `await` allowed); returns its last expression as JavaScript String() gives it (so pass
+        str values: Python True comes back as "true"). Raises WasmError on an exception."""
+        res = self.page.evaluate(
+            """async (code) => {
+                try { const v = await window.py.runPythonAsync(code); return [true, v === undefined ? "" : String(v)]; }
+                catch (e) { return [false, String(e && e.message || e)]; }
+            }""", code)
+        if not res[0]:
+            raise WasmError(res[1])
+        return res[1]
+
+    def run_module(self, module: str, args: list[str]) -> tuple[int, str, str]:
+        """`python -m MODULE ARGS` inside the browser: (exit status, stdout, stderr)."""
+        rc, out, err = json.loads(self.run(RUN_MODULE.format(module=module, args=list(args))))
+        return rc, out, err
+
+
+def chromium_path() -> str:
+    path = os.environ.get("CHROMIUM", CHROMIUM)
+    if not Path(path).is_file():
+        raise Unavailable(f"Chromium is not installed at {path} (Debian: apt-get install chromium)")
+    return path
+
+
+@contextlib.contextmanager
+def wasm_python(cache: Path = CACHE, root: Path = ROOT) -> Iterator[WasmPython]:
+    """Serve the pinned Pyodide on loopback, open it in headless Chromium, load `engine/`."""
+    folder = install(cache)
+    executable = chromium_path()
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        raise Unavailable("the playwright Python package is not installed (pip install -e .[dev])") from None
+    server = _Server(("127.0.0.1", 0), lambda *a: _Handler(*a, directory=str(folder)))
+    thread = threading.Thread(target=server.serve_forever, name="pyodide-http", daemon=True)
+    thread.start()
+    try:
+        with sync_playwright() as pw:
+            browser = pw.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS, timeout=60_000)
+            try:
+                page = browser.new_page()
+                errors: list[str] = []
+                page.on("pageerror", lambda exc: errors.append(str(exc)))
+                page.goto(f"http://127.0.0.1:{server.server_address[1]}/", wait_until="load")
+                page.wait_for_function("window.pyodideReady !== undefined", timeout=LOAD_TIMEOUT_MS)
+                try:
+                    version = page.evaluate("window.pyodideReady")
+                except Exception as exc:
+                    raise WasmError(f"Pyodide did not start: {exc} {errors}") from None
+                session = WasmPython(page)
+                session.version = str(version)
+                session.load_sources(root)
+                yield session
+            finally:
+                browser.close()
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=5)
+
+
+# ---------------------------------------------------------------------------------------------
+# bench: the same benchmark commands natively and in the browser, side by side.
+
+BENCH_LINE = re.compile(r"^(\S+)\s+(frame|heuristic bot)")
+
+
+def native(module: str, args: list[str], timeout: float = 900) -> tuple[int, str, str]:
+    env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1")
+    res = subprocess.run([sys.executable, "-m", module, *args], cwd=ROOT, capture_output=True, text=True,
+                         timeout=timeout, env=env)
+    return res.returncode, res.stdout, res.stderr
+
+
+def _lines(text: str) -> list[str]:
+    return [line.rstrip() for line in text.strip().splitlines()]
+
+
+def bench(args: argparse.Namespace) -> int:
+    engine_args = ["--frames", str(args.frames), "--seconds", str(args.seconds)]
+    lab_args = ["bench", "--requests", str(args.requests)]
+    runs = [("engine.bench", engine_args), ("engine.lab", lab_args)]
+    natives = []
+    for module, margs in runs:
+        print(f"native:  python -m {module} {' '.join(margs)}", flush=True)
+        rc, out, err = native(module, margs)
+        if rc != 0:
+            print(f"wasm_python.py: native {module} failed (exit {rc}): {err.strip()[-300:]}", file=sys.stderr)
+            return 1
+        natives.append(out)
+    wasms = []
+    with wasm_python() as py:
+        print(f"browser: Pyodide {py.version} ({py.run('import sys; sys.version.split()[0]')}) in Chromium", flush=True)
+        for module, margs in runs:
+            rc, out, err = py.run_module(module, margs)
+            if rc != 0:
+                print(f"wasm_python.py: {module} in Pyodide failed (exit {rc}): {err.strip()[-300:]}", file=sys.stderr)
+                return 1
+            wasms.append(out)
+        tick = py.run(TICK_PROBE)
+    print()
+    for (module, margs), nat, was in zip(runs, natives, wasms):
+        print(f"== python -m {module} {' '.join(margs)}")
+        print("-- native (CPython " + sys.version.split()[0] + ")")
+        print("\n".join(_lines(nat)))
+        print("-- Pyodide " + PYODIDE_VERSION + " in Chromium (CPython for WebAssembly)")
+        print("\n".join(_lines(was)))
+        print()
+    print(f"clock steps in the browser: {tick}")
+    return 0
+
+
+# The smallest step time.perf_counter() and time.process_time() take in the browser.
+TICK_PROBE = """
+import time
+def _step(clock):
+    steps = []
+    last = clock()
+    while len(steps) < 200:
+        now = clock()
+        if now != last:
+            steps.append(now - last)
+            last = now
+    steps.sort()
+    return steps[len(steps) // 2]
+f"perf_counter median step {_step(time.perf_counter) * 1e6:.1f} us, process_time median step {_step(time.process_time) * 1e6:.1f} us"
+"""
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="wasm_python.py", allow_abbrev=False,
+                                     formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+                                     description="The pure-Python core in Pyodide (CPython for WebAssembly) in Chromium.")
+    sub = parser.add_subparsers(dest="command", required=True)
+    sub.add_parser("install", help=f"fetch Pyodide {PYODIDE_VERSION} from the npm registry into build/pyodide/",
+                   allow_abbrev=False)
+    b = sub.add_parser("bench", help="engine frame cost, bot speed and engine.lab bench, Pyodide beside native",
+                       allow_abbrev=False, formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    b.add_argument("--frames", type=int, default=30000, help="engine frames timed per mode")
+    b.add_argument("--seconds", type=float, default=3.0, help="bot seconds per mode")
+    b.add_argument("--requests", type=int, default=10000, help="engine.lab bench requests")
+    args = parser.parse_args(argv)
+    if args.command == "bench" and (args.frames < 1 or args.seconds <= 0 or args.requests < 1):
+        parser.error("--frames and --requests must be at least 1 and --seconds above 0")
+    try:
+        if args.command == "install":
+            path = install()
+            print(f"Pyodide {PYODIDE_VERSION} in {path.relative_to(ROOT) if path.is_relative_to(ROOT) else path}")
+            return 0
+        return bench(args)
+    except (Unavailable, WasmError) as exc:
+        print(f"wasm_python.py: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())
