@@ -1,6 +1,6 @@
 # The web bundle as a small container for Cloud Run (Dev.to embeds apps from *.run.app):
 #   gcloud run deploy vram-tetris --source . --region europe-west1 --allow-unauthenticated
-# Stage 1 builds build/web offline with pygbag, exactly as ./build.sh web does; stage 2 serves
+# Stage 1 builds the bundle offline with pygbag, exactly as ./build.sh web does; stage 2 serves
 # it with nginx on the port Cloud Run passes in $PORT.
 
 FROM python:3.12-slim AS bundle

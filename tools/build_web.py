@@ -1,4 +1,4 @@
-"""Build the static web bundle (build/web) with pygbag, offline, and check it against the budget.
+"""Build the static web bundle (build/site) with pygbag, offline, and check it against the budget.
 
 pygbag names the game archive after the folder it packs and packs everything in it, so the game
 files (main.py, engine/, ui/, assets/) are first copied into a staging folder with a fixed name.
@@ -7,7 +7,7 @@ The result is checked: archive contents (no tests, caches, build output, virtual
 archive size, and that the page fetches nothing but pygbag's runtime before the first frame.
 
 Usage:
-    python tools/build_web.py [--out build/web] [--pygbag-python PY] [--render-python PY]
+    python tools/build_web.py [--out build/site] [--pygbag-python PY] [--render-python PY]
                               [--site-url URL] [--budget-kb 150] [--timeout 300]
 Exit status: 0 built and within budget, 1 build or check failed, 2 bad usage.
 """
@@ -370,7 +370,7 @@ def print_report(report: Report, out: Path) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="build_web.py", description="Build the pygbag web bundle offline and check it.")
-    parser.add_argument("--out", type=Path, default=ROOT / "build" / "web", help="output folder (replaced)")
+    parser.add_argument("--out", type=Path, default=ROOT / "build" / "site", help="output folder (replaced; build/web is pygbag's own)")
     parser.add_argument("--source", type=Path, default=ROOT, help="folder holding main.py, engine/, ui/ (default: checkout)")
     parser.add_argument("--stage", type=Path, default=None, help="staging folder (default: next to --out)")
     parser.add_argument("--pygbag-python", default=sys.executable, help="python with pygbag and without black")
@@ -389,7 +389,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--budget-kb and --timeout must be positive")
     if args.site_url and not re.match(r"https?://", args.site_url):
         parser.error(f"--site-url must start with http:// or https://, got {args.site_url!r}")
-    if args.out.resolve() in (ROOT, ROOT / "web", ROOT / "build"):
+    if args.out.resolve() in (ROOT, ROOT / "web", ROOT / "build", ROOT / "build" / "web"):
         parser.error(f"--out {args.out} would overwrite project files; pick a dedicated folder")
 
     try:
