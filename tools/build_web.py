@@ -267,6 +267,21 @@ def first_frame_downloads(index_html: str, cdn: str, version: str) -> list[str]:
     ]
 
 
+def js_string(text: str) -> str:
+    """Text for inside a double-quoted JavaScript string in an HTML <script>."""
+    return json.dumps(text)[1:-1].replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+
+
+def default_repo_url() -> str:
+    """REPO_URL, or the repository a GitHub Actions run builds (the Pages workflow)."""
+    if os.environ.get("REPO_URL"):
+        return os.environ["REPO_URL"]
+    repo = os.environ.get("GITHUB_REPOSITORY", "")
+    if re.fullmatch(r"[\w.-]+/[\w.-]+", repo):
+        return f"{os.environ.get('GITHUB_SERVER_URL') or 'https://github.com'}/{repo}"
+    return ""
+
+
 def fill(text: str, values: dict[str, str], what: str) -> str:
     for key, value in values.items():
         text = text.replace(f"@@{key}@@", value)
@@ -332,6 +347,9 @@ def build(args: argparse.Namespace) -> Report:
     out.mkdir(parents=True)
     site = args.site_url.rstrip("/") + "/" if args.site_url else ""
     values = {"DESCRIPTION": html.escape(DESCRIPTION), "OG_IMAGE": site + OG_NAME, "SITE_URL": site, "TITLE": html.escape(TITLE)}
+    # Where else to play and where the source is, for the page's error messages (JS strings;
+    # empty when unknown, and the page then leaves the link out).
+    values.update(REPO_URL_JS=js_string(args.repo_url), SITE_URL_JS=js_string(site))
     # Without a public URL, link-preview URLs stay relative ("./", "og-image.png"); the
     # container's nginx makes them absolute from the address each request came to.
     (out / "index.html").write_text(fill(index_html, dict(values, PAGE_URL=site or "./"), "index.html"), encoding="utf-8")
@@ -376,6 +394,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--pygbag-python", default=sys.executable, help="python with pygbag and without black")
     parser.add_argument("--render-python", default=None, help="python with pygame-ce, to render the preview image")
     parser.add_argument("--site-url", default=os.environ.get("SITE_URL", ""), help="public URL, for absolute og:url and og:image")
+    parser.add_argument("--repo-url", default=default_repo_url(),
+                        help="source repository, linked from the page's error messages "
+                             "(default: REPO_URL, or GitHub Actions' repository)")
     parser.add_argument("--cdn", default=None, help="override pygbag's runtime CDN URL")
     parser.add_argument("--budget-kb", type=float, default=BUDGET_KB, help="game archive budget in KB")
     parser.add_argument("--timeout", type=float, default=300, help="seconds before a build step is killed")
@@ -389,6 +410,8 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--budget-kb and --timeout must be positive")
     if args.site_url and not re.match(r"https?://", args.site_url):
         parser.error(f"--site-url must start with http:// or https://, got {args.site_url!r}")
+    if args.repo_url and not re.fullmatch(r"https?://[^\s\"'<>\\]+", args.repo_url):
+        parser.error(f"--repo-url must be an http:// or https:// URL, got {args.repo_url!r}")
     if args.out.resolve() in (ROOT, ROOT / "web", ROOT / "build", ROOT / "build" / "web"):
         parser.error(f"--out {args.out} would overwrite project files; pick a dedicated folder")
 
