@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -253,3 +254,27 @@ def test_the_guard_catches_a_thread() -> None:
     code = GUARD + "import threading\ntry:\n    threading.Thread(target=print).start()\nexcept RuntimeError:\n    pass\n"
     res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert "GUARD ['threading.Thread.start" in res.stderr
+
+
+def test_bench_wasm_prints_each_figure_native_beside_pyodide() -> None:
+    reason = skip_reason()
+    if reason:
+        pytest.skip(reason)
+    res = subprocess.run([sys.executable, str(ROOT / "tools" / "wasm_python.py"), "bench", "--frames", "300",
+                          "--seconds", "0.2", "--requests", "200"], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert res.returncode == 0, res.stderr
+    for label in ("contiguous frame, update + telemetry (mean)", "paged heuristic bot, pieces/s",
+                  "engine.lab bench, 200 requests x 4 allocators", "perf_counter step"):
+        row = next((line for line in res.stdout.splitlines() if line.startswith(label)), None)
+        assert row, f"no row {label!r} in:\n{res.stdout}"
+        figures = re.findall(r"\d[\d,]*\.?\d*", row[len(label):])
+        assert len(figures) >= 2, row  # native and Pyodide
+
+
+@pytest.mark.parametrize("args", [["bench", "--frames", "0"], ["bench", "--seconds", "nan"], ["bench", "--fram", "9"],
+                                  ["nope"], []])
+def test_wasm_cli_bad_input_is_one_line_and_exit_2(args: list[str]) -> None:
+    res = subprocess.run([sys.executable, str(ROOT / "tools" / "wasm_python.py"), *args], capture_output=True,
+                         text=True, timeout=60)
+    assert res.returncode == 2 and res.stdout == ""
+    assert len(res.stderr.strip().splitlines()) == 1 and "Traceback" not in res.stderr

@@ -349,8 +349,19 @@ def bench(args: argparse.Namespace) -> int:
     return 0
 
 
+class _Parser(argparse.ArgumentParser):
+    """Bad input: one line on stderr and exit status 2."""
+
+    def error(self, message: str):  # type: ignore[override]
+        print(f"{self.prog}: error: {message} (--help for usage)", file=sys.stderr)
+        raise SystemExit(2)
+
+
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="wasm_python.py", allow_abbrev=False,
+    sys.path.insert(0, str(ROOT))
+    from engine.cli_args import number, whole
+
+    parser = _Parser(prog="wasm_python.py", allow_abbrev=False,
                                      formatter_class=argparse.ArgumentDefaultsHelpFormatter,
                                      description="The pure-Python core in Pyodide (CPython for WebAssembly) in Chromium.")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -358,12 +369,10 @@ def main(argv: list[str] | None = None) -> int:
                    allow_abbrev=False)
     b = sub.add_parser("bench", help="engine frame cost, bot speed and engine.lab bench, Pyodide beside native",
                        allow_abbrev=False, formatter_class=argparse.ArgumentDefaultsHelpFormatter)
-    b.add_argument("--frames", type=int, default=30000, help="engine frames timed per mode")
-    b.add_argument("--seconds", type=float, default=3.0, help="bot seconds per mode")
-    b.add_argument("--requests", type=int, default=10000, help="engine.lab bench requests")
+    b.add_argument("--frames", type=whole(1, 1_000_000), default=30000, help="engine frames timed per mode")
+    b.add_argument("--seconds", type=number(0.0, 600.0, above=True), default=3.0, help="bot seconds per mode")
+    b.add_argument("--requests", type=whole(1, 1_000_000), default=10000, help="engine.lab bench requests")
     args = parser.parse_args(argv)
-    if args.command == "bench" and (args.frames < 1 or args.seconds <= 0 or args.requests < 1):
-        parser.error("--frames and --requests must be at least 1 and --seconds above 0")
     try:
         if args.command == "install":
             path = install()
