@@ -4,9 +4,10 @@ set -euo pipefail
 cd "$(dirname "$0")"
 VENV=${VENV:-.venv}
 WEB_VENV=${WEB_VENV:-build/venv-web}
+PEERS_VENV=${PEERS_VENV:-build/venv-peers}
 PY=${PYTHON:-python3}
 
-COMMANDS="help test play bench bench-wasm web serve preview setup web-env"
+COMMANDS="help test play bench bench-wasm bench-peers web serve preview setup web-env"
 
 help() {
   cat <<'HELP'
@@ -25,6 +26,8 @@ Benchmarks:
   bench [args]       engine frame cost and bot speed (python -m engine.bench)
   bench-wasm [args]  the same figures and `engine.lab bench`, in Pyodide (CPython for
                      WebAssembly) in headless Chromium beside native CPython
+  bench-peers [args] pieces/s of our engine beside the pure-Python Tetris engines pinned in
+                     tools/peers.txt (installed from PyPI into build/venv-peers)
 
 Web bundle (docs/web.md):
   web [args]         build the web bundle into build/site/ offline and check its size and
@@ -74,6 +77,21 @@ setup() {
   echo "build.sh: setting up $VENV (pygame-ce, numpy and the test tools from PyPI)" >&2
   "$VENV/bin/python" -m pip install -q --upgrade pip >/dev/null
   "$VENV/bin/python" -m pip install -q -e ".[dev]"
+  echo "$stamp" > "$stamp_file"
+}
+
+# The peer engines tools/peer_bench.py measures ours against, exactly as pinned, in their own
+# environment (our engine needs nothing installed: it is imported from the checkout).
+setup_peers() {
+  local stamp_file="$PEERS_VENV/.peers" stamp
+  stamp=$(sha256sum tools/peers.txt | cut -d' ' -f1)
+  [ -x "$PEERS_VENV/bin/python" ] && [ "$(cat "$stamp_file" 2>/dev/null)" = "$stamp" ] && return 0
+  if [ ! -x "$PEERS_VENV/bin/python" ]; then
+    ensure_venv
+    mkdir -p "$(dirname "$PEERS_VENV")"
+    "$PY" -m venv "$PEERS_VENV"
+  fi
+  "$PEERS_VENV/bin/python" -m pip install -q -r tools/peers.txt
   echo "$stamp" > "$stamp_file"
 }
 
@@ -146,6 +164,7 @@ case "$cmd" in
   play)  setup; "$VENV/bin/python" main.py "$@" ;;
   bench) setup; "$VENV/bin/python" -m engine.bench "$@" ;;
   bench-wasm) setup; "$VENV/bin/python" tools/wasm_python.py bench "$@" ;;
+  bench-peers) setup_peers; "$PEERS_VENV/bin/python" tools/peer_bench.py "$@" ;;
   setup) setup ;;
   web-env) setup_web ;;
   web)   build_web "$@" ;;
