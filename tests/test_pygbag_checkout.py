@@ -167,3 +167,14 @@ def test_pygbag_packs_exactly_the_game_build_sh_ships(packed) -> None:
     theirs = members(checkout / "build" / "web" / ARCHIVE)
     assert theirs == ours, f"only pygbag's: {sorted(theirs - ours)}, only ours: {sorted(ours - theirs)}"
     assert ours == {"assets/" + p.relative_to(checkout).as_posix() for p in game_files(checkout)}
+
+
+def test_the_environments_the_readme_names_for_pygbag_have_no_black() -> None:
+    """pygbag runs black over the whole folder it packs when black is importable: the README tells
+    players to run `pygbag .` from .venv (this test's environment) or build/venv-web."""
+    import importlib.util
+
+    assert importlib.util.find_spec("black") is None, "black in .venv: `pygbag .` would reformat the checkout"
+    res = subprocess.run([web_python(), "-c", "import importlib.util as u; print(u.find_spec('black') is None)"],
+                         capture_output=True, text=True, timeout=60)
+    assert res.stdout.strip() == "True"
