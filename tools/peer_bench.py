@@ -26,6 +26,8 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from types import SimpleNamespace
+from typing import NoReturn
 
 ROOT = Path(__file__).resolve().parent.parent
 PEERS_FILE = ROOT / "tools" / "peers.txt"
@@ -47,21 +49,21 @@ def ours(seed: int) -> Driver:
     from engine import Game, Input
 
     cw, left, right, drop = (Input.ROTATE_CW,), (Input.LEFT,), (Input.RIGHT,), (Input.HARD_DROP,)
-    state = {"game": Game(seed=seed, endless=True), "games": 0}
+    state = SimpleNamespace(game=Game(seed=seed, endless=True), games=0)
 
     def hard_drop() -> tuple[int, bool]:
-        game = state["game"]
+        game = state.game
         before = game.lines
         game.update(0.0, drop)
         game.telemetry()
         return game.lines - before, game.over
 
     def restart() -> None:
-        state["games"] += 1
-        state["game"] = Game(seed=seed + state["games"], endless=True)
+        state.games += 1
+        state.game = Game(seed=seed + state.games, endless=True)
 
-    return Driver(rotate=lambda: state["game"].update(0.0, cw),
-                  move=lambda dx: state["game"].update(0.0, right if dx > 0 else left),
+    return Driver(rotate=lambda: state.game.update(0.0, cw),
+                  move=lambda dx: state.game.update(0.0, right if dx > 0 else left),
                   drop=hard_drop, restart=restart)
 
 
@@ -70,44 +72,44 @@ def tetris_lib(seed: int) -> Driver:
     import tetris
 
     # A seed of 0 is taken as "no seed" there: start at 1.
-    state = {"game": tetris.BaseGame(seed=seed + 1), "games": 0}
+    state = SimpleNamespace(game=tetris.BaseGame(seed=seed + 1), games=0)
 
     def hard_drop() -> tuple[int, bool]:
-        game = state["game"]
+        game = state.game
         game.hard_drop()
         return len(game.delta.clears) if game.delta else 0, game.lost
 
     def restart() -> None:
-        state["games"] += 1
-        state["game"] = tetris.BaseGame(seed=seed + 1 + state["games"])
+        state.games += 1
+        state.game = tetris.BaseGame(seed=seed + 1 + state.games)
 
     def move(dx: int) -> None:
         if dx > 0:
-            state["game"].right(1)
+            state.game.right(1)
         else:
-            state["game"].left(1)
+            state.game.left(1)
 
-    return Driver(rotate=lambda: state["game"].rotate(1), move=move, drop=hard_drop, restart=restart)
+    return Driver(rotate=lambda: state.game.rotate(1), move=move, drop=hard_drop, restart=restart)
 
 
 def tetris_tui(seed: int) -> Driver:
     """PyPI `tetris-tui` (module terminal_tetris): its engine's update(dt, actions), no drawing."""
     from terminal_tetris.engine import GAME_OVER, Game
 
-    state = {"game": Game(seed=seed), "games": 0}
+    state = SimpleNamespace(game=Game(seed=seed), games=0)
 
     def hard_drop() -> tuple[int, bool]:
-        game = state["game"]
+        game = state.game
         before = game.lines
         game.update(0.0, ["hard"])
         return game.lines - before, game.phase == GAME_OVER
 
     def restart() -> None:
-        state["games"] += 1
-        state["game"] = Game(seed=seed + state["games"])
+        state.games += 1
+        state.game = Game(seed=seed + state.games)
 
-    return Driver(rotate=lambda: state["game"].update(0.0, ["cw"]),
-                  move=lambda dx: state["game"].update(0.0, ["right" if dx > 0 else "left"]),
+    return Driver(rotate=lambda: state.game.update(0.0, ["cw"]),
+                  move=lambda dx: state.game.update(0.0, ["right" if dx > 0 else "left"]),
                   drop=hard_drop, restart=restart)
 
 
@@ -218,7 +220,7 @@ def print_table(result: dict) -> None:
 
 
 class _Parser(argparse.ArgumentParser):
-    def error(self, message: str):  # type: ignore[override]
+    def error(self, message: str) -> NoReturn:
         print(f"{self.prog}: error: {message} (--help for usage)", file=sys.stderr)
         raise SystemExit(2)
 

@@ -30,6 +30,7 @@ import threading
 import zipfile
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any, NoReturn
 
 ROOT = Path(__file__).resolve().parent.parent
 PYODIDE_VERSION = "0.27.7"  # CPython 3.12, as pygbag's runtime (--PYBUILD 3.12)
@@ -160,7 +161,7 @@ _Handler.extensions_map = dict(http.server.SimpleHTTPRequestHandler.extensions_m
 class _Server(http.server.ThreadingHTTPServer):
     daemon_threads = True
 
-    def handle_error(self, request, client_address) -> None:  # type: ignore[no-untyped-def]
+    def handle_error(self, request: Any, client_address: Any) -> None:
         if not isinstance(sys.exc_info()[1], ConnectionError):  # the browser dropped a request
             super().handle_error(request, client_address)
 
@@ -168,7 +169,7 @@ class _Server(http.server.ThreadingHTTPServer):
 class WasmPython:
     """One Chromium page running Pyodide with `engine/` on its path."""
 
-    def __init__(self, page) -> None:  # type: ignore[no-untyped-def]
+    def __init__(self, page: Any) -> None:  # a playwright Page
         self.page = page
         self.version = ""
 
@@ -352,7 +353,7 @@ def bench(args: argparse.Namespace) -> int:
 class _Parser(argparse.ArgumentParser):
     """Bad input: one line on stderr and exit status 2."""
 
-    def error(self, message: str):  # type: ignore[override]
+    def error(self, message: str) -> NoReturn:
         print(f"{self.prog}: error: {message} (--help for usage)", file=sys.stderr)
         raise SystemExit(2)
 
