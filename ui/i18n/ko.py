@@ -37,7 +37,7 @@ MESSAGES: dict[str, str] = {
     "mode.paged.summary": ("PagedAttention: 필요할 때마다 빈 블록 어디에든 할당, "
                            "Shift/P로 페이지를 직접 채워 넣기"),
     # ------------------------------------------------------------------ 타이틀
-    "title.pitch": ("떨어지는 조각은 추론 요청, 보드는 GPU 메모리, 구멍은 파편화(fragmentation)입니다. "
+    "title.pitch": ("떨어지는 테트로미노는 추론 요청, 보드는 GPU 메모리, 구멍은 외부 파편화(fragmentation)입니다. "
                     "VRAM이 바닥나지 않게 {lines}라인을 처리하세요."),
     "title.allocator": "할당기 (allocator)",
     "title.best_scores": "최고 점수",
@@ -51,7 +51,7 @@ MESSAGES: dict[str, str] = {
     "title.how.contiguous.body": "통째 범위 하나에, 최대 길이만큼 자리를 미리 예약(빗금)",
     "title.how.paged.head": "페이징 모드 (paged)",
     "title.how.paged.body": "필요할 때 빈 블록 어디든; Shift/P로 페이지를 구멍에 채움",
-    "title.how.row.head": "가득 찬 줄",
+    "title.how.row.head": "가득 찬 줄 (라인 클리어)",
     "title.how.row.body": "요청 완료, 블록 해제",
     "title.keys_1": "방향키/WASD 이동, Up/Z 회전,",
     "title.keys_2": "Space 드롭, C 보류, Esc 일시정지.",
@@ -109,7 +109,7 @@ MESSAGES: dict[str, str] = {
     "help.keys.touch": "터치",
     "help.do.touch": ("화면 버튼, 또는 보드 위에서: 끌어서 이동, 탭해서 회전, 아래로 튕겨 떨어뜨리기, "
                       "위로 밀어 보류, 길게 눌러 분할"),
-    "help.concept.piece": "떨어지는 조각",
+    "help.concept.piece": "떨어지는 테트로미노",
     "help.meaning.piece": "KV 캐시 블록을 요청하는 추론 요청(inference request).",
     "help.concept.board": "보드, {cells}칸",
     "help.meaning.board": "GPU 메모리. 한 칸은 {tokens}토큰짜리 KV 블록 하나.",
@@ -118,7 +118,7 @@ MESSAGES: dict[str, str] = {
                              "(vLLM 논문 3절)."),
     "help.concept.hole": "블록 아래 구멍",
     "help.meaning.hole": "외부 파편화(external fragmentation): 어떤 요청도 통째로 쓸 수 없는 빈 메모리.",
-    "help.concept.row": "가득 찬 줄 제거",
+    "help.concept.row": "라인 클리어",
     "help.meaning.row": ("요청이 끝나 블록이 해제됨. 실제 VRAM은 살아 있는 블록을 옮기지 않지만 "
                          "게임에서는 줄이 내려옵니다."),
     "help.concept.top": "더미가 천장에 닿음",
@@ -133,7 +133,7 @@ MESSAGES: dict[str, str] = {
     "help.meaning.split": "게임 규칙 (Shift/P, 게이지가 차야 함). vLLM은 모든 요청을 페이지로 나눕니다.",
     "help.concept.hold": "보류",
     "help.meaning.hold": "선점(preemption): 요청을 잠시 내려놓았다가 나중에 재개.",
-    "help.concept.usable": "사용 가능 여유",
+    "help.concept.usable": "사용 가능 블록",
     "help.meaning.usable": "지금 떨어지는 요청이 받을 수 있는 빈 블록.",
     # ------------------------------------------------------------------ 플레이 콘솔
     "hud.header.help": "도움말  H",
@@ -143,7 +143,7 @@ MESSAGES: dict[str, str] = {
     "hud.vram_held": "VRAM 점유",
     "hud.fragmentation": "파편화",
     "hud.throughput": "처리량",
-    "hud.usable_free": "사용 가능 여유",
+    "hud.usable_free": "사용 가능 블록",
     "hud.mixed_note": "혼합 판: 최고 점수에 들지 않습니다.",
     "hud.allocator": "할당기",
     "hud.reserved_short": "예약 {n}",
