@@ -76,6 +76,14 @@ def test_deferred_messages_translate_when_shown():
     assert i18n.catalogue("ko").t("log.ui", text=inner) == "[UI] 레벨 2"
 
 
+def test_a_message_that_does_not_fit_its_values_never_raises(monkeypatch):
+    from ui.i18n import ko
+    monkeypatch.setitem(ko.MESSAGES, "toast.level", "레벨 {level:,}")  # a number format given text
+    assert i18n.catalogue("ko").t("toast.level", level="x") == "LEVEL x"
+    assert i18n.catalogue("en").t("toast.level") == "LEVEL {level}"  # no values: the text as written
+    assert i18n.catalogue("en").t("toast.level", other=1) == "LEVEL {level}"
+
+
 def test_unknown_language_is_refused():
     with pytest.raises(ValueError):
         i18n.catalogue("xx")

@@ -140,7 +140,15 @@ class Catalogue:
                 return key
         if not params:
             return text
-        return text.format(**{k: self.arg(v) for k, v in params.items()})
+        values = {k: self.arg(v) for k, v in params.items()}
+        try:
+            return text.format(**values)
+        except (KeyError, IndexError, ValueError):  # a message that does not fit its values must
+            english = en.MESSAGES.get(key, text)     # never stop the game: English, else as written
+            try:
+                return english.format(**values)
+            except (KeyError, IndexError, ValueError):
+                return text
 
     def arg(self, value: object) -> object:
         """Messages inside messages are translated too."""
