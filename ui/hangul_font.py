@@ -59,7 +59,8 @@ async def fetch(files: tuple[tuple[str, Path], ...] = WEB_FILES) -> str | None:
         try:
             import platform  # pygbag's browser bridge
 
-            async with platform.fopen(url, "rb") as handle:
+            fopen = getattr(platform, "fopen")  # pygbag's module has it; the stdlib's does not
+            async with fopen(url, "rb") as handle:
                 data = handle.read()
         except Exception as exc:  # offline, 404, an old page: play on in English
             return f"{url}: {exc}"

@@ -156,6 +156,7 @@ class LabScene(Scene):
         self.app = app
         self.text: TextCache = getattr(app, "text", None) or TextCache()
         self.language = self.tr.code
+        self.counters: list[tuple[str, int, theme.Colour, tuple[int, int], str]] | None = None
         self.layout: LabLayout = lab_layout(*(size or getattr(app, "canvas_size", theme.CANVAS_SIZE)))
         self.seed = seed
         self.dataset = "sharegpt"
@@ -235,7 +236,7 @@ class LabScene(Scene):
         self.plot_max = 8
         self.plot_surface = None
         self.plot_stale = False
-        self.counters: list[tuple[str, int, theme.Colour, tuple[int, int], str]] | None = None
+        self.counters = None
         self.selected = None
         self.selected_cell = None
         self.info_lines = None

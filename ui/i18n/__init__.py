@@ -71,7 +71,7 @@ def browser_tag() -> str | None:
     try:
         import platform  # pygbag's browser bridge in the browser
 
-        window = platform.window
+        window = getattr(platform, "window")  # pygbag's module has it; the stdlib's does not
     except Exception:  # no browser bridge: not a browser after all
         return None
     for read in (lambda: query_tag(window.location.search), lambda: window.navigator.language):

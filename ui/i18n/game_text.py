@@ -80,8 +80,8 @@ def event_message(event: ev.Event) -> Msg | str:
     if isinstance(event, ev.LevelUp):
         return Msg.of("log.level", level=event.level_now)
     if isinstance(event, ev.Oom):
-        r = event.report
-        return Msg.of("log.oom", name=r.request_name, id=r.request_id, cause=cause_message(r))
+        crash = event.report
+        return Msg.of("log.oom", name=crash.request_name, id=crash.request_id, cause=cause_message(crash))
     if isinstance(event, ev.Victory):
         return Msg.of("log.victory", lines=event.report.lines, tokens=event.report.tokens)
     if isinstance(event, ev.Warning):
