@@ -68,13 +68,10 @@ def test_title_start_button_and_attract_bot(tmp_path):
 
 @pytest.mark.parametrize("where", ["board", "slot"])
 def test_clicking_or_tapping_the_demo_starts(tmp_path, where):
-    from ui import layout as L
-    from ui.title_scene import DEMO_SLOT
-
     app = make_app(tmp_path)
     app.reset(TitleScene(app, seed=1))
     pump(app, 5)
-    click(app, centre(L.BOARD if where == "board" else DEMO_SLOT))
+    click(app, centre(app.layout.board if where == "board" else app.layout.title["demo_slot"]))
     assert isinstance(app.top, PlayScene)
 
 

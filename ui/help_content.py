@@ -32,3 +32,15 @@ CONCEPTS: tuple[tuple[str, str], ...] = (
     ("Paging efficiency", "Share of free VRAM the allocator can hand out right now; "
                           "tokens/s counts tokens of finished requests."),
 )
+
+# The same controls for a finger: the buttons under the board, and gestures on the board itself.
+TOUCH_CONTROLS: tuple[tuple[str, str], ...] = (
+    ("Drag sideways", "move the request one column per cell"),
+    ("Tap the board", "rotate clockwise (ROT L / ROT R buttons too)"),
+    ("Drag down", "soft drop"),
+    ("Flick down", "hard drop (DROP button)"),
+    ("Swipe up", "hold: preempt the request (HOLD button)"),
+    ("Long press", "split into pages, PAGED mode (SPLIT button)"),
+    ("ALLOCATOR", "tap to switch CONTIGUOUS / PAGED"),
+    ("DETAILS", "system log, block table, every statistic"),
+)

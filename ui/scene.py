@@ -39,6 +39,9 @@ class Scene:
     def leave(self) -> None:
         """Called when another scene is pushed above this one or it is removed."""
 
+    def relayout(self) -> None:
+        """The app's layout changed: recompute every rectangle from `app.layout`."""
+
 
 class MenuScene(Scene):
     """A screen run by UI commands and pointer presses (the title and the overlays).

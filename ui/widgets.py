@@ -14,13 +14,13 @@ Colour = tuple[int, int, int]
 
 
 def draw_panel(surface: pygame.Surface, r: RectT, text: TextCache, title: str = "",
-               edge: Colour = theme.PANEL_EDGE) -> None:
+               edge: Colour = theme.PANEL_EDGE, size: int = theme.SMALL) -> None:
     """A console panel: dark fill, thin neon edge, small caps title."""
     rect = pygame.Rect(r)
     pygame.draw.rect(surface, theme.PANEL, rect, border_radius=4)
     pygame.draw.rect(surface, edge, rect, 1, border_radius=4)
     if title:
-        text.blit(surface, title, theme.SMALL, theme.PANEL_TITLE, (rect.x + 7, rect.y + 4))
+        text.blit(surface, title, size, theme.PANEL_TITLE, (rect.x + 7, rect.y + 4))
 
 
 def draw_bar(surface: pygame.Surface, r: RectT, fraction: float, colour: Colour,
@@ -65,16 +65,18 @@ class Button:
     rect: RectT
     label: str
     hint: str = ""
+    touch: int = TOUCH_MIN  # the layout's smallest finger target
 
     @property
     def target(self) -> pygame.Rect:
-        return touch_target(self.rect)
+        return touch_target(self.rect, self.touch)
 
     def contains(self, pos: tuple[int, int]) -> bool:
         return self.target.collidepoint(pos)
 
     def draw(self, surface: pygame.Surface, text: TextCache, *, active: bool = False,
-             hover: bool = False, label: str | None = None, accent: Colour = theme.CYAN) -> None:
+             hover: bool = False, label: str | None = None, accent: Colour = theme.CYAN,
+             size: int = theme.SMALL) -> None:
         rect = pygame.Rect(self.rect)
         fill = theme.BUTTON_ACTIVE if active else theme.BUTTON_HOVER if hover else theme.BUTTON
         pygame.draw.rect(surface, fill, rect, border_radius=4)
@@ -83,12 +85,12 @@ class Button:
         shown = label if label is not None else self.label
         colour = theme.TEXT if not active else (255, 255, 255)
         if self.hint:
-            text.blit(surface, shown, theme.SMALL, colour,
+            text.blit(surface, shown, size, colour,
                       (rect.centerx, rect.centery - 8), "center")
-            text.blit(surface, self.hint, theme.SMALL, theme.TEXT_DIM,
+            text.blit(surface, self.hint, size, theme.TEXT_DIM,
                       (rect.centerx, rect.centery + 9), "center")
         else:
-            text.blit(surface, shown, theme.SMALL, colour, rect.center, "center")
+            text.blit(surface, shown, size, colour, rect.center, "center")
 
 
 def hit(buttons: list[Button] | tuple[Button, ...], pos: tuple[int, int]) -> Button | None:
