@@ -53,8 +53,8 @@ class GameApp:
                  resize: Callable[[tuple[int, int]], pygame.Surface] | None = None) -> None:
         self.layout: Layout = layout_for(layout)
         self._resize = resize  # makes a new display surface of a size (the window or canvas)
-        if resize is not None and surface.get_size() != self.layout.size:
-            surface = resize(self.layout.size)
+        if surface.get_size() != self.layout.size:  # a window of the layout's size, or a canvas
+            surface = resize(self.layout.size) if resize is not None else pygame.Surface(self.layout.size)
         self.surface = surface
         self.storage = storage if storage is not None else Storage()
         self.settings: Settings = self.storage.load()
