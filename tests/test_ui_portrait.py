@@ -246,3 +246,62 @@ def test_key_labels_come_from_the_key_table():
     assert hints["split"] == "Shift / P" and hints["rotate_cw"] == "W / X / Up"
     moved = (*KEYS, Binding(pygame.K_k, "hold", "K"))
     assert "K" in " / ".join(b.label for b in moved if b.target == "hold")
+
+
+def test_the_page_and_the_game_agree_on_the_canvas_sizes():
+    import re
+    from pathlib import Path
+
+    page = (Path(__file__).parents[1] / "web" / "vram-tetris.tmpl").read_text()
+    found = dict(re.findall(r"(landscape|portrait): \[(\d+, \d+)\]", page))
+    assert {k: tuple(map(int, v.split(", "))) for k, v in found.items()} == dict(layouts.SIZES)
+    small = dict(re.findall(r"(landscape|portrait): (\d+)[,}\s]", page.split("MIN_TEXT = ")[1][:80]))
+    assert {k: int(v) for k, v in small.items()} == {n: layout_for(n).text.small for n in LAYOUTS}
+
+
+def test_in_the_browser_the_game_follows_the_page(monkeypatch):
+    import sys
+    import types
+
+    from ui import web
+
+    assert web.page_layout() is None  # not a browser
+    answers = iter(["portrait", "upside-down"])
+    page = types.SimpleNamespace(vtBoot=types.SimpleNamespace(layout=lambda: next(answers)))
+    monkeypatch.setattr(sys, "platform", "emscripten")
+    monkeypatch.setitem(sys.modules, "platform", types.SimpleNamespace(window=page))
+    assert web.page_layout() == "portrait"
+    assert web.page_layout() is None  # nonsense from the page changes nothing
+    monkeypatch.setitem(sys.modules, "platform", types.SimpleNamespace())
+    assert web.page_layout() is None  # an older page without the bridge
+
+
+def test_layout_reaches_the_command_line(tmp_path):
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from ui.cli import UsageError, parse
+
+    assert parse(["--headless", "--frames", "2", "--screenshot", "a.png", "--layout", "portrait"]).layout == "portrait"
+    assert parse([]).layout == "landscape"
+    with pytest.raises(UsageError, match="layout"):
+        parse(["--layout", "sideways"])
+    root = Path(__file__).parents[1]
+    env = {"SDL_VIDEODRIVER": "dummy", "SDL_AUDIODRIVER": "dummy", "PATH": "/usr/bin:/bin"}
+    out = tmp_path / "p.png"
+    proc = subprocess.run([sys.executable, str(root / "main.py"), "--headless", "--layout", "portrait",
+                           "--frames", "90", "--scene", "oom", "--mode", "paged", "--autoplay",
+                           "--seed", "7", "--screenshot", str(out)], env=env, capture_output=True,
+                          text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    img = pygame.image.load(str(out))
+    w, h = img.get_size()
+    assert w <= 424 and 1.35 * w <= h <= 706
+    colours = {img.get_at((x, y))[:3] for x in range(0, w, 7) for y in range(0, h, 7)}
+    assert len(colours) > 20, "not blank"
+    bad = subprocess.run([sys.executable, str(root / "main.py"), "--layout", "sideways"], env=env,
+                         capture_output=True, text=True, timeout=60)
+    assert bad.returncode == 2 and "Traceback" not in bad.stderr
+    assert [line for line in bad.stderr.splitlines() if "error" in line] == [
+        "main.py: error: argument --layout: invalid choice: 'sideways' (choose from 'landscape', 'portrait')"]
