@@ -33,6 +33,10 @@ MODE_NOTES: dict[str, str] = {
     "contiguous": "Requests stay whole: holes are lost.",
     "paged": "Shift/P splits requests into 1x1 pages.",
 }
+TOUCH_MODE_NOTES: dict[str, str] = {  # the same, for a phone's buttons and gestures
+    "contiguous": "Requests stay whole: holes are lost.",
+    "paged": "SPLIT or a long press breaks a request into 1x1 pages.",
+}
 
 STAT_TITLES = ("VRAM USED", "FRAGMENTATION", "THROUGHPUT", "PAGING EFF.")
 

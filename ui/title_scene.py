@@ -7,7 +7,7 @@ from engine import Game, Input
 from ui import theme
 from ui.keys import CARDS_KEY, ENDLESS_KEY, HELP_KEY, LAB_KEY, MUTE_KEY, SPLIT_KEY, START_KEY
 from ui.autopilot import AutoPilot
-from ui.console_view import MODE_NOTES, ViewState
+from ui.console_view import MODE_NOTES, TOUCH_MODE_NOTES, ViewState
 from ui.input import Command, InputMapper
 from ui.scene import MenuScene
 from ui.session import GameSession
@@ -221,7 +221,7 @@ class TitleScene(MenuScene):
             b.draw(surface, t, active=b.name == mode, hover=hover, size=T.body,
                    accent=theme.MAGENTA if b.name == "paged" else theme.CYAN)
         y = self.mode_buttons[-1].rect[1] + self.mode_buttons[-1].rect[3] + 8
-        for line in wrap(MODE_NOTES[mode], T.small, r.width)[:3]:
+        for line in wrap(TOUCH_MODE_NOTES[mode], T.small, r.width)[:3]:
             t.blit(surface, line, T.small, theme.TEXT_DIM, (r.x, y))
             y += T.small + 3
         y = self.start_button.rect[1] + self.start_button.rect[3] + 14
