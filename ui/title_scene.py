@@ -5,7 +5,8 @@ import pygame
 
 from engine import Game, Input
 from ui import theme
-from ui.keys import CARDS_KEY, ENDLESS_KEY, HELP_KEY, LAB_KEY, MUTE_KEY, SPLIT_KEY, START_KEY
+from ui.keys import (CARDS_KEY, ENDLESS_KEY, HELP_KEY, HOLD_KEY, LAB_KEY, MUTE_KEY, PAUSE_KEY, SPLIT_KEY,
+                     START_KEY, key_hint)
 from ui.autopilot import AutoPilot
 from ui.console_view import MODE_NOTES, TOUCH_MODE_NOTES, ViewState
 from ui.input import Command, InputMapper
@@ -307,7 +308,8 @@ class TitleScene(MenuScene):
                 y += 16
             y += 8
         t.blit(surface, "Arrows/WASD move, Up/Z rotate,", T.small, theme.TEXT_DIM, (x, y + 2))
-        t.blit(surface, "Space drops, C holds, Esc pauses.", T.small, theme.TEXT_DIM, (x, y + 18))
+        t.blit(surface, f"{key_hint('hard_drop', 1)} drops, {HOLD_KEY} holds, {PAUSE_KEY} pauses.", T.small,
+               theme.TEXT_DIM, (x, y + 18))
         s = self.app.settings
         labels = {"cards": f"CARDS: {'ON' if s.cards_enabled else 'OFF'}",
                   "mute": f"SOUND: {'OFF' if s.muted else 'ON'}",
