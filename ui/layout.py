@@ -16,6 +16,7 @@ Rectangles are immutable (x, y, w, h) tuples; wrap one in pygame.Rect to use it.
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Mapping
@@ -126,21 +127,24 @@ def _row(x: int, y: int, width: int, height: int, names: tuple[str, ...], gap: i
     return {name: (x + i * (w + gap), y, w, height) for i, name in enumerate(names)}
 
 
-def _column(x: int, y: int, width: int, heights: tuple[tuple[str, int], ...], gap: int) -> dict[str, RectT]:
-    """Named boxes stacked downwards from y."""
+def _column(x: int, y: int, width: int, bottom: int, heights: tuple[tuple[str, int | None], ...],
+            gap: int) -> dict[str, RectT]:
+    """Named boxes stacked downwards from y; the one of height None takes what is left to `bottom`."""
+    fixed = sum(h for _, h in heights if h is not None) + gap * (len(heights) - 1)
+    rest = bottom - y - fixed
     out: dict[str, RectT] = {}
     for name, h in heights:
+        h = rest if h is None else h
         out[name] = (x, y, width, h)
         y += h + gap
     return out
 
 
 def _touch(css_px: int, name: str) -> int:
-    """Canvas px that make `css_px` CSS px at the layout's target embed."""
+    """Canvas px that make at least `css_px` CSS px at the layout's target embed."""
     w, h = SIZES[name]
     ew, eh = TARGET_EMBED[name]
-    scale = min(ew / w, eh / h)
-    return -(-css_px * 1000 // round(scale * 1000)) if scale < 1 else css_px
+    return math.ceil(css_px / min(1.0, ew / w, eh / h) - 1e-9)
 
 
 def _landscape() -> Layout:
@@ -205,9 +209,9 @@ def _portrait() -> Layout:
     controls_y = h - m - controls_h + 2  # 636..694
     strip_y = board[1] + board[3] + 8
     strip = (m, strip_y, w - 2 * m, controls_y - gap - strip_y)  # full width under the board
-    side = _column(side_x, board[1], side_w, (
-        ("score", 60), ("vram", 58), ("frag", 58), ("next", 98), ("split", 52),
-        ("mode", touch), ("details", board[1] + board[3] - (board[1] + 60 + 58 + 58 + 98 + 52 + touch + 6 * gap)),
+    side = _column(side_x, board[1], side_w, board[1] + board[3], (
+        ("score", 60), ("vram", 58), ("frag", 58), ("next", 98), ("split", 52), ("mode", touch),
+        ("details", None),
     ), gap)
     panels = {**side, "strip": strip}
     hb_w, hb_h = 58, 40
