@@ -224,7 +224,7 @@ def _portrait() -> Layout:
     title_buttons = {
         "contiguous": (sx, title_top + 26, sw, touch),
         "paged": (sx, title_top + 26 + touch + gap, sw, touch),
-        "start": (sx, title_top + 250, sw, 84),
+        "start": (sx, board[1] + board[3] - 96, sw, 96),  # under the thumb
         **_row(m, controls_y, w - 2 * m, controls_h, ("help", "lab", "cards", "mute", "endless"), gap),
     }
     details_top = header_h + 8

@@ -225,15 +225,15 @@ class TitleScene(MenuScene):
         for line in wrap(TOUCH_MODE_NOTES[mode], T.small, r.width)[:3]:
             t.blit(surface, line, T.small, theme.TEXT_DIM, (r.x, y))
             y += T.small + 3
-        y = self.start_button.rect[1] + self.start_button.rect[3] + 14
+        y = self.start_button.rect[1] - 76
         t.blit(surface, "BEST SCORES", T.small, theme.PANEL_TITLE, (r.x, y))
         for i, m in enumerate(("contiguous", "paged")):
             yy = y + 22 + i * 20
             t.blit(surface, m, T.small, theme.TEXT, (r.x, yy))
             t.blit(surface, f"{self.app.best(m):,}", T.small, theme.AMBER, (r.right, yy), "topright")
-        if self.notice:
+        if self.notice:  # between the allocator note and the scores
             for i, line in enumerate(wrap(self.notice, T.small, r.width)[:2]):
-                t.blit(surface, line, T.small, theme.AMBER, (r.x, r.bottom - 40 + i * (T.small + 3)))
+                t.blit(surface, line, T.small, theme.AMBER, (r.x, y - 44 + i * (T.small + 3)))
 
     def _draw_buttons(self, surface: pygame.Surface) -> None:
         """A phone's row of switches: what each is, and its state under it."""
