@@ -469,3 +469,24 @@ def test_a_touch_screen_is_told_to_tap(site: str, browser) -> None:
         pg.screenshot(path=str(OUT / "browser-touch-ready-360x600.png"))
     finally:
         ctx.close()
+
+
+def test_the_layout_rule_gives_the_reader_the_larger_text(site: str, page_at) -> None:
+    """At every frame size the page's choice shows text at least 11 CSS px, or larger than the other would."""
+    pg = page_at(680)
+    pg.route("**/pythons.js", lambda route: route.fulfill(status=200, content_type="application/javascript", body=""))
+    pg.goto(f"{site}/index.html")
+    sizes = [(w, h) for w in range(280, 1500, 20) for h in (400, 500, 600, 700, 900)]
+    picks = pg.evaluate("s => s.map(([w, h]) => vtBoot.chooseLayout(w, h))", sizes)
+    small = {"landscape": (800, 580, 13), "portrait": (420, 700, 14)}
+
+    def text_px(name: str, w: int, h: int) -> float:
+        cw, ch, px = small[name]
+        return px * min(w / cw, h / ch)
+
+    for (w, h), pick in zip(sizes, picks):
+        other = "portrait" if pick == "landscape" else "landscape"
+        assert text_px(pick, w, h) >= min(11.0, text_px(other, w, h)), (w, h, pick)
+    at_600 = [pick for (w, h), pick in zip(sizes, picks) if h == 600]
+    flips = sum(a != b for a, b in zip(at_600, at_600[1:]))
+    assert at_600[0] == "portrait" and at_600[-1] == "landscape" and flips == 1

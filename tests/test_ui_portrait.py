@@ -234,6 +234,11 @@ def test_turning_the_phone_mid_run_keeps_the_run(tmp_path):
     pump(app, 60)
     app.draw(app.surface)
     assert play.game.pieces >= pieces
+    app.show_details(play)
+    app.draw(app.surface)
+    assert app.set_layout("landscape") and app.top is play  # the console shows all DETAILS held
+    app.draw(app.surface)
+    assert app.surface.get_size() == (800, 580)
 
 
 def test_key_labels_come_from_the_key_table():

@@ -126,7 +126,7 @@ class GameApp:
         elif self.surface.get_size() != layout.size:
             self.surface = pygame.Surface(layout.size)
         self.view = ConsoleView(self.text, layout)
-        for scene in self.scenes:
+        for scene in list(self.scenes):  # a screen with no place in the new layout may close
             scene.relayout()
         return True
 

@@ -354,8 +354,14 @@ class DetailsScene(Overlay):
 
     def build(self) -> None:
         lay = self.app.layout
-        close = lay.details.get("close", (lay.width - 140, lay.height - 60, 120, 44))
-        self.buttons = [Button("close", close, "BACK TO THE GAME", touch=lay.touch)]
+        self.buttons = [Button("close", lay.details["close"], "BACK TO THE GAME", touch=lay.touch)]
+
+    def relayout(self) -> None:
+        if not self.app.layout.details:  # turned to landscape: the console shows all of it
+            if self.app.top is self:
+                self.app.back()
+            return
+        super().relayout()
 
     def command(self, cmd: Command) -> None:
         if cmd in (Command.PAUSE, Command.START, Command.QUIT):
