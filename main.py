@@ -82,7 +82,7 @@ async def main() -> None:
             code = headless.run(opts)
         else:
             from ui import bench
-            code = bench.run(opts.frames, opts.seed)
+            code = bench.run(opts.frames, opts.seed, opts.layout)
         raise SystemExit(code)
     await run_window(opts)
 

@@ -105,7 +105,7 @@ class ConsoleView:
         self._flash = pygame.Surface((self.L.cell, self.L.cell)).convert()
         self._flash.fill((255, 255, 255))
         self._mini: dict[tuple[Kind, int, bool], pygame.Surface] = {}
-        self._wrapped: dict[tuple[str, int, int], list[str]] = {}
+        self._wrapped: dict[tuple, list[str]] = {}  # wrapped and shortened texts
         self._table_key: object = ()
         self._layer = pygame.Surface((self.L.board[2], self.L.board[3])).convert()
         self._layer_owner: GameSession | None = None
@@ -120,6 +120,16 @@ class ConsoleView:
         """Every button of the console, for hit tests."""
         extra = [self.details_button] if self.details_button is not None else []
         return [*self.header, *self.modes, *self.controls, *extra]
+
+    def fit(self, text: str, size: int, width: int) -> str:
+        """`text` shortened to `width`, computed once per distinct text."""
+        key = ("fit", text, size, width)
+        lines = self._wrapped.get(key)
+        if lines is None:
+            if len(self._wrapped) > 64:
+                self._wrapped.clear()
+            lines = self._wrapped[key] = [fit(text, size, width)]
+        return lines[0]
 
     def wrap(self, text: str, size: int, width: int) -> list[str]:
         """Word-wrapped lines, computed once per distinct text."""
@@ -315,7 +325,7 @@ class ConsoleView:
             cy = y + 32 + i * 24
             mini = self.mini_piece(kind, 7)
             surface.blit(mini, mini.get_rect(center=(x + 22, cy)))
-            name = fit(PIECES[kind].name, T.small, w - 48)
+            name = self.fit(PIECES[kind].name, T.small, w - 48)
             t.blit(surface, name, T.small, theme.TEXT if i == 0 else theme.TEXT_DIM, (x + 42, cy), "midleft")
         x, y, w, h = P["split"]
         bar = (x + 8, y + h - 14, w - 16, 8)
@@ -359,7 +369,7 @@ class ConsoleView:
             block = [(entry.level, line) for line in lines]
             if len(shown) + len(block) > room:
                 if not shown:
-                    shown = [(entry.level, fit(lines[0], T.small, r.width - 14))]
+                    shown = [(entry.level, self.fit(lines[0], T.small, r.width - 14))]
                 break
             shown = block + shown
         y = r.bottom - 4 - line_h * len(shown)
@@ -439,7 +449,7 @@ class ConsoleView:
             b.draw(surface, self.text, active=(b.name == mode), hover=hover,
                    accent=theme.MAGENTA if b.name == "paged" else theme.CYAN)
         x, y, w, _ = self.L.panels["mode_note"]
-        self.text.blit(surface, fit(MODE_NOTES[mode], self.T.small, w), self.T.small, theme.TEXT_DIM, (x, y))
+        self.text.blit(surface, self.fit(MODE_NOTES[mode], self.T.small, w), self.T.small, theme.TEXT_DIM, (x, y))
 
     # ------------------------------------------------------------------ board
     def _draw_board(self, surface: pygame.Surface, session: GameSession, state: ViewState) -> None:
@@ -590,7 +600,7 @@ class ConsoleView:
         if game.hold_kind is not None:
             mini = self.mini_piece(game.hold_kind, 14, dim=not game.can_hold)
             surface.blit(mini, mini.get_rect(center=(hx + hw // 2, hy + 62)))
-            name = fit(PIECES[game.hold_kind].name.split("_")[0], self.T.small, hw - 8)
+            name = self.fit(PIECES[game.hold_kind].name.split("_")[0], self.T.small, hw - 8)
             t.blit(surface, name, self.T.small, theme.TEXT_DIM, (hx + hw // 2, hy + hh - 14), "center")
         else:
             t.blit(surface, "empty", self.T.small, theme.TEXT_DIM, (hx + hw // 2, hy + 62), "center")
@@ -599,7 +609,7 @@ class ConsoleView:
             cy = ny + 38 + i * 32
             mini = self.mini_piece(kind, 9)
             surface.blit(mini, mini.get_rect(center=(nx + 26, cy)))
-            name = fit(PIECES[kind].name, self.T.small, nw - 54)
+            name = self.fit(PIECES[kind].name, self.T.small, nw - 54)
             t.blit(surface, name, self.T.small, theme.TEXT if i == 0 else theme.TEXT_DIM, (nx + 50, cy), "midleft")
 
     def _draw_split(self, surface: pygame.Surface, game, state: ViewState) -> None:
