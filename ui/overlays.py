@@ -434,9 +434,16 @@ class ResultScene(Overlay):
         width = w - 40
         lines = self.report.lines_of_text()
         self.heading = lines[0]
-        self.cause = wrap(lines[1], T.small, width)[:3]
-        self.body = [part for line in lines[2:] for part in wrap(line, T.small, width - 12)]
-        self.tips = wrap(self.tip(), T.small, width)[:2]
+        # A phone's tall dialog has room to spare: the report in the body size when it all fits.
+        room = h - bh - 16 - 56 - 120  # under the heading, above the buttons, less score and tips
+        for size in ((T.body, T.small) if lay.portrait else (T.small,)):
+            self.px = size
+            self.cause = wrap(lines[1], size, width)[:3]
+            self.body = [part for line in lines[2:] for part in wrap(line, size, width - 12)]
+            self.tips = wrap(self.tip(), size, width)[:2]
+            used = theme.font(size).get_linesize() * (len(self.cause) + len(self.body) + len(self.tips) + 1)
+            if used <= room:
+                break
 
     def command(self, cmd: Command) -> None:
         if cmd is Command.START:
@@ -482,7 +489,8 @@ class ResultScene(Overlay):
     def draw(self, surface: pygame.Surface) -> None:
         lay = self.app.layout
         t, T = self.app.text, lay.text
-        line_h = theme.font(T.small).get_linesize()
+        px = self.px
+        line_h = theme.font(px).get_linesize()
         edge = theme.RED if self.oom else theme.GREEN
         if self.peeking:
             self.draw_plain_backdrop(surface)
@@ -504,7 +512,7 @@ class ResultScene(Overlay):
         t.blit(surface, self.heading, T.title, edge, (r.centerx, r.y + 30), "center")
         y = r.y + 56
         for line in self.cause:
-            t.blit(surface, line, T.small, theme.AMBER if self.oom else theme.TEXT, (r.centerx, y), "midtop")
+            t.blit(surface, line, px, theme.AMBER if self.oom else theme.TEXT, (r.centerx, y), "midtop")
             y += line_h
         y += 6
         box = pygame.Rect(r.x + 16, y, r.width - 32, line_h * len(self.body) + 12)
@@ -512,7 +520,7 @@ class ResultScene(Overlay):
         pygame.draw.rect(surface, theme.PANEL_EDGE, box, 1, border_radius=4)
         yy = box.y + 6
         for line in self.body:
-            t.blit(surface, line, T.small, theme.TEXT, (box.x + 10, yy))
+            t.blit(surface, line, px, theme.TEXT, (box.x + 10, yy))
             yy += line_h
         y = box.bottom + 10
         score = f"SCORE {self.report.score:,}"
@@ -527,7 +535,7 @@ class ResultScene(Overlay):
         y = sr.bottom + 6
         room = (self.report_buttons[0].rect[1] - 6 - y) // line_h  # the tip gives way to a long report
         for line in self.tips if len(self.tips) <= room else ():
-            t.blit(surface, line, T.small, theme.CYAN, (r.centerx, y), "midtop")
+            t.blit(surface, line, px, theme.CYAN, (r.centerx, y), "midtop")
             y += line_h
         if y + 10 + line_h <= self.report_buttons[0].rect[1] - 6:  # the two allocators side by side
             best = self.app.settings.best_scores
