@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 import pygame
 
 from engine import PIECES, Kind
+from engine import rules as R
 from ui import theme
 from ui.keys import CONTROL_LABELS, HOLD_KEY, MUTE_KEY, SHORT_CONTROL_LABELS, SPLIT_KEY
 from ui.layout import BOARD_COLS, BOARD_ROWS, Layout, layout_for
@@ -24,8 +25,9 @@ Colour = tuple[int, int, int]
 
 THROUGHPUT_FULL = 320.0  # tokens/s that fills the throughput bar
 FRAG_ALERT = 0.30  # fragmentation at which its card pulses
-VRAM_ALERT = 0.80  # utilisation at which the board frame pulses red
-HIDDEN = 2
+VRAM_ALERT = R.VRAM_WARN  # utilisation at which the board frame pulses red
+VRAM_CAUTION = 0.60  # utilisation at which the VRAM gauge turns amber
+HIDDEN = R.HIDDEN
 
 LANDSCAPE_LAYOUT = layout_for("landscape")
 
@@ -80,6 +82,11 @@ class ViewState:
     hover: tuple[int, int] | None = None
     best: int = 0
     header_buttons: bool = True  # the title screen has its own help and sound buttons
+
+
+def vram_colour(utilisation: float) -> Colour:
+    """Cyan, amber from VRAM_CAUTION, red past the engine's warning level."""
+    return theme.RED if utilisation > VRAM_ALERT else theme.AMBER if utilisation > VRAM_CAUTION else theme.CYAN
 
 
 def _shade(colour: Colour, f: float) -> Colour:
@@ -298,7 +305,7 @@ class ConsoleView:
         """A phone's column: score, the two gauges of the lesson, next, split, allocator, details."""
         t, T, P = self.text, self.T, self.L.panels
         x, y, w, h = P["score"]
-        lines = f"{game.lines}" if game.endless else f"{game.lines}/40"
+        lines = f"{game.lines}" if game.endless else f"{game.lines}/{R.VICTORY_LINES}"
         t.blit(surface, f"LINES {lines}", T.small, theme.TEXT, (x + w - 8, y + 4), "topright")
         level = t.blit(surface, f"LV {game.level}", T.small, theme.TEXT_DIM, (x + w - 8, y + h - 8), "bottomright")
         score = f"{game.score:,}"
@@ -309,7 +316,7 @@ class ConsoleView:
             size = self._score_sizes[score] = largest_fitting(score, (T.large + 4, T.large, T.body, T.small),
                                                               w - 24 - level.width)
         t.blit(surface, score, size, theme.TEXT, (x + 8, y + h - 6), "bottomleft")
-        util_colour = theme.RED if tele.utilisation > 0.8 else theme.AMBER if tele.utilisation > 0.6 else theme.CYAN
+        util_colour = vram_colour(tele.utilisation)
         frag_alert = tele.fragmentation >= FRAG_ALERT
         for name, value, frac, colour in (
                 ("vram", tele.utilisation, tele.utilisation, util_colour),
@@ -321,7 +328,7 @@ class ConsoleView:
             t.blit(surface, f"{value * 100:.0f} %", T.large, theme.TEXT, (x + 8, y + 21))
             draw_bar(surface, (x + 8, y + h - 12, w - 16, 6), frac, colour)
         x, y, w, h = P["next"]
-        for i, kind in enumerate(game.next_queue[:3]):
+        for i, kind in enumerate(game.next_queue[:R.NEXT_QUEUE]):
             cy = y + 32 + i * 24
             mini = self.mini_piece(kind, 7)
             surface.blit(mini, mini.get_rect(center=(x + 22, cy)))
@@ -424,7 +431,7 @@ class ConsoleView:
     def _draw_stats(self, surface: pygame.Surface, tele, state: ViewState) -> None:
         t = self.text
         frag_alert = tele.fragmentation >= FRAG_ALERT
-        util_colour = theme.RED if tele.utilisation > 0.8 else theme.AMBER if tele.utilisation > 0.6 else theme.CYAN
+        util_colour = vram_colour(tele.utilisation)
         cards = (
             (f"{tele.utilisation * 100:.0f} %", tele.utilisation, util_colour),
             (f"{tele.fragmentation * 100:.0f} %", tele.fragmentation,
@@ -590,7 +597,7 @@ class ConsoleView:
         best = max(state.best, 0)
         if self._best_text[0] != best:
             self._best_text = (best, short_number(best, self.T.small, VALUE_W))
-        vals = (f"{game.lines}" if game.endless else f"{game.lines} / 40", f"{game.level}", self._best_text[1])
+        vals = (f"{game.lines}" if game.endless else f"{game.lines} / {R.VICTORY_LINES}", f"{game.level}", self._best_text[1])
         for i, v in enumerate(vals):
             t.blit(surface, v, self.T.small, theme.TEXT, (x + 262, y + 7 + i * 20), "topright")
 

@@ -23,10 +23,12 @@ from typing import Mapping
 
 import pygame
 
+from engine import rules
+
 RectT = tuple[int, int, int, int]
 
-BOARD_COLS = 10
-BOARD_ROWS = 20  # visible rows; the engine keeps 2 hidden spawn rows above
+BOARD_COLS = rules.WIDTH
+BOARD_ROWS = rules.VISIBLE  # visible rows; the engine keeps rules.HIDDEN spawn rows above
 
 LANDSCAPE = "landscape"
 PORTRAIT = "portrait"
