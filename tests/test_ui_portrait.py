@@ -38,6 +38,8 @@ def _extra(app, extra: str | None) -> None:
         app.top.click("board")
     elif extra == "details":
         app.show_details(app.top)
+    elif extra == "contiguous":  # the other allocator's panels (no split meter)
+        app.top.set_mode("contiguous")
 
 
 def _record(app, monkeypatch) -> list[tuple[str, int, pygame.Rect, bool]]:
@@ -57,7 +59,8 @@ def _record(app, monkeypatch) -> list[tuple[str, int, pygame.Rect, bool]]:
 
 CASES = [(layout, scene, None) for layout in LAYOUTS for scene in SCENES] + [
     (layout, scene, extra) for layout in LAYOUTS
-    for scene, extra in (("oom", "peek"), ("help", "controls"))] + [("portrait", "play", "details")]
+    for scene, extra in (("oom", "peek"), ("help", "controls"), ("play", "contiguous"))] + [
+    ("portrait", "play", "details")]
 
 
 def _forget_cached_text(app) -> None:

@@ -160,10 +160,17 @@ class GameApp:
         from ui.overlays import DetailsScene
         self.push(DetailsScene(self, play))
 
-    def show_result(self, play: Scene, report, new_best: bool = False) -> None:
-        """The run report (crash or victory) over the board it describes."""
+    def show_result(self, play: Scene, report, new_best: bool = False, since_end_ms: float | None = None) -> None:
+        """The run report (crash or victory) over the board it describes.
+
+        `since_end_ms`: how long ago the run ended (keys pressed right after a crash do not act
+        on the report).
+        """
         from ui.overlays import ResultScene
-        self.push(ResultScene(self, play, report, new_best))
+        if since_end_ms is None:
+            self.push(ResultScene(self, play, report, new_best))
+        else:
+            self.push(ResultScene(self, play, report, new_best, since_end_ms=since_end_ms))
 
     def back(self) -> None:
         """Close the top screen and return to the one below."""

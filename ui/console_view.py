@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 import pygame
 
-from engine import PIECES, Kind
+from engine import PIECES, Kind, modes
 from engine import rules as R
 from ui import theme
 from ui.keys import CONTROL_LABELS, HOLD_KEY, MUTE_KEY, SHORT_CONTROL_LABELS, SPLIT_KEY
@@ -26,21 +26,19 @@ Colour = tuple[int, int, int]
 THROUGHPUT_FULL = 320.0  # tokens/s that fills the throughput bar
 FRAG_ALERT = 0.30  # fragmentation at which its card pulses
 VRAM_ALERT = R.VRAM_WARN  # utilisation at which the board frame pulses red
-VRAM_CAUTION = 0.60  # utilisation at which the VRAM gauge turns amber
 HIDDEN = R.HIDDEN
 
 LANDSCAPE_LAYOUT = layout_for("landscape")
 
-MODE_NOTES: dict[str, str] = {
-    "contiguous": "Requests stay whole: holes are lost.",
-    "paged": "Shift/P splits requests into 1x1 pages.",
-}
-TOUCH_MODE_NOTES: dict[str, str] = {  # the same, for a phone's buttons and gestures
-    "contiguous": "Requests stay whole: holes are lost.",
-    "paged": "SPLIT or a long press breaks a request into 1x1 pages.",
-}
+MODE_NOTES: dict[str, str] = {m.name: m.note for m in modes.MODES}
+MODE_ACCENTS: dict[str, Colour] = {"contiguous": theme.CYAN, "paged": theme.MAGENTA}
 
-STAT_TITLES = ("VRAM USED", "FRAGMENTATION", "THROUGHPUT", "PAGING EFF.")
+
+def mode_accent(name: str) -> Colour:
+    return MODE_ACCENTS.get(name, theme.VIOLET)
+
+
+STAT_TITLES = ("VRAM HELD", "FRAGMENTATION", "THROUGHPUT", "USABLE FREE")
 
 # Score panel: the big number ends before the LINES / LEVEL / BEST labels at x + 160,
 # and those values are right-aligned after a label at most "LINES" wide.
@@ -68,8 +66,16 @@ def header_buttons(layout: Layout = LANDSCAPE_LAYOUT) -> list[Button]:
 
 
 def mode_buttons(layout: Layout = LANDSCAPE_LAYOUT) -> list[Button]:
-    labels = {"contiguous": "CONTIGUOUS", "paged": "PAGED", "toggle": "ALLOCATOR"}
-    return [Button(name, r, labels[name], touch=layout.touch) for name, r in layout.mode_buttons.items()]
+    """One button per allocator in the registry across the layout's row; a phone has one switch."""
+    if "toggle" in layout.mode_buttons:
+        return [Button("toggle", layout.mode_buttons["toggle"], "ALLOCATOR", touch=layout.touch)]
+    x0, y, w0, h = layout.mode_buttons["contiguous"]
+    x1, _, w1, _ = layout.mode_buttons["paged"]
+    gap = x1 - (x0 + w0)
+    n = len(modes.MODES)
+    w = (x1 + w1 - x0 - gap * (n - 1)) // n
+    return [Button(m.name, (x0 + i * (w + gap), y, w, h), m.label, touch=layout.touch)
+            for i, m in enumerate(modes.MODES)]
 
 
 @dataclass
@@ -85,12 +91,23 @@ class ViewState:
 
 
 def vram_colour(utilisation: float) -> Colour:
-    """Cyan, amber from VRAM_CAUTION, red past the engine's warning level."""
-    return theme.RED if utilisation > VRAM_ALERT else theme.AMBER if utilisation > VRAM_CAUTION else theme.CYAN
+    """Cyan, amber from the engine's caution level, red past its warning level."""
+    return theme.RED if utilisation > R.VRAM_WARN else theme.AMBER if utilisation > R.VRAM_CAUTION else theme.CYAN
 
 
 def _shade(colour: Colour, f: float) -> Colour:
     return (int(colour[0] * f), int(colour[1] * f), int(colour[2] * f))
+
+
+def outline_cells(surface: pygame.Surface, layout: Layout, cells, colour: Colour, dx: int = 0,
+                  width: int = 2) -> None:
+    """Outline board cells (x, board row) on the board: what a card or a report points at."""
+    c = layout.cell
+    bx, by = layout.board[:2]
+    for x, y in cells:
+        if y >= HIDDEN:
+            r = pygame.Rect(bx + dx + x * c - 1, by + (y - HIDDEN) * c - 1, c + 2, c + 2)
+            pygame.draw.rect(surface, colour, r, width)
 
 
 class ConsoleView:
@@ -178,7 +195,7 @@ class ConsoleView:
         P = L.panels
         if L.portrait:
             draw_panel(bg, P["score"], t, "SCORE", size=T.small)
-            draw_panel(bg, P["vram"], t, "VRAM USED", size=T.small)
+            draw_panel(bg, P["vram"], t, STAT_TITLES[0], size=T.small)
             draw_panel(bg, P["frag"], t, "FRAGMENTATION", size=T.small)
             draw_panel(bg, P["next"], t, "NEXT", size=T.small)
             draw_panel(bg, P["split"], t, "PAGE SPLIT", size=T.small)
@@ -227,6 +244,16 @@ class ConsoleView:
             s = pygame.Surface((c, c), pygame.SRCALPHA)
             pygame.draw.rect(s, (*colour, 28), (1, 1, c - 2, c - 2))
             pygame.draw.rect(s, (*colour, 150), (1, 1, c - 2, c - 2), 1)
+        elif style == "reserved":
+            # Held but empty: the request's colour as hatching, as in the LAB.
+            s = pygame.Surface((c, c)).convert()
+            s.fill(theme.BOARD_BG)
+            s.set_clip(pygame.Rect(1, 1, c - 2, c - 2))
+            hatch = _shade(colour, 0.9)
+            for k in range(-c, c, 5):
+                pygame.draw.line(s, hatch, (k, c), (k + c, 0), 1)
+            s.set_clip(None)
+            pygame.draw.rect(s, colour, (1, 1, c - 2, c - 2), 1)
         else:
             s = pygame.Surface((c, c)).convert()
             s.fill(theme.BOARD_BG)
@@ -327,6 +354,12 @@ class ConsoleView:
                 pygame.draw.rect(surface, theme.mix(theme.PANEL_EDGE, theme.RED, p), P[name], 2, border_radius=4)
             t.blit(surface, f"{value * 100:.0f} %", T.large, theme.TEXT, (x + 8, y + 21))
             draw_bar(surface, (x + 8, y + h - 12, w - 16, 6), frac, colour)
+            if name == "vram" and tele.reserved:  # the held share that stores no tokens, in amber
+                reserved = tele.reserved / R.VISIBLE_CELLS
+                bw = w - 16
+                start = round(bw * max(0.0, frac - reserved))
+                pygame.draw.rect(surface, theme.AMBER, (x + 8 + start, y + h - 12, max(2, round(bw * reserved)), 6))
+                t.blit(surface, f"{tele.reserved} rsvd", T.small, theme.AMBER, (x + w - 8, y + 27), "topright")
         x, y, w, h = P["next"]
         for i, kind in enumerate(game.next_queue[:R.NEXT_QUEUE]):
             cy = y + 32 + i * 24
@@ -336,9 +369,8 @@ class ConsoleView:
             t.blit(surface, name, T.small, theme.TEXT if i == 0 else theme.TEXT_DIM, (x + 42, cy), "midleft")
         x, y, w, h = P["split"]
         bar = (x + 8, y + h - 14, w - 16, 8)
-        if game.mode != "paged":
-            draw_bar(surface, bar, game.charge, (70, 70, 100))
-            t.blit(surface, "PAGED only", T.small, theme.TEXT_DIM, (x + w - 8, y + 4), "topright")
+        if not game.allocator.player_split:  # no bar: the allocator cannot split
+            t.blit(surface, "in PAGED mode only", T.small, theme.TEXT_DIM, (x + 8, y + h - 6), "bottomleft")
         elif game.split_ready:
             p = pulse(state.clock_ms, 800)
             draw_bar(surface, bar, 1.0, theme.mix(theme.MAGENTA, (255, 255, 255), p * 0.5))
@@ -346,14 +378,13 @@ class ConsoleView:
         else:
             draw_bar(surface, bar, game.charge, theme.VIOLET)
             t.blit(surface, f"{game.charge * 100:.0f} %", T.small, theme.TEXT, (x + w - 8, y + 4), "topright")
-        for b in self.modes:  # one switch: shows the allocator, a tap changes it
+        for b in self.modes:  # one switch: shows the allocator, a tap moves to the next one
             r = pygame.Rect(b.rect)
-            paged = game.mode == "paged"
-            accent = theme.MAGENTA if paged else theme.CYAN
+            accent = mode_accent(game.mode)
             over = state.hover is not None and b.contains(state.hover)
             pygame.draw.rect(surface, theme.BUTTON_HOVER if over else theme.BUTTON, r, border_radius=5)
             pygame.draw.rect(surface, accent, r, 2, border_radius=5)
-            t.blit(surface, "PAGED" if paged else "CONTIGUOUS", T.body, accent, (r.centerx, r.y + 17), "center")
+            t.blit(surface, modes.get(game.mode).label, T.body, accent, (r.centerx, r.y + 17), "center")
             t.blit(surface, "tap to switch", T.small, theme.TEXT_DIM, (r.centerx, r.bottom - 13), "center")
         d = self.details_button
         if d is not None:
@@ -437,7 +468,7 @@ class ConsoleView:
             (f"{tele.fragmentation * 100:.0f} %", tele.fragmentation,
              theme.RED if frag_alert else theme.MAGENTA),
             (f"{tele.throughput:.0f} tok/s", tele.throughput / THROUGHPUT_FULL, theme.GREEN),
-            (f"{tele.paging_efficiency * 100:.0f} %", tele.paging_efficiency, theme.VIOLET),
+            (f"{tele.usable_free} blocks", tele.usable_free / R.VISIBLE_CELLS, theme.VIOLET),
         )
         for i, (rect, (value, frac, colour)) in enumerate(zip(self.L.stats, cards)):
             x, y, w, h = rect
@@ -447,14 +478,21 @@ class ConsoleView:
                 colour = theme.mix(theme.RED, (255, 200, 200), p * 0.6)
             t.blit(surface, value, self.T.large, theme.TEXT, (x + 8, y + 22))
             draw_bar(surface, (x + 8, y + h - 12, w - 16, 6), frac, colour)
+            if i == 0 and tele.reserved:  # the held share that stores no tokens, in amber
+                reserved = tele.reserved / R.VISIBLE_CELLS
+                bw = w - 16
+                start = round(bw * max(0.0, frac - reserved))
+                pygame.draw.rect(surface, theme.AMBER, (x + 8 + start, y + h - 12,
+                                                        max(2, round(bw * reserved)), 6))
+                t.blit(surface, f"{tele.reserved} rsvd", self.T.small, theme.AMBER,
+                       (x + w - 8, y + 30), "topright")
         t.blit(surface, f"RESIDENT {tele.resident}   FREE {tele.free_cells}   SEALED {tele.sealed_holes}",
                self.T.small, theme.TEXT_DIM, (self.L.panels["resident"][0] + 4, self.L.panels["resident"][1] + 3))
 
     def _draw_mode(self, surface: pygame.Surface, mode: str, state: ViewState) -> None:
         for b in self.modes:
             hover = state.hover is not None and b.contains(state.hover)
-            b.draw(surface, self.text, active=(b.name == mode), hover=hover,
-                   accent=theme.MAGENTA if b.name == "paged" else theme.CYAN)
+            b.draw(surface, self.text, active=(b.name == mode), hover=hover, accent=mode_accent(b.name))
         x, y, w, _ = self.L.panels["mode_note"]
         self.text.blit(surface, self.fit(MODE_NOTES[mode], self.T.small, w), self.T.small, theme.TEXT_DIM, (x, y))
 
@@ -492,6 +530,10 @@ class ConsoleView:
         surface.fblits(blits)
         if fx.landings or fx.clears or fx.cascades or fx.highlight is not None:
             self._draw_effects(surface, session, bx, by, state)
+        cards = session.cards
+        if cards is not None and cards.current is not None and cards.cells:
+            outline_cells(surface, self.L, cards.cells, theme.mix(theme.AMBER, (255, 255, 255),
+                                                          pulse(state.clock_ms, 600) * 0.6), ox)
         if fx.toasts:
             self._draw_toast(surface, fx.toasts[-1])
 
@@ -523,16 +565,18 @@ class ConsoleView:
         colour_of = session.colour_of
         colours: dict[int, Colour] = {}
         blits = []
-        grid = session.game.board.grid
+        board = session.game.board
+        grid = board.grid
         for y in range(HIDDEN, len(grid)):
             row = grid[y]
+            reserved = board.reserved[y]
             py = (y - HIDDEN) * cell
             for x, rid in enumerate(row):
                 if rid and (x, y) not in hidden:
                     c = colours.get(rid)
                     if c is None:
                         c = colours[rid] = colour_of(rid)
-                    blits.append((sprite(c), (x * cell, py)))
+                    blits.append((sprite(c, "reserved" if reserved >> x & 1 else "block"), (x * cell, py)))
         layer.fblits(blits)
 
     def _draw_effects(self, surface: pygame.Surface, session: GameSession, bx: int, by: int,
@@ -597,7 +641,8 @@ class ConsoleView:
         best = max(state.best, 0)
         if self._best_text[0] != best:
             self._best_text = (best, short_number(best, self.T.small, VALUE_W))
-        vals = (f"{game.lines}" if game.endless else f"{game.lines} / {R.VICTORY_LINES}", f"{game.level}", self._best_text[1])
+        vals = (f"{game.lines}" if game.endless else f"{game.lines} / {R.VICTORY_LINES}",
+                f"{game.level}", self._best_text[1])
         for i, v in enumerate(vals):
             t.blit(surface, v, self.T.small, theme.TEXT, (x + 262, y + 7 + i * 20), "topright")
 
@@ -611,9 +656,11 @@ class ConsoleView:
             t.blit(surface, name, self.T.small, theme.TEXT_DIM, (hx + hw // 2, hy + hh - 14), "center")
         else:
             t.blit(surface, "empty", self.T.small, theme.TEXT_DIM, (hx + hw // 2, hy + 62), "center")
-        nx, ny, nw, _ = self.L.panels["next"]
-        for i, kind in enumerate(game.next_queue[:3]):
-            cy = ny + 38 + i * 32
+        nx, ny, nw, nh = self.L.panels["next"]
+        queue = game.next_queue[:R.NEXT_QUEUE]
+        step = min(32, (nh - 44) // max(1, len(queue) - 1)) if len(queue) > 1 else 0
+        for i, kind in enumerate(queue):
+            cy = ny + 38 + i * step
             mini = self.mini_piece(kind, 9)
             surface.blit(mini, mini.get_rect(center=(nx + 26, cy)))
             name = self.fit(PIECES[kind].name, self.T.small, nw - 54)
@@ -623,7 +670,7 @@ class ConsoleView:
         t = self.text
         x, y, w, h = self.L.panels["split"]
         bar = (x + 8, y + 28, w - 96, 10)
-        if game.mode != "paged":
+        if not game.allocator.player_split:
             draw_bar(surface, bar, game.charge, (70, 70, 100))
             t.blit(surface, "PAGED only", self.T.small, theme.TEXT_DIM, (x + w - 8, y + 33), "midright")
             return
@@ -661,10 +708,10 @@ class ConsoleView:
         surf.fill(theme.PANEL)
         x, y = -2, -22  # draw in panel coordinates
         if bt is None:
-            msg = ("Split a request in PAGED mode to see its block table: "
-                   "logical pages mapped to scattered physical blocks.")
+            msg = ("In PAGED mode a request paged on demand, or split with Shift/P, shows its "
+                   "block table here: logical pages mapped to scattered physical blocks.")
             for i, line in enumerate(wrap(msg, self.T.small, w - 16)):
-                t.blit(surf, line, self.T.small, theme.TEXT_DIM, (x + 8, y + 28 + i * 17))
+                t.blit(surf, line, self.T.small, theme.TEXT_DIM, (x + 8, y + 28 + i * (self.T.small + 4)))
             return surf
         colour = PIECES[bt.kind].colour
         t.blit(surf, fit(f"req#{bt.request_id} {bt.name}", self.T.small, w - 16), self.T.small, colour,
@@ -682,7 +729,7 @@ class ConsoleView:
                 t.blit(surf, "freed by GC", self.T.small, theme.GREEN, (x + 84, ry))
             else:
                 cx, cy = now
-                row = cy - HIDDEN
-                t.blit(surf, f"#{row * 10 + cx:03d}  ({cx}, {row})", self.T.small, theme.TEXT, (x + 84, ry))
+                row = R.visible_row(cy)
+                t.blit(surf, f"#{row * R.WIDTH + cx:03d}  ({cx}, {row})", self.T.small, theme.TEXT, (x + 84, ry))
         t.blit(surf, "blocks outlined on the board", self.T.small, theme.TEXT_DIM, (x + 8, y + h - 20))
         return surf

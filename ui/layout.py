@@ -188,9 +188,9 @@ def _landscape() -> Layout:
             "left": (m, top, col_w, title_panel_h),
             "right": (right_x, top, col_w, title_panel_h),
             "demo_slot": (board[0] - 4, controls_y, board[2] + 8, controls_h),
+            "modes": (m + 10, 262, col_w - 20, 32),  # the allocator buttons' row
         }),
         title_buttons=MappingProxyType({
-            "contiguous": (m + 10, 262, 122, 32), "paged": (m + 138, 262, 122, 32),
             "start": (m + 10, 356, 250, 56),
             **{name: (right_x + 10, 330 + i * 46, 250, 38)
                for i, name in enumerate(("help", "lab", "cards", "mute", "endless"))},
@@ -224,8 +224,6 @@ def _portrait() -> Layout:
     demo_slot = strip
     sx, sw = side_x, side_w
     title_buttons = {
-        "contiguous": (sx, title_top + 26, sw, touch),
-        "paged": (sx, title_top + 26 + touch + gap, sw, touch),
         "start": (sx, board[1] + board[3] - 96, sw, 96),  # under the thumb
         **_row(m, controls_y, w - 2 * m, controls_h, ("help", "lab", "cards", "mute", "endless"), gap),
     }
@@ -236,15 +234,16 @@ def _portrait() -> Layout:
         board=board, cell=cell,
         controls=MappingProxyType(_row(m, controls_y, w - 2 * m, controls_h, PORTRAIT_CONTROLS, 5)),
         panels=MappingProxyType(panels), stats=(),
-        card=strip, log=(m, details_top + 304, w - 2 * m, h - m - touch - gap - (details_top + 304)),
+        card=strip, log=(m, details_top + 308, w - 2 * m, h - m - touch - gap - (details_top + 308)),
         mode_buttons=MappingProxyType({"toggle": side["mode"]}),
         dialog=dialog, menu_button=(300, touch, 10), report_buttons_h=touch,
         help_close=(w - m - 110, (header_h - hb_h) // 2, 110, hb_h),
-        title=MappingProxyType({"side": (sx, title_top, sw, board[3]), "demo_slot": demo_slot}),
+        title=MappingProxyType({"side": (sx, title_top, sw, board[3]), "demo_slot": demo_slot,
+                                "modes": (sx, title_top + 26, sw, 2 * touch + gap)}),
         title_buttons=MappingProxyType(title_buttons),
         details=MappingProxyType({
-            "stats": (m, details_top, w - 2 * m, 92),
-            "blocks": (m, details_top + 98, w - 2 * m, 200),
+            "stats": (m, details_top, w - 2 * m, 100),
+            "blocks": (m, details_top + 106, w - 2 * m, 196),
             "close": (m, h - m - touch, w - 2 * m, touch),
         }),
     )

@@ -3,8 +3,10 @@ from __future__ import annotations
 
 import pygame
 
-from engine import RunReport
+from engine import RunReport, modes
+from engine import rules as R
 from ui import theme
+from ui.console_view import outline_cells
 from ui.help_content import CONCEPTS, CONTROLS, TOUCH_CONTROLS
 from ui.input import Command, InputMapper
 from ui.keys import BOARD_KEY, CARDS_KEY, HELP_KEY, MUTE_KEY, PAUSE_KEY, QUIT_KEY, START_KEY
@@ -334,8 +336,8 @@ class HelpScene(Overlay):
                 draw_row_button(surface, self.app, b, self.hover if over else None)
 
 
-GOAL = ("Goal: dispatch 40 lines without an OOM. Holes cost you in CONTIGUOUS mode; "
-        "PAGED mode lets a charged split fill them.")
+GOAL = (f"Goal: {R.VICTORY_LINES} lines without an OOM. Switching allocator after the "
+        "first request makes a MIXED run: no best score.")
 
 
 class DetailsScene(Overlay):
@@ -386,8 +388,9 @@ class DetailsScene(Overlay):
         sx, sy, sw, sh = lay.details["stats"]
         draw_panel(surface, (sx, sy, sw, sh), t, "TELEMETRY", size=T.small)
         line_h = T.small + 3
-        rows = ((f"VRAM used {tele.utilisation * 100:.0f} %", f"fragmentation {tele.fragmentation * 100:.0f} %"),
-                (f"throughput {tele.throughput:.0f} tok/s", f"paging eff. {tele.paging_efficiency * 100:.0f} %"),
+        rows = ((f"VRAM held {tele.utilisation * 100:.0f} %", f"reserved {tele.reserved} blocks"),
+                (f"fragmentation {tele.fragmentation * 100:.0f} %", f"usable free {tele.usable_free}"),
+                (f"throughput {tele.throughput:.0f} tok/s", f"peak VRAM {tele.peak_utilisation * 100:.0f} %"),
                 (f"resident {tele.resident}  free {tele.free_cells}", f"sealed {tele.sealed_holes}  best {self.play.state.best:,}"))
         for i, (left, right) in enumerate(rows):
             y = sy + 24 + i * line_h
@@ -402,16 +405,23 @@ class DetailsScene(Overlay):
             draw_row_button(surface, self.app, b, self.hover)
 
 
+KEY_GRACE_MS = 500.0  # keys pressed this soon after the crash were meant for the game
+SEALED_COLOUR = theme.RED
+RESERVED_COLOUR = theme.AMBER
+
+
 class ResultScene(Overlay):
     """The end of a run: the engine's own crash (or victory) report, then restart."""
 
     shade_alpha = 150
 
-    def __init__(self, app, play, report: RunReport, new_best: bool = False) -> None:
+    def __init__(self, app, play, report: RunReport, new_best: bool = False,
+                 since_end_ms: float = KEY_GRACE_MS) -> None:
         super().__init__(app)
         self.play = play
         self.report = report
         self.new_best = new_best
+        self.since_end_ms = since_end_ms  # how long ago the run ended when the report opened
         self.oom = report.outcome == "oom"
         self.peeking = False  # the report put aside to look at the board it describes
         self.build()
@@ -440,9 +450,10 @@ class ResultScene(Overlay):
             self.px = size
             self.cause = wrap(lines[1], size, width)[:3]
             self.body = [part for line in lines[2:] for part in wrap(line, size, width - 12)]
-            self.tips = wrap(self.tip(), size, width)[:2]
+            tips = wrap(self.tip(), size, width)
+            self.tips = tips[:3]
             used = theme.font(size).get_linesize() * (len(self.cause) + len(self.body) + len(self.tips) + 1)
-            if used <= room:
+            if used <= room and len(tips) <= 3:
                 break
 
     def command(self, cmd: Command) -> None:
@@ -457,7 +468,9 @@ class ResultScene(Overlay):
             self.refresh_backdrop()
 
     def handle(self, event: pygame.event.Event) -> None:
-        if event.type == pygame.KEYDOWN and event.key == pygame.K_SPACE:
+        if event.type in (pygame.KEYDOWN, pygame.KEYUP) and self.since_end_ms + self.clock_ms < KEY_GRACE_MS:
+            return  # a drop or turn pressed just after the crash must not act on the report
+        if event.type == pygame.KEYDOWN and event.key == pygame.K_b:
             self.click("board")
             return
         super().handle(event)
@@ -476,15 +489,22 @@ class ResultScene(Overlay):
             self.click("board")  # any tap brings the report back
 
     def tip(self) -> str:
+        """What to take away, matching the cause the engine found."""
         r = self.report
         if not self.oom:
-            return "Every request was served. Try the other allocator and compare peak VRAM."
-        if r.mode == "contiguous" and r.sealed_holes:
-            return (f"{r.sealed_holes} free blocks were sealed in holes. In PAGED mode a split "
-                    "would have put pages into them.")
-        if r.mode == "paged":
-            return "Splits are rationed by the meter: clear rows to recharge it faster."
-        return "Keep the stack low: every hole is memory no request can use."
+            return (f"{R.VICTORY_LINES} lines served at a peak of {r.peak_utilisation * 100:.0f} % "
+                    "VRAM. Try the other allocator and compare.")
+        if r.cause_code == "memory_full":
+            return ("Memory really was full: fewer free blocks than the request needs. With "
+                    "paging on demand that is the only way a run ends.")
+        if r.cause_code == "no_free_range":
+            return ("The free memory was in holes and gaps too small for one unbroken range: "
+                    "external fragmentation. PAGED mode would have paged the request into them.")
+        if r.cause_code == "spawn_blocked":
+            return ("The game admits requests only at the top, and reservations and holes had "
+                    "raised the stack. In PAGED mode the request is paged into free blocks.")
+        return ("Reservations and holes pushed the stack to the ceiling. In PAGED mode a request "
+                "that would lock above VRAM is paged into free blocks.")
 
     def draw(self, surface: pygame.Surface) -> None:
         lay = self.app.layout
@@ -500,12 +520,17 @@ class ResultScene(Overlay):
                 controls = [pygame.Rect(r) for r in lay.controls.values()]
                 y, h = controls[0].y, controls[0].height
                 bar = pygame.Rect(lay.board[0] - 4, y, lay.board[2] + 8, h)
+            r = self.report
+            outline_cells(surface, lay, r.sealed_cells, SEALED_COLOUR)
+            outline_cells(surface, lay, r.reserved_cells, RESERVED_COLOUR)
             pygame.draw.rect(surface, (9, 12, 26), bar, border_radius=6)
             pygame.draw.rect(surface, edge, bar, 2, border_radius=6)
             back = "tap: back to the report" if lay.portrait else f"{BOARD_KEY} or tap: back to the report"
-            t.blit(surface, "the board at the end of the run", T.small, theme.TEXT,
-                   (bar.centerx, bar.centery - 11), "center")
-            t.blit(surface, back, T.small, theme.CYAN, (bar.centerx, bar.centery + 11), "center")
+            t.blit(surface, f"red: {len(r.sealed_cells)} sealed free", T.small, SEALED_COLOUR,
+                   (bar.centerx, bar.centery - 20), "center")
+            t.blit(surface, f"amber: {len(r.reserved_cells)} reserved, empty", T.small, RESERVED_COLOUR,
+                   (bar.centerx, bar.centery), "center")
+            t.blit(surface, back, T.small, theme.CYAN, (bar.centerx, bar.centery + 20), "center")
             return
         self.draw_backdrop(surface)
         r = draw_dialog(surface, lay.dialog, edge)
@@ -539,8 +564,14 @@ class ResultScene(Overlay):
             y += line_h
         if y + 10 + line_h <= self.report_buttons[0].rect[1] - 6:  # the two allocators side by side
             best = self.app.settings.best_scores
-            t.blit(surface, f"best scores:  contiguous {best.get('contiguous', 0):,}   "
-                            f"paged {best.get('paged', 0):,}", T.small, theme.TEXT_DIM,
-                   (r.centerx, y + 10), "midtop")
+            line = "best scores:  " + "   ".join(f"{m} {best.get(m, 0):,}" for m in modes.NAMES)
+            if self.report.mixed:
+                line = "mixed run: no best score.  " + line
+            yy = y + 10
+            for part in wrap(line, T.small, r.width - 24):
+                if yy + line_h > self.report_buttons[0].rect[1] - 6:
+                    break
+                t.blit(surface, part, T.small, theme.TEXT_DIM, (r.centerx, yy), "midtop")
+                yy += line_h
         for b in self.report_buttons:
             draw_row_button(surface, self.app, b, self.hover, accent=edge)

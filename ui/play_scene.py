@@ -5,7 +5,7 @@ from dataclasses import replace
 
 import pygame
 
-from engine import Game, Input
+from engine import Game, Input, modes
 from ui.autopilot import AutoPilot
 from ui.cards import CardDeck
 from ui.console_view import ViewState
@@ -138,8 +138,8 @@ class PlayScene(Scene):
             paused = app.top is not self
             if not app.open_lab(self._log_notice) and paused:
                 app.pop()  # no lab in this build: play on, the log says why
-        elif cmd is Command.START and self.game.over:
-            self.restart()
+        elif self.ended:
+            return  # the crash is on screen: keys wait for the report (no restart by a late drop)
         elif cmd is Command.QUIT:
             # Q sits next to W and A: mid-run it only pauses, and Q in the pause menu leaves.
             if self.game.over:
@@ -164,8 +164,7 @@ class PlayScene(Scene):
             return
         b = hit(view.modes, pos)
         if b is not None:
-            other = "paged" if self.game.mode == "contiguous" else "contiguous"
-            self.set_mode(other if b.name == "toggle" else b.name)
+            self.set_mode(modes.following(self.game.mode) if b.name == "toggle" else b.name)
             return
         if view.details_button is not None and view.details_button.contains(pos):
             self.show_details()
@@ -238,8 +237,8 @@ class PlayScene(Scene):
         if self.game.over and not self.ended:
             self.ended = True
             result = self.game.result
-            if result is not None:
-                self.new_best = self.app.record_result(result.mode, result.score)
+            if result is not None:  # a mixed run counts as a game but as no mode's record
+                self.new_best = self.app.record_result(result.record_mode, result.score)
             self.state.best = self.app.best(self.game.mode)
             self.end_timer = 0.0
             self.mapper.reset()
@@ -253,7 +252,7 @@ class PlayScene(Scene):
         result = self.game.result
         if result is not None:
             self.session.effects.toasts.clear()  # the report says it; the board stays in view
-            self.app.show_result(self, result, self.new_best)
+            self.app.show_result(self, result, self.new_best, since_end_ms=END_DELAY_MS)
 
     def draw(self, surface: pygame.Surface) -> None:
         self.app.view.draw(surface, self.session, self.state)

@@ -3,12 +3,14 @@ from __future__ import annotations
 
 import pygame
 
-from engine import Game, Input
+from engine import Game, Input, modes
+from engine import rules as R
+from engine.game import MODE_OF_INPUT
 from ui import theme
 from ui.keys import (CARDS_KEY, ENDLESS_KEY, HELP_KEY, HOLD_KEY, LAB_KEY, MUTE_KEY, PAUSE_KEY, SPLIT_KEY,
                      START_KEY, key_hint)
 from ui.autopilot import AutoPilot
-from ui.console_view import MODE_NOTES, TOUCH_MODE_NOTES, ViewState
+from ui.console_view import MODE_NOTES, ViewState, mode_accent
 from ui.input import Command, InputMapper
 from ui.scene import MenuScene
 from ui.session import GameSession
@@ -16,12 +18,12 @@ from ui.text import wrap
 from ui.widgets import Button, hit, pulse
 
 PITCH = ("Falling pieces are inference requests, the board is GPU memory, "
-         "holes are fragmentation. Serve 40 lines without running out of VRAM.")
+         f"holes are fragmentation. Serve {R.VICTORY_LINES} lines without running out of VRAM.")
 
 HOW_TO = (
-    ("CONTIGUOUS", "a request keeps its shape: gaps under it are lost"),
-    ("PAGED", f"{SPLIT_KEY} splits it into pages that drop into any free cell"),
-    ("FULL ROW", "requests done, their memory is garbage-collected"),
+    ("CONTIGUOUS", "whole ranges, plus room reserved (hatched) for the maximum length"),
+    ("PAGED", f"blocks on demand, wherever free; {SPLIT_KEY} packs pages into holes"),
+    ("FULL ROW", "requests done, their blocks freed"),
 )
 SIDE_BUTTONS = (("help", "HELP & CONCEPT MAP", HELP_KEY), ("lab", "MEMORY LAB", LAB_KEY),
                 ("cards", "TEACHING CARDS", CARDS_KEY), ("mute", "SOUND", MUTE_KEY),
@@ -36,6 +38,19 @@ def layer_areas(lay) -> tuple[pygame.Rect, ...]:
             pygame.Rect(0, well.top, well.left, h - well.top),
             pygame.Rect(well.right, well.top, w - well.right, h - well.top),
             pygame.Rect(well.left, well.bottom, well.width, h - well.bottom))
+
+
+def mode_choice(lay) -> list[Button]:
+    """One button per allocator in the registry: a row on the landscape panel, a column on a phone."""
+    x, y, w, h = lay.title["modes"]
+    n, gap = len(modes.MODES), 6
+    if lay.portrait:
+        bh = (h - gap * (n - 1)) // n
+        return [Button(m.name, (x, y + i * (bh + gap), w, bh), m.label, touch=lay.touch)
+                for i, m in enumerate(modes.MODES)]
+    bw = (w - gap * (n - 1)) // n
+    return [Button(m.name, (x + i * (bw + gap), y, bw, h), m.label, touch=lay.touch)
+            for i, m in enumerate(modes.MODES)]
 
 
 class TitleScene(MenuScene):
@@ -53,8 +68,7 @@ class TitleScene(MenuScene):
     def relayout(self) -> None:
         lay = self.app.layout
         B, touch = lay.title_buttons, lay.touch
-        self.mode_buttons = [Button("contiguous", B["contiguous"], "CONTIGUOUS", touch=touch),
-                             Button("paged", B["paged"], "PAGED", touch=touch)]
+        self.mode_buttons = mode_choice(lay)
         self.start_button = Button("start", B["start"], "START", f"{START_KEY} / click", touch=touch)
         self.side_buttons = [Button(name, B[name], label, hint, touch=touch) for name, label, hint in SIDE_BUTTONS]
         self.demo_slot = lay.title["demo_slot"]
@@ -106,8 +120,9 @@ class TitleScene(MenuScene):
                           "mute": Command.MUTE, "endless": Command.TOGGLE_ENDLESS}[b.name])
 
     def choose_mode(self, mode: str) -> None:
-        self.app.set_mode(mode)
-        self.demo.act(self.demo.game.set_mode(mode))
+        if mode != self.app.settings.mode:
+            self.app.set_mode(mode)
+            self._new_demo()  # the demo shows the chosen allocator from its first request
 
     def open_lab(self) -> None:
         def missing(text: str) -> None:
@@ -122,12 +137,10 @@ class TitleScene(MenuScene):
         self.clock_ms += dt_ms
         self.state.clock_ms = self.clock_ms
         for inp in self.mapper.update(dt_ms):  # 1 / 2 / Tab pick the allocator here too
-            if inp is Input.MODE_CONTIGUOUS:
-                self.choose_mode("contiguous")
-            elif inp is Input.MODE_PAGED:
-                self.choose_mode("paged")
+            if inp in MODE_OF_INPUT:
+                self.choose_mode(MODE_OF_INPUT[inp])
             elif inp is Input.MODE_TOGGLE:
-                self.choose_mode("paged" if self.app.settings.mode == "contiguous" else "contiguous")
+                self.choose_mode(modes.following(self.app.settings.mode))
         self.demo.step(dt_ms, self.pilot.inputs(self.demo.game))
         if self.demo.game.over:
             if self.restart_in is None:
@@ -154,7 +167,7 @@ class TitleScene(MenuScene):
         if self.hover is not None:
             b = hit([*self.mode_buttons, *self.side_buttons], self.hover)
             over = b.name if b is not None else None
-        return (s.mode, s.muted, s.cards_enabled, s.endless, self.app.best("contiguous"), self.app.best("paged"),
+        return (s.mode, s.muted, s.cards_enabled, s.endless, *(self.app.best(m) for m in modes.NAMES),
                 self.notice, over)
 
     def _render_layer(self) -> None:
@@ -220,14 +233,14 @@ class TitleScene(MenuScene):
         for b in self.mode_buttons:
             hover = self.hover is not None and b.contains(self.hover)
             b.draw(surface, t, active=b.name == mode, hover=hover, size=T.body,
-                   accent=theme.MAGENTA if b.name == "paged" else theme.CYAN)
+                   accent=mode_accent(b.name))
         y = self.mode_buttons[-1].rect[1] + self.mode_buttons[-1].rect[3] + 8
-        for line in wrap(TOUCH_MODE_NOTES[mode], T.small, r.width)[:3]:
+        for line in wrap(MODE_NOTES[mode], T.small, r.width)[:3]:
             t.blit(surface, line, T.small, theme.TEXT_DIM, (r.x, y))
             y += T.small + 3
         y = self.start_button.rect[1] - 76
         t.blit(surface, "BEST SCORES", T.small, theme.PANEL_TITLE, (r.x, y))
-        for i, m in enumerate(("contiguous", "paged")):
+        for i, m in enumerate(modes.NAMES):
             yy = y + 22 + i * 20
             t.blit(surface, m, T.small, theme.TEXT, (r.x, yy))
             t.blit(surface, f"{self.app.best(m):,}", T.small, theme.AMBER, (r.right, yy), "topright")
@@ -269,13 +282,12 @@ class TitleScene(MenuScene):
         mode = self.app.settings.mode
         for b in self.mode_buttons:
             hover = self.hover is not None and b.contains(self.hover)
-            b.draw(surface, t, active=b.name == mode, hover=hover,
-                   accent=theme.MAGENTA if b.name == "paged" else theme.CYAN)
+            b.draw(surface, t, active=b.name == mode, hover=hover, accent=mode_accent(b.name))
         for i, line in enumerate(wrap(MODE_NOTES[mode], T.small, r.width - 24)[:2]):
             t.blit(surface, line, T.small, theme.TEXT_DIM, (x, 302 + i * 16))
         y = 430
         t.blit(surface, "BEST SCORES", T.small, theme.PANEL_TITLE, (x, y))
-        for i, m in enumerate(("contiguous", "paged")):
+        for i, m in enumerate(modes.NAMES):
             yy = y + 22 + i * 20
             t.blit(surface, m, T.body, theme.TEXT, (x, yy))
             t.blit(surface, f"{self.app.best(m):,}", T.body, theme.AMBER, (r.right - 12, yy), "topright")
