@@ -313,3 +313,17 @@ def test_layout_reaches_the_command_line(tmp_path):
     assert bad.returncode == 2 and "Traceback" not in bad.stderr
     assert [line for line in bad.stderr.splitlines() if "error" in line] == [
         "main.py: error: argument --layout: invalid choice: 'sideways' (choose from 'landscape', 'portrait')"]
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_the_lab_opens_in_the_apps_layout(tmp_path, layout):
+    app = make_app(tmp_path, layout=layout)
+    app.show_title(seed=1)
+    key(app, pygame.K_l)
+    lab = app.top
+    assert type(lab).__name__ == "LabScene"
+    assert lab.layout.portrait == (layout == "portrait")
+    pump(app, 5)
+    app.draw(app.surface)
+    key(app, pygame.K_ESCAPE)
+    assert isinstance(app.top, TitleScene)

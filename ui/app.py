@@ -110,6 +110,11 @@ class GameApp:
         return None
 
     # ------------------------------------------------------------------ layout
+    @property
+    def canvas_size(self) -> tuple[int, int]:
+        """The canvas every screen draws on (the LAB lays itself out for it)."""
+        return self.layout.size
+
     def set_layout(self, name: str) -> bool:
         """Rearrange every screen for the layout called `name`; True if anything changed.
 
