@@ -31,6 +31,7 @@ HIDDEN = R.HIDDEN
 LANDSCAPE_LAYOUT = layout_for("landscape")
 
 MODE_NOTES: dict[str, str] = {m.name: m.note for m in modes.MODES}
+MIXED_NOTE = "Mixed run: it sets no best score."
 MODE_ACCENTS: dict[str, Colour] = {"contiguous": theme.CYAN, "paged": theme.MAGENTA}
 
 
@@ -301,7 +302,7 @@ class ConsoleView:
                 self._draw_ticker(surface, session)
         else:
             self._draw_stats(surface, tele, state)
-            self._draw_mode(surface, game.mode, state)
+            self._draw_mode(surface, game.mode, state, game.mixed)
             covered = 0
             if cards is not None and cards.current is not None:
                 covered = max(0, cards.rect[1] + cards.rect[3] - self.L.log[1])
@@ -385,7 +386,10 @@ class ConsoleView:
             pygame.draw.rect(surface, theme.BUTTON_HOVER if over else theme.BUTTON, r, border_radius=5)
             pygame.draw.rect(surface, accent, r, 2, border_radius=5)
             t.blit(surface, modes.get(game.mode).label, T.body, accent, (r.centerx, r.y + 17), "center")
-            t.blit(surface, "tap to switch", T.small, theme.TEXT_DIM, (r.centerx, r.bottom - 13), "center")
+            if game.mixed:  # the allocator changed mid-run: say so for as long as the run lasts
+                t.blit(surface, "mixed: no best", T.small, theme.AMBER, (r.centerx, r.bottom - 13), "center")
+            else:
+                t.blit(surface, "tap to switch", T.small, theme.TEXT_DIM, (r.centerx, r.bottom - 13), "center")
         d = self.details_button
         if d is not None:
             over = state.hover is not None and d.contains(state.hover)
@@ -489,11 +493,14 @@ class ConsoleView:
         t.blit(surface, f"RESIDENT {tele.resident}   FREE {tele.free_cells}   SEALED {tele.sealed_holes}",
                self.T.small, theme.TEXT_DIM, (self.L.panels["resident"][0] + 4, self.L.panels["resident"][1] + 3))
 
-    def _draw_mode(self, surface: pygame.Surface, mode: str, state: ViewState) -> None:
+    def _draw_mode(self, surface: pygame.Surface, mode: str, state: ViewState, mixed: bool = False) -> None:
         for b in self.modes:
             hover = state.hover is not None and b.contains(state.hover)
             b.draw(surface, self.text, active=(b.name == mode), hover=hover, accent=mode_accent(b.name))
         x, y, w, _ = self.L.panels["mode_note"]
+        if mixed:  # the allocator changed mid-run: say so for as long as the run lasts
+            self.text.blit(surface, self.fit(MIXED_NOTE, self.T.small, w), self.T.small, theme.AMBER, (x, y))
+            return
         self.text.blit(surface, self.fit(MODE_NOTES[mode], self.T.small, w), self.T.small, theme.TEXT_DIM, (x, y))
 
     # ------------------------------------------------------------------ board
