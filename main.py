@@ -52,7 +52,7 @@ async def run_window(opts) -> None:
             # The iframe turned or was resized: rearrange every screen, the run carries on.
             wanted = web.page_layout()
             if wanted is not None:
-                app.set_layout(wanted)
+                app.want_layout(wanted)
         for event in pygame.event.get():
             app.handle(event)
         now = time.perf_counter()

@@ -327,3 +327,18 @@ def test_the_lab_opens_in_the_apps_layout(tmp_path, layout):
     app.draw(app.surface)
     key(app, pygame.K_ESCAPE)
     assert isinstance(app.top, TitleScene)
+
+
+def test_a_screen_that_cannot_rearrange_keeps_its_layout_until_it_closes(tmp_path):
+    app = make_app(tmp_path, layout="landscape")
+    app.show_title(seed=1)
+    assert app.open_lab()
+    lab = app.top
+    assert not lab.can_relayout and app.scenes[0].can_relayout
+    assert not app.want_layout("portrait")  # the LAB keeps its landscape arrangement
+    assert app.layout.name == "landscape" and app.surface.get_size() == (800, 580)
+    app.back()  # the LAB closes: the title follows the frame at once
+    assert app.layout.name == "portrait" and app.surface.get_size() == (420, 700)
+    assert isinstance(app.top, TitleScene)
+    assert app.want_layout("portrait") is False and app.wanted_layout is None
+    assert app.want_layout("landscape") and app.layout.name == "landscape"

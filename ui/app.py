@@ -68,6 +68,7 @@ class GameApp:
         self.text = TextCache()
         self.view = ConsoleView(self.text, self.layout)
         self.scenes: list[Scene] = []
+        self.wanted_layout: str | None = None  # asked for while a screen could not follow
         self.running = True
         self.seeds = random.Random(seed if seed is not None else time.time_ns())
         self.clock = FixedStep()
@@ -88,12 +89,14 @@ class GameApp:
             return
         self.scenes.pop().leave()
         self.scenes[-1].enter()
+        self._follow_wanted_layout()
 
     def replace(self, scene: Scene) -> None:
         if self.scenes:
             self.scenes.pop().leave()
         self.scenes.append(scene)
         scene.enter()
+        self._follow_wanted_layout()
 
     def reset(self, scene: Scene) -> None:
         """Drop every scene and start over with `scene` (restart, back to title)."""
@@ -101,6 +104,7 @@ class GameApp:
             self.scenes.pop().leave()
         self.scenes.append(scene)
         scene.enter()
+        self._follow_wanted_layout()
 
     def find(self, kind: type) -> Scene | None:
         """The topmost scene of a given class (overlays use it to reach the game below)."""
@@ -134,6 +138,21 @@ class GameApp:
         for scene in list(self.scenes):  # a screen with no place in the new layout may close
             scene.relayout()
         return True
+
+    def want_layout(self, name: str) -> bool:
+        """Switch to `name` now if every screen on the stack can follow, else when one closes.
+
+        The browser asks this whenever the frame turns or is resized; True if it switched.
+        """
+        self.wanted_layout = None if name == self.layout.name else name
+        return self._follow_wanted_layout()
+
+    def _follow_wanted_layout(self) -> bool:
+        name = self.wanted_layout
+        if name is None or not all(s.can_relayout for s in self.scenes):
+            return False
+        self.wanted_layout = None
+        return self.set_layout(name)
 
     # ------------------------------------------------------------------ screens
     # Screens ask the app to move on; the app alone knows every screen.

@@ -43,6 +43,14 @@ class Scene:
     def relayout(self) -> None:
         """The app's layout changed: recompute every rectangle from `app.layout`."""
 
+    @property
+    def can_relayout(self) -> bool:
+        """True if this screen rearranges itself in place (it overrides `relayout`).
+
+        A screen that cannot keeps its arrangement until it closes; the app waits till then.
+        """
+        return type(self).relayout is not Scene.relayout
+
 
 class MenuScene(Scene):
     """A screen run by UI commands and pointer presses (the title and the overlays).
