@@ -183,8 +183,10 @@ class PauseScene(Overlay):
         t, T = self.app.text, lay.text
         t.blit(surface, "PAUSED", T.title, theme.CYAN, (r.centerx, r.y + 36), "center")
         note = "The scheduler is idle: no request falls while paused."
-        for i, line in enumerate(wrap(note, T.small, r.width - 24)[:2]):
-            t.blit(surface, line, T.small, theme.TEXT_DIM, (r.centerx, r.y + 64 + i * (T.small + 3)), "center")
+        lines = wrap(note, T.small, r.width - 24)[:2]
+        top = r.y + 70 - (len(lines) - 1) * (T.small + 3) // 2  # one line sits at y + 70
+        for i, line in enumerate(lines):
+            t.blit(surface, line, T.small, theme.TEXT_DIM, (r.centerx, top + i * (T.small + 3)), "center")
         s = self.app.settings
         labels = {"mute": f"SOUND: {'OFF' if s.muted else 'ON'}",
                   "cards": f"TEACHING CARDS: {'ON' if s.cards_enabled else 'OFF'}"}
