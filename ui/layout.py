@@ -23,7 +23,7 @@ from typing import Mapping
 
 import pygame
 
-from engine import rules
+from engine import modes, rules
 
 RectT = tuple[int, int, int, int]
 
@@ -239,7 +239,7 @@ def _portrait() -> Layout:
         dialog=dialog, menu_button=(300, touch, 10), report_buttons_h=touch,
         help_close=(w - m - 110, (header_h - hb_h) // 2, 110, hb_h),
         title=MappingProxyType({"side": (sx, title_top, sw, board[3]), "demo_slot": demo_slot,
-                                "modes": (sx, title_top + 26, sw, 2 * touch + gap)}),
+                                "modes": (sx, title_top + 26, sw, len(modes.MODES) * (touch + gap) - gap)}),
         title_buttons=MappingProxyType(title_buttons),
         details=MappingProxyType({
             "stats": (m, details_top, w - 2 * m, 100),
