@@ -46,9 +46,10 @@ GAME_FILES = ("main.py",)
 GAME_DIRS = ("engine", "ui", "assets")
 # Command-line tools that never run in a page (benchmarks, headless screenshots, the LAB's and the
 # autoplay's reports): left out of the archive, so a phone downloads only what it runs.
-DESKTOP_ONLY = ("engine/bench.py", "engine/autoplay.py", "engine/lab/cli.py", "engine/lab/report.py",
-                "engine/lab/sweep.py", "engine/lab/__main__.py", "ui/bench.py", "ui/headless.py",
-                "ui/lab_cli.py")
+# pygbag.ini leaves the same files out of a plain `pygbag .` (it matches file names in any folder,
+# so engine/lab/cli.py, named like ui/cli.py that the page needs, ships).
+DESKTOP_ONLY = ("engine/bench.py", "engine/autoplay.py", "engine/lab/report.py", "engine/lab/sweep.py",
+                "engine/lab/__main__.py", "ui/bench.py", "ui/headless.py", "ui/lab_cli.py")
 TEMPLATE = ROOT / "web" / "vram-tetris.tmpl"
 ICON = ROOT / "web" / "favicon.png"
 EMBED = ROOT / "web" / "embed.html"
