@@ -23,26 +23,37 @@ FRAME_MS = 1000.0 / 60.0
 async def run_window(opts) -> None:
     import pygame
 
-    from ui import theme
+    from ui import theme, web
     from ui.app import GameApp
-    from ui.play_scene import PlayScene
-    from ui.title_scene import TitleScene
+    from ui.layout import layout_for
 
     pygame.init()
     theme.font.cache_clear()
     flags = 0 if BROWSER else pygame.SCALED
-    screen = pygame.display.set_mode(theme.CANVAS_SIZE, flags)
-    app = GameApp(screen, seed=opts.seed, language=opts.lang)
+    layout = web.page_layout() or opts.layout  # in the browser the page picks for the iframe
+
+    def resize(size: tuple[int, int]) -> pygame.Surface:
+        return pygame.display.set_mode(size, flags)
+
+    screen = resize(layout_for(layout).size)
+    app = GameApp(screen, seed=opts.seed, layout=layout, resize=resize, language=opts.lang)
     pygame.display.set_caption(f"{app.tr.t('game.title_prefix')} {app.tr.t('game.title_header')}")
     if opts.mode is not None:
         app.set_mode(opts.mode)
     if (opts.scene or ("play" if opts.autoplay else "title")) == "play":
-        app.reset(PlayScene(app, mode=opts.mode, autoplay=opts.autoplay))
+        app.start_game(opts.mode, autoplay=opts.autoplay)
     else:
-        app.reset(TitleScene(app))
+        app.show_title()
     last = time.perf_counter()
-    font_job = None  # the browser's download of the Korean font, only once Korean is chosen
+    frame = 0
+    font_job = None  # the browser's download of the Korean pack, only once Korean is chosen
     while app.running:
+        frame += 1
+        if BROWSER and frame % web.POLL_FRAMES == 0:
+            # The iframe turned or was resized: rearrange every screen, the run carries on.
+            wanted = web.page_layout()
+            if wanted is not None:
+                app.want_layout(wanted)
         if app.wanted_language is not None and font_job is None:
             from ui import hangul_font
             font_job = asyncio.ensure_future(hangul_font.fetch())
@@ -54,7 +65,7 @@ async def run_window(opts) -> None:
         now = time.perf_counter()
         app.frame((now - last) * 1000.0)
         last = now
-        app.draw()
+        app.draw(app.surface)
         pygame.display.flip()
         app.pump_audio()  # sound effects are made one per frame once the first picture is up
         if not BROWSER:
@@ -78,7 +89,7 @@ async def main() -> None:
             code = headless.run(opts)
         else:
             from ui import bench
-            code = bench.run(opts.frames, opts.seed)
+            code = bench.run(opts.frames, opts.seed, opts.layout)
         raise SystemExit(code)
     await run_window(opts)
 

@@ -37,10 +37,11 @@ def canvas() -> pygame.Surface:
     return surface
 
 
-def make_app(data_dir, seed: int = 3, mode: str | None = None, language: str | None = None) -> GameApp:
+def make_app(data_dir, seed: int = 3, mode: str | None = None, layout: str = "landscape",
+             language: str | None = None) -> GameApp:
     """A fresh app; English unless `language` says otherwise, whatever the machine's locale."""
-    app = GameApp(canvas(), storage=Storage(directory=data_dir), seed=seed, audio=False, language=language,
-                  reader_language="en")
+    app = GameApp(canvas(), storage=Storage(directory=data_dir), seed=seed, audio=False, layout=layout,
+                  language=language, reader_language="en")
     if mode is not None:
         app.settings.mode = mode
     return app

@@ -14,6 +14,7 @@ import pygame
 from engine import events as ev
 from ui import theme
 from ui.i18n import DEFAULT, Catalogue, catalogue
+from ui.keys import CARDS_KEY
 from ui.layout import CARD, RectT
 from ui.text import TextCache, fit, wrap
 
@@ -42,6 +43,8 @@ SHOW_MS = 9000.0
 FADE_MS = 400.0
 MIN_SHOW_MS = 4500.0  # a card with another one waiting behind it stays at least this long
 PAD = 8
+CLICK_HINT = "card.dismiss_click"  # catalogue keys: how a card is put away on a desktop ...
+TAP_HINT = "card.dismiss_tap"  # ... and on a phone (the hint then shares the title's line)
 
 
 def card_for(event: ev.Event) -> tuple[str, tuple[Cell, ...]] | None:
@@ -73,12 +76,15 @@ class CardDeck:
 
     def __init__(self, enabled: Callable[[], bool], seen: Callable[[], set[str]],
                  mark_seen: Callable[[str], None], rect: RectT = CARD,
+                 sizes: tuple[int, int] = (theme.SMALL, theme.BODY), dismiss_hint: str = CLICK_HINT,
                  tr: Callable[[], Catalogue] | None = None) -> None:
-        self._enabled = enabled
         self._tr: Callable[[], Catalogue] = tr if tr is not None else (lambda: catalogue(DEFAULT))
+        self._enabled = enabled
         self._seen = seen
         self._mark_seen = mark_seen
         self.rect = rect
+        self.sizes = sizes  # (body, title) font sizes
+        self.dismiss_hint = dismiss_hint
         self.current: Card | None = None
         self.cells: tuple[Cell, ...] = ()  # board cells the current card is about
         self.age = 0.0
@@ -143,6 +149,13 @@ class CardDeck:
         if self.waiting:
             self._present(self.waiting.pop(0))
 
+    def restyle(self, rect: RectT, sizes: tuple[int, int], dismiss_hint: str) -> None:
+        """Show cards in another place or type size (the layout changed)."""
+        if (rect, sizes, dismiss_hint) != (self.rect, self.sizes, self.dismiss_hint):
+            self.rect, self.sizes, self.dismiss_hint = rect, sizes, dismiss_hint
+            self._surfaces.clear()
+            self._plate = None
+
     def contains(self, pos: tuple[int, int]) -> bool:
         return self.current is not None and pygame.Rect(self.rect).collidepoint(pos)
 
@@ -176,14 +189,22 @@ class CardDeck:
 
     def _render(self, card: Card, text: TextCache, tr: Catalogue) -> pygame.Surface:
         w, h = self.rect[2], self.rect[3]
+        small, body = self.sizes
+        line_h = theme.font_for(card.body, small).get_linesize()
+        hint = tr.t(self.dismiss_hint)
         surf = pygame.Surface((w, h)).convert()
         surf.fill((24, 20, 8))
         pygame.draw.rect(surf, theme.AMBER, surf.get_rect(), 2, border_radius=5)
-        text.blit(surf, fit(card.title, theme.BODY, w - 2 * PAD), theme.BODY, theme.AMBER, (PAD, 6))
-        y = 28
-        for line in wrap(card.body, theme.SMALL, w - 2 * PAD):
-            text.blit(surf, line, theme.SMALL, theme.TEXT, (PAD, y))
-            y += 16
-        text.blit(surf, tr.t("card.dismiss"), theme.SMALL, theme.TEXT_DIM,
-                  (w - PAD, h - 6), "bottomright")
+        compact = self.dismiss_hint == TAP_HINT  # a phone: the hint shares the title's line
+        hint_w = theme.font_for(hint, small).size(hint)[0] + 12 if compact else 0
+        text.blit(surf, fit(card.title, body, w - 2 * PAD - hint_w), body, theme.AMBER, (PAD, 6))
+        if compact:
+            text.blit(surf, hint, small, theme.TEXT_DIM, (w - PAD, 8), "topright")
+        y = 8 + theme.font_for(card.title, body).get_linesize() if compact else 28
+        for line in wrap(card.body, small, w - 2 * PAD):
+            text.blit(surf, line, small, theme.TEXT, (PAD, y))
+            y += line_h
+        if not compact:
+            text.blit(surf, tr.t("card.dismiss_line", hint=hint, key=CARDS_KEY), small, theme.TEXT_DIM,
+                      (w - PAD, h - 6), "bottomright")
         return surf

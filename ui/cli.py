@@ -11,12 +11,14 @@ from pathlib import Path
 from engine.modes import NAMES as MODES
 from ui.i18n import LANGUAGES
 
+from ui.layout import LANDSCAPE, NAMES as LAYOUTS
+
 SCENES = ("title", "play", "help", "pause", "oom", "victory")
 
 USAGE = """\
-python main.py [--mode contiguous|paged] [--seed S] [--lang en|ko]
+python main.py [--mode contiguous|paged] [--layout landscape|portrait] [--seed S] [--lang en|ko]
        python main.py --headless --frames N --screenshot out.png [--scene title|play|help|pause|oom|victory]
-                      [--mode contiguous|paged] [--autoplay] [--seed S] [--lang en|ko]
+                      [--mode contiguous|paged] [--layout landscape|portrait] [--autoplay] [--seed S] [--lang en|ko]
        python main.py --bench-frame [--frames N] [--seed S]"""
 
 
@@ -31,6 +33,7 @@ class Options:
     autoplay: bool = False
     seed: int | None = None
     lang: str | None = None  # None: the player's saved choice, else the locale's language
+    layout: str = LANDSCAPE
 
 
 class UsageError(Exception):
@@ -51,6 +54,9 @@ def _parser() -> _Parser:
     p.add_argument("--screenshot", help="PNG file for the headless canvas")
     p.add_argument("--scene", choices=SCENES, help="screen to show (default: title, or play with --autoplay)")
     p.add_argument("--mode", choices=MODES, help="allocator mode")
+    p.add_argument("--layout", choices=LAYOUTS, default=LANDSCAPE,
+                   help="screen arrangement: landscape 800x580 (desktop, wide embeds) or portrait "
+                        "420x700 (phones) (default: %(default)s)")
     p.add_argument("--autoplay", action="store_true", help="let the bot play")
     p.add_argument("--seed", type=int, help="random seed for the run")
     p.add_argument("--lang", choices=LANGUAGES,
@@ -83,7 +89,7 @@ def parse(argv: list[str]) -> Options:
         raise UsageError(f"--seed must be between 0 and {2**31 - 1}")
     return Options(headless=ns.headless, bench_frame=ns.bench_frame, frames=ns.frames,
                    screenshot=ns.screenshot, scene=ns.scene, mode=ns.mode, autoplay=ns.autoplay,
-                   seed=ns.seed, lang=ns.lang)
+                   seed=ns.seed, layout=ns.layout, lang=ns.lang)
 
 
 def screenshot_problem(path: str) -> str | None:

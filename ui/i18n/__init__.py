@@ -131,7 +131,7 @@ class Catalogue:
     def has(self, key: str) -> bool:
         return key in self.messages
 
-    def t(self, key: str, **params: object) -> str:
+    def t(self, key: str, /, **params: object) -> str:
         """The message `key` with `params` filled in (English if this language lacks it)."""
         text = self.messages.get(key)
         if text is None:
