@@ -46,7 +46,8 @@ async def run_window(opts) -> None:
         app.show_title()
     last = time.perf_counter()
     frame = 0
-    font_job = None  # the browser's download of the Korean pack, only once Korean is chosen
+    pack_job = None  # the browser's download of a part of the game fetched later (ui.packs)
+    pack_name = ""
     while app.running:
         frame += 1
         if BROWSER and frame % web.POLL_FRAMES == 0:
@@ -54,12 +55,13 @@ async def run_window(opts) -> None:
             wanted = web.page_layout()
             if wanted is not None:
                 app.want_layout(wanted)
-        if app.wanted_language is not None and font_job is None:
-            from ui import hangul_font
-            font_job = asyncio.ensure_future(hangul_font.fetch())
-        elif font_job is not None and font_job.done():
-            app.font_arrived(font_job.result())
-            font_job = None
+        if app.wanted_packs and pack_job is None:  # the LAB or the Korean pack, asked for by the player
+            from ui import packs
+            pack_name = app.wanted_packs[0]
+            pack_job = asyncio.ensure_future(packs.fetch(pack_name))
+        elif pack_job is not None and pack_job.done():
+            app.pack_arrived(pack_name, pack_job.result())
+            pack_job = None
         for event in pygame.event.get():
             app.handle(event)
         now = time.perf_counter()

@@ -467,30 +467,6 @@ def test_a_touch_screen_is_told_to_tap(site: str, browser) -> None:
         log = pg.inner_text("#log")
         assert "tap" in log and "arrow keys" not in log and "Shift" not in log
         pg.screenshot(path=str(OUT / "browser-touch-ready-360x600.png"))
-def korean_page(browser, width: int = 360, locale: str = "ko-KR", saved: str | None = None):
-    ctx = browser.new_context(viewport={"width": width, "height": 600}, locale=locale)
-    ctx.set_default_timeout(30_000)
-    if saved is not None:
-        ctx.add_init_script(f"localStorage.setItem('vram-tetris.settings', JSON.stringify({{language: '{saved}'}}))")
-    return ctx, ctx.new_page()
-
-
-@pytest.mark.parametrize("width", [680, 360])
-def test_a_korean_reader_gets_a_korean_boot_screen(site: str, browser, width: int) -> None:
-    ctx, pg = korean_page(browser, width)
-    try:
-        fonts: list[str] = []
-        pg.on("request", lambda r: fonts.append(r.url) if "/fonts/" in r.url else None)
-        stand_in_runtime(pg)
-        pg.goto(f"{site}/index.html")
-        pg.wait_for_selector("#start:visible", timeout=20_000)
-        assert pg.evaluate("document.documentElement.lang") == "ko" and pg.evaluate("vtBoot.language") == "ko"
-        assert "클릭해서 시작" in pg.inner_text("#start")
-        assert "KV 캐시 할당 완료" in pg.inner_text("#log")
-        assert "테트리스" in pg.inner_text("#boot .title")
-        assert_fits(pg.evaluate(LAYOUT_JS), width, 600)
-        pg.screenshot(path=str(OUT / f"browser-ready-ko-{width}x600.png"))
-        assert fonts == []  # the page itself never loads the game's font: the Python bootstrap does
     finally:
         ctx.close()
 
@@ -514,6 +490,36 @@ def test_the_layout_rule_gives_the_reader_the_larger_text(site: str, page_at) ->
     at_600 = [pick for (w, h), pick in zip(sizes, picks) if h == 600]
     flips = sum(a != b for a, b in zip(at_600, at_600[1:]))
     assert at_600[0] == "portrait" and at_600[-1] == "landscape" and flips == 1
+
+
+def korean_page(browser, width: int = 360, locale: str = "ko-KR", saved: str | None = None):
+    ctx = browser.new_context(viewport={"width": width, "height": 600}, locale=locale)
+    ctx.set_default_timeout(30_000)
+    if saved is not None:
+        ctx.add_init_script(f"localStorage.setItem('vram-tetris.settings', JSON.stringify({{language: '{saved}'}}))")
+    return ctx, ctx.new_page()
+
+
+@pytest.mark.parametrize("width", [680, 360])
+def test_a_korean_reader_gets_a_korean_boot_screen(site: str, browser, width: int) -> None:
+    ctx, pg = korean_page(browser, width)
+    try:
+        fonts: list[str] = []
+        pg.on("request", lambda r: fonts.append(r.url) if "/later/" in r.url else None)
+        stand_in_runtime(pg)
+        pg.goto(f"{site}/index.html")
+        pg.wait_for_selector("#start:visible", timeout=20_000)
+        assert pg.evaluate("document.documentElement.lang") == "ko" and pg.evaluate("vtBoot.language") == "ko"
+        assert "클릭해서 시작" in pg.inner_text("#start")
+        assert "KV 캐시 할당 완료" in pg.inner_text("#log")
+        assert "테트리스" in pg.inner_text("#boot .title")
+        assert_fits(pg.evaluate(LAYOUT_JS), width, 600)
+        pg.screenshot(path=str(OUT / f"browser-ready-ko-{width}x600.png"))
+        assert fonts == []  # the page itself never loads the game's font: the Python bootstrap does
+    finally:
+        ctx.close()
+
+
 def test_the_players_saved_language_beats_the_browsers(site: str, browser) -> None:
     ctx, pg = korean_page(browser, saved="en")
     try:
@@ -544,9 +550,10 @@ def test_korean_failure_message_and_the_font_beside_the_page(site: str, browser)
         assert "Python 런타임을 쓸 수 없음" in text and "새로 고침" in text
     finally:
         ctx.close()
-    from ui.theme import HANGUL_FONT_FILE
-    with urllib.request.urlopen(f"{site}/fonts/{HANGUL_FONT_FILE.name}", timeout=10) as res:
-        assert res.read() == HANGUL_FONT_FILE.read_bytes()
+    from ui.packs import PACKS, archive_url, pack_bytes
+    for pack in PACKS:  # the game fetches these from beside the page
+        with urllib.request.urlopen(f"{site}/{archive_url(pack)}", timeout=10) as res:
+            assert res.read() == pack_bytes(pack)
 
 
 def test_embed_page_in_korean_tells_the_game(site: str, browser) -> None:

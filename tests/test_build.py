@@ -63,12 +63,15 @@ def test_build_succeeds_and_prints_figures(build) -> None:
         assert re.search(rf"KB\s+{re.escape(name)}\n", text), f"{name} not listed with its size"
     # The bundle holds what the pages use and nothing else: the Korean pack lies beside the page.
     assert sorted(p.name for p in out.iterdir()) == sorted(["index.html", "favicon.png", ARCHIVE, "embed.html", "og-image.png",
-                                                            "fonts", "i18n"])
-    later = sorted(p.relative_to(out).as_posix() for d in ("fonts", "i18n") for p in (out / d).rglob("*"))
-    assert later == sorted(build_web.LATER.values())
-    for rel, name in build_web.LATER.items():
-        assert (out / name).read_bytes() == (ROOT / rel).read_bytes()
-    assert "only for Korean readers" in text and "of 350 KB" in text
+                                                            "later"])
+    later = sorted(p.relative_to(out).as_posix() for p in (out / "later").rglob("*") if p.is_file())
+    assert later == sorted(set(build_web.LATER.values()))
+    for pack, files in build_web.PACKS.items():  # each pack: exactly its files, as in the checkout
+        with tarfile.open(out / build_web.archive_url(pack), "r:gz") as tar:
+            assert sorted(tar.getnames()) == sorted(files)
+            for rel in files:
+                assert tar.extractfile(rel).read() == (ROOT / rel).read_bytes()
+    assert "later (the memory LAB" in text and "later (Korean font" in text and "of 350 KB" in text
     assert "social preview image: game screenshot" in text
 
 

@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings as hyp_settings, strategies as st
 
 from tests.test_ui_fixtures import canvas, clean_event_queue, click, key, make_app, pump  # noqa: F401
-from ui import hangul_font, i18n, theme
+from ui import i18n, packs, theme
 from ui.storage import Settings, Storage
 from ui.text import break_allowed, is_syllable, wrap
 
@@ -204,21 +204,21 @@ def test_language_button_on_the_title_and_in_pause(tmp_path):
 
 
 def test_without_its_font_korean_waits_and_the_game_stays_english(tmp_path, monkeypatch):
-    """The browser before the download: English on screen, Korean once the font is in place."""
-    monkeypatch.setattr(hangul_font, "available", lambda path=None: False)
+    """The browser before the download: English on screen, Korean once the pack is in place."""
+    monkeypatch.setattr(packs, "missing", lambda name, root=None: ["ui/i18n/ko.py"])
     app = make_app(tmp_path)
     app.set_language("ko")
-    assert app.language == "en" and app.wanted_language == "ko"
-    monkeypatch.setattr(hangul_font, "available", lambda path=None: True)
-    app.font_arrived(None)
-    assert app.language == "ko" and app.wanted_language is None
+    assert app.language == "en" and app.wanted_language == "ko" and app.wanted_packs == ["ko"]
+    monkeypatch.setattr(packs, "missing", lambda name, root=None: [])
+    app.pack_arrived("ko", None)
+    assert app.language == "ko" and app.wanted_language is None and app.wanted_packs == []
 
 
 def test_a_failed_font_download_is_logged_and_play_goes_on(tmp_path, monkeypatch):
-    monkeypatch.setattr(hangul_font, "available", lambda path=None: False)
+    monkeypatch.setattr(packs, "missing", lambda name, root=None: ["ui/i18n/ko.py"])
     app = make_app(tmp_path)
     app.set_language("ko")
-    app.font_arrived("fonts/x.ttf: 404")
+    app.pack_arrived("ko", "later/ui/i18n/ko.py: 404")
     assert app.language == "en" and app.wanted_language is None
     assert any("404" in text for _, text in app.notices)
     from ui.title_scene import TitleScene
@@ -231,43 +231,11 @@ def test_a_failed_font_download_is_logged_and_play_goes_on(tmp_path, monkeypatch
     assert any(text.startswith("Korean font unavailable") for text in drawn)  # the title says so
 
 
-def test_the_browser_fetches_the_korean_pack_and_checks_it(tmp_path, monkeypatch):
-    import asyncio
-    import io
-
-    served = {hangul_font.WEB_PATH: theme.HANGUL_FONT_FILE.read_bytes(),
-              hangul_font.CATALOGUE_WEB_PATH: hangul_font.CATALOGUE_FILE.read_bytes()}
-    asked: list[str] = []
-
-    class Opened:
-        def __init__(self, url, mode):
-            asked.append(url)
-            self.data = served.get(url, b"<html>404 not found</html>" * 60)
-
-        async def __aenter__(self):
-            return io.BytesIO(self.data)
-
-        async def __aexit__(self, *exc):
-            return False
-
-    monkeypatch.setitem(sys.modules, "platform", types.SimpleNamespace(fopen=Opened))
-    monkeypatch.setattr(sys, "platform", "emscripten")
-    font, cat = tmp_path / "fonts" / theme.HANGUL_FONT_NAME, tmp_path / "i18n" / "ko.py"
-    for bad in ("elsewhere.ttf", "elsewhere.py"):  # an error page is neither a font nor a catalogue
-        assert asyncio.run(hangul_font.fetch(((bad, tmp_path / bad),))) is not None
-        assert not (tmp_path / bad).exists()
-    files = ((hangul_font.WEB_PATH, font), (hangul_font.CATALOGUE_WEB_PATH, cat))
-    assert asyncio.run(hangul_font.fetch(files)) is None
-    assert font.read_bytes() == served[hangul_font.WEB_PATH] and cat.read_bytes() == served["i18n/ko.py"]
-    asked.clear()
-    assert asyncio.run(hangul_font.fetch(files)) is None and asked == []  # nothing fetched twice
-
-
 def test_korean_is_unavailable_until_its_catalogue_is_here(monkeypatch):
     """The web archive has no ui/i18n/ko.py: Korean then waits and English stands in."""
     monkeypatch.delitem(sys.modules, "ui.i18n.ko", raising=False)
     monkeypatch.setattr(i18n.importlib, "import_module", lambda name: (_ for _ in ()).throw(ModuleNotFoundError(name)))
-    assert not i18n.available("ko") and not hangul_font.available()
+    assert not i18n.available("ko")
     assert i18n.catalogue("ko").t("pause.title") == "PAUSED"
     assert i18n.available("en")
 
@@ -351,11 +319,10 @@ def test_wrapped_korean_fits_and_loses_nothing(words, width):
 
 
 def test_web_build_page_and_game_agree_on_the_korean_pack():
-    """build_web serves what ui.hangul_font fetches, where the page's bootstrap fetches it too."""
+    """build_web serves what ui.packs fetches, where the page's bootstrap fetches it too."""
     import build_web
     template = (ROOT / "web" / "vram-tetris.tmpl").read_text(encoding="utf-8")
-    for url, dest in hangul_font.WEB_FILES:
-        rel = dest.relative_to(ROOT).as_posix()
-        assert build_web.LATER[rel] == url
-        assert f'"{url}"' in template
-        assert (ROOT / "ui" / url) == dest  # the bootstrap writes assets/ui/<url>
+    for rel in packs.PACKS["ko"]:
+        assert build_web.LATER[rel] == packs.archive_url("ko") == "later/ko.tar.gz"
+        assert f'"{rel}"' in template and '"later/ko.tar.gz"' in template
+    assert theme.HANGUL_FONT_FILE == packs.ROOT / packs.PACKS["ko"][0]

@@ -46,7 +46,7 @@ def game_files(root: Path, shipped: bool = False) -> list[Path]:
         files += [p for p in sorted((root / name).rglob("*")) if p.is_file() and "__pycache__" not in p.parts
                   and p.suffix not in (".pyc", ".pyo")]
     if shipped:
-        files = [p for p in files if p.relative_to(root).as_posix() not in build_web.DESKTOP_ONLY]
+        files = [p for p in files if p.relative_to(root).as_posix() not in (*build_web.DESKTOP_ONLY, *build_web.LATER)]
     return files
 
 

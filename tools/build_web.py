@@ -41,25 +41,28 @@ DESCRIPTION = (
 CANVAS = (800, 580)
 PYBUILD = "3.12"
 BUDGET_KB = 150  # the game archive: what an English reader downloads before the first frame
-TOTAL_BUDGET_KB = 350  # the archive plus what loads later (the Korean font)
+TOTAL_BUDGET_KB = 350  # the archive plus what loads later (the LAB, the Korean pack)
 
 GAME_FILES = ("main.py",)
 GAME_DIRS = ("engine", "ui", "assets")
 # Command-line tools that never run in a page (benchmarks, headless screenshots, the LAB's and the
 # autoplay's reports): left out of the archive, so a phone downloads only what it runs.
-# pygbag.ini leaves the same files out of a plain `pygbag .` (it matches file names in any folder,
-# so engine/lab/cli.py, named like ui/cli.py that the page needs, ships).
+# pygbag.ini leaves the same files out of a plain `pygbag .` (it matches file names in any folder;
+# engine/lab/ as a whole is left out there, with the LAB fetched later: see LATER).
 DESKTOP_ONLY = ("engine/bench.py", "engine/autoplay.py", "engine/lab/report.py", "engine/lab/sweep.py",
-                "engine/lab/__main__.py", "ui/bench.py", "ui/headless.py", "ui/lab_cli.py")
+                "engine/lab/__main__.py", "engine/lab/cli.py", "ui/bench.py", "ui/headless.py", "ui/lab_cli.py")
 TEMPLATE = ROOT / "web" / "vram-tetris.tmpl"
 ICON = ROOT / "web" / "favicon.png"
 EMBED = ROOT / "web" / "embed.html"
 FALLBACK_CARD = ROOT / "web" / "og-image.png"
-# Served beside the page, not packed: the browser fetches the Korean font and catalogue only when
-# Korean is chosen (ui/hangul_font.py), so English readers never download them.
-LATER = {"ui/fonts/VRAMTetrisHangul-Bold.ttf": "fonts/VRAMTetrisHangul-Bold.ttf",
-         "ui/fonts/OFL-Hangul.txt": "fonts/OFL-Hangul.txt",
-         "ui/i18n/ko.py": "i18n/ko.py"}
+# Served beside the page, not packed: what the first frame does not need (the memory LAB, the
+# Korean font and catalogue) is fetched by the game when a player asks for it (ui/packs.py).
+sys.path.insert(0, str(ROOT))
+from ui.packs import ALSO_SERVED, LATER_URL, PACKS, archive_url, pack_bytes  # noqa: E402  (stdlib only)
+
+# Every file left out of the archive for later, and where the page serves it (a pack's tar.gz).
+LATER = {**{rel: archive_url(pack) for pack, files in PACKS.items() for rel in files},
+         **{rel: LATER_URL + rel for rel in ALSO_SERVED}}
 OG_NAME = "og-image.png"
 SCREENSHOT_TIMEOUT = 90.0
 
@@ -74,8 +77,8 @@ FORBIDDEN = (
     (re.compile(r"(^|/)(web|tools|test-output|\.github|\.ci)/"), "non-game folder"),
     (re.compile(r"\.egg-info/"), "packaging metadata"),
     (re.compile(r"(^|/)(pyproject\.toml|build\.sh|Dockerfile|pygbag\.ini|README\.md)$"), "project file"),
-    (re.compile(r"(^|/)VRAMTetrisHangul-Bold\.ttf$|(^|/)ui/i18n/ko\.py$"),
-     "Korean font or catalogue (served beside the page, fetched only for Korean)"),
+    (re.compile(r"(^|/)(VRAMTetrisHangul-Bold\.ttf|ui/i18n/ko\.py|engine/lab/[a-z_]+\.py|ui/lab_scene\.py)$"),
+     "a part fetched later (the LAB, the Korean pack: served beside the page)"),
 )
 REQUIRED = ("assets/main.py", "assets/engine/", "assets/ui/")
 # Debug terminal parts of pygbag's runtime that the page must not load.
@@ -94,7 +97,7 @@ class Report:
     archive_bytes: int = 0
     budget_bytes: int = BUDGET_KB * 1024
     first_frame: list[str] = field(default_factory=list)
-    later: dict[str, int] = field(default_factory=dict)  # fetched only when needed (Korean font)
+    later: dict[str, int] = field(default_factory=dict)  # fetched only when needed (LAB, Korean pack)
     social_image: str = ""
     seconds: float = 0.0
     pygbag: str = ""
@@ -375,14 +378,19 @@ def build(args: argparse.Namespace) -> Report:
     embed_values = dict(values, PAGE_URL=(site or "./") + "embed.html")
     (out / "embed.html").write_text(fill(EMBED.read_text(encoding="utf-8"), embed_values, "embed.html"), encoding="utf-8")
     report.social_image = social_image(out, args.render_python, stage_root, args.source.resolve(), args.timeout)
-    for rel, name in LATER.items():
-        src = args.source.resolve() / rel
-        if not src.is_file():  # a source without the Korean pack (a cut-down test game) ships English only
-            log(f"  {rel} not in the source: the bundle is English only")
+    source = args.source.resolve()
+    for pack, files in PACKS.items():
+        if not all((source / rel).is_file() for rel in files):  # a cut-down test game: no such part
+            log(f"  the {pack} pack is not in the source: the bundle goes without it")
             continue
-        (out / name).parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy2(src, out / name)
-        report.later[name] = src.stat().st_size
+        target = out / archive_url(pack)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(pack_bytes(pack, source))
+        report.later[archive_url(pack)] = target.stat().st_size
+    for rel in ALSO_SERVED:
+        if (source / rel).is_file():
+            (out / LATER_URL / rel).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source / rel, out / LATER_URL / rel)
 
     report.archive_members = check_archive(out / f"{APP_NAME}.tar.gz", report.budget_bytes)
     report.archive_bytes = (out / f"{APP_NAME}.tar.gz").stat().st_size
@@ -411,8 +419,11 @@ def print_report(report: Report, out: Path) -> None:
     log("before the first frame the page downloads:")
     for item in report.first_frame:
         log(f"  - {item}")
-    for name, size in report.later.items():
-        log(f"only for Korean readers, fetched when Korean is chosen: {name} {size / 1024:.1f} KB")
+    for pack, files in PACKS.items():
+        size = report.later.get(archive_url(pack), 0)
+        what = "the memory LAB, fetched when it first opens" if pack == "lab" else \
+            "Korean font and catalogue, fetched only when Korean is chosen"
+        log(f"later ({what}): {archive_url(pack)}, {len(files)} files, {size / 1024:.1f} KB")
     total = report.archive_bytes + sum(report.later.values())
     log(f"archive and later downloads: {total / 1024:.1f} KB of {TOTAL_BUDGET_KB} KB")
     log(f"social preview image: {report.social_image}")

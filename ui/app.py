@@ -14,7 +14,7 @@ from typing import Callable, Generator
 
 import pygame
 
-from ui import hangul_font, i18n, theme
+from ui import i18n, packs, theme
 from ui.console_view import ConsoleView
 from ui.layout import LANDSCAPE, Layout, layout_for
 from ui.log_console import LogConsole
@@ -68,6 +68,8 @@ class GameApp:
         self.tr: i18n.Catalogue = i18n.catalogue(i18n.DEFAULT)
         self.wanted_language: str | None = None  # waiting for its font (the browser's download)
         self.font_problem = ""
+        self.wanted_packs: list[str] = []  # parts of the game the browser is to fetch (ui.packs)
+        self._lab_waiting: Callable[[i18n.Msg], None] | None = None  # who asked for the LAB meanwhile
         self.sound = Sound(muted=self.settings.muted)
         self.audio_wanted = audio
         self.audio_started = False
@@ -308,9 +310,10 @@ class GameApp:
         return self.tr.code
 
     def _use_language(self, code: str) -> bool:
-        """Switch to `code` now if its font is here, else ask for the font; True if switched."""
-        if code == "ko" and not hangul_font.available():
+        """Switch to `code` now if its font and catalogue are here, else ask for them; True if switched."""
+        if code == "ko" and (packs.missing("ko") or not i18n.available("ko")):
             self.wanted_language = code
+            self.want_pack("ko")
             return False
         self.wanted_language = None
         self.tr = i18n.catalogue(code)
@@ -329,8 +332,27 @@ class GameApp:
     def next_language(self) -> None:
         self.set_language(i18n.following(self.wanted_language or self.language))
 
+    def want_pack(self, name: str) -> None:
+        """Ask the main loop to fetch pack `name` (ui.packs) in the background."""
+        if name not in self.wanted_packs:
+            self.wanted_packs.append(name)
+
+    def pack_arrived(self, name: str, problem: str | None) -> None:
+        """The browser's download of pack `name` finished (`problem` says why not)."""
+        if name in self.wanted_packs:
+            self.wanted_packs.remove(name)
+        if name == "ko":
+            self.font_arrived(problem)
+        elif name == "lab":
+            waiting, self._lab_waiting = self._lab_waiting, None
+            if problem:
+                if waiting is not None:
+                    waiting(i18n.Msg.of("title.lab_unavailable", reason=problem))
+            elif waiting is not None and self.top is not None and self.top.can_open_lab:
+                self.open_lab(waiting)  # the player asked for it and is still where they asked
+
     def font_arrived(self, problem: str | None) -> None:
-        """The browser's download of the Hangul font finished (`problem` says why not)."""
+        """The browser's download of the Korean pack finished (`problem` says why not)."""
         code = self.wanted_language
         if problem:
             self.wanted_language = None
@@ -375,12 +397,19 @@ class GameApp:
         self.notices.clear()
 
     def open_lab(self, on_missing: Callable[[i18n.Msg], None] | None = None) -> bool:
-        """Push the LAB screen if that module is part of this build."""
+        """Push the LAB screen if that module is part of this build; in the browser the LAB is
+        fetched the first time it is asked for, and opens when it has arrived."""
         try:
             from ui.lab_scene import LabScene
 
             scene = LabScene(self)
         except ModuleNotFoundError as exc:
+            if sys.platform == "emscripten" and packs.missing("lab"):
+                self._lab_waiting = on_missing or (lambda msg: None)
+                self.want_pack("lab")
+                if on_missing is not None:
+                    on_missing(i18n.Msg.of("title.lab_loading"))
+                return False
             if on_missing is not None:
                 on_missing(i18n.Msg.of("title.lab_missing") if exc.name == "ui.lab_scene"
                            else i18n.Msg.of("title.lab_unavailable", reason=str(exc)))

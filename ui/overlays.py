@@ -130,6 +130,8 @@ class Overlay(MenuScene):
 class PauseScene(Overlay):
     """Esc or focus loss: everything stops until the player comes back."""
 
+    can_open_lab = True
+
     shade_alpha = 165
 
     def __init__(self, app, play) -> None:

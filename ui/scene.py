@@ -24,6 +24,7 @@ class Scene:
     """
 
     opaque: bool = True
+    can_open_lab: bool = False  # the LAB, fetched in the background, opens over this screen when it arrives
 
     def handle(self, event: "pygame.event.Event") -> None:
         """React to one pygame event (keys, mouse, focus changes)."""

@@ -57,7 +57,7 @@ HUGE = 40
 FONT_FILE = Path(__file__).resolve().parent / "fonts" / "DejaVuSansCondensed-Bold.ttf"
 # Hangul: NanumSquare Bold (SIL OFL) cut down by tools/subset_font.py to exactly the characters of
 # the Korean catalogue, renamed as the OFL asks of a modified font. The web build serves it beside
-# the game archive and the browser fetches it only when Korean is chosen (ui.hangul_font).
+# the game archive and the browser fetches it only when Korean is chosen (ui.packs).
 HANGUL_FONT_NAME = "VRAMTetrisHangul-Bold.ttf"
 HANGUL_FONT_FILE = Path(__file__).resolve().parent / "fonts" / HANGUL_FONT_NAME
 # pygame's built-in font, the fallback, renders at 0.6875 of the size asked for.

@@ -49,6 +49,8 @@ def mode_choice(lay) -> list[Button]:
 
 
 class TitleScene(MenuScene):
+    can_open_lab = True
+
     def __init__(self, app, seed: int | None = None) -> None:
         self.app = app
         self.seed = app.next_seed() if seed is None else seed
@@ -84,6 +86,7 @@ class TitleScene(MenuScene):
     def enter(self) -> None:
         self.mapper.reset()
         self.state.muted = self.app.settings.muted
+        self.notice = ""  # back from the LAB: what was said about opening it is past
 
     def command(self, cmd: Command) -> None:
         if cmd is Command.START:

@@ -9,7 +9,7 @@ Which language: a choice the player made (LANGUAGE button, K, kept with the sett
 reader's own: ``navigator.language`` in the browser (``ko*`` -> Korean), the locale on the desktop.
 
 English ships with the game. The Korean catalogue (ui/i18n/ko.py), like the Korean font, stays out
-of the web archive: the browser fetches both only when Korean is chosen (ui.hangul_font), and until
+of the web archive: the browser fetches both only when Korean is chosen (ui.packs), and until
 they are there Korean is simply not available yet.
 """
 from __future__ import annotations

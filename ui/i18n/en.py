@@ -69,6 +69,7 @@ MESSAGES: dict[str, str] = {
     "title.switch.endless": "endless",
     "title.switch.lines": "{lines} lines",
     "title.switch.language": "LANG",
+    "title.lab_loading": "loading the memory lab ...",
     "title.lab_missing": "LAB is not part of this build",
     "title.lab_unavailable": "LAB unavailable: {reason}",
     # ------------------------------------------------------------------ pause

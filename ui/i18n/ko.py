@@ -75,6 +75,7 @@ MESSAGES: dict[str, str] = {
     "title.switch.endless": "무한",
     "title.switch.lines": "{lines}라인",
     "title.switch.language": "언어",
+    "title.lab_loading": "메모리 실험실을 불러오는 중 ...",
     "title.lab_missing": "이 빌드에는 실험실이 없습니다",
     "title.lab_unavailable": "실험실을 열 수 없음: {reason}",
     # ------------------------------------------------------------------ 일시정지
