@@ -1,11 +1,17 @@
-"""JSON replays: a run is (seed, mode, endless, timed inputs), so replaying reproduces it exactly.
+"""Replays: a run is (seed, mode, rules version, timed inputs), so replaying reproduces it exactly.
 
-Format (version 1):
-    {"format": "vram-tetris-replay", "version": 1, "seed": 7, "mode": "paged", "endless": false,
+JSON format (version 2; version 1 files, without `rules`, `daily` and `modes`, still read):
+    {"format": "vram-tetris-replay", "version": 2, "rules": 1, "seed": 7, "mode": "paged",
+     "endless": false, "daily": "2026-12-01" or null,
      "steps": [[dt_ms, ["LEFT", "HARD_DROP"]], [dt_ms, [], repeat], ...],
-     "final": {"score": ..., "lines": ..., "mode": ..., "active": [...], "board": "<digest>", ...}}
-A step with a third number repeats that step (runs of idle frames stay small). `final` is the
-state replaying must reach (see final_state).
+     "modes": ["paged"], "final": {"score": ..., "lines": ..., "board": "<digest>", ...}}
+A step with a third number stands for that many identical steps. `mode` is the allocator the run
+started in; `modes` every allocator it used (more than one: a mixed run). `final` is the state
+replaying must reach (see final_state). Share codes (engine.sharecode) hold the same run.
+
+Reading is streamed: a file is parsed one step at a time into a Timeline, which keeps runs of
+identical steps as one entry in compact arrays, so memory follows the steps that matter
+(inputs, changes of pace), not the file's size or its idle frames.
 """
 
 from __future__ import annotations
@@ -13,20 +19,31 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-from collections.abc import Iterable
+from array import array
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from typing import IO
 
+from .daily import daily_seed, parse_day
 from .events import Event
 from .game import MODES, Game, Input
+from .rules import RULES_VERSION
 
 FORMAT = "vram-tetris-replay"
-VERSION = 1
+VERSION = 2
+READS = (1, 2)
 MAX_DT_MS = 60_000
 MAX_STEPS = 10_000_000  # about 46 hours of 60 Hz frames
+MAX_INPUTS_PER_STEP = 64
+MAX_FILE_BYTES = 64 * 1024 * 1024
+MAX_VALUE_CHARS = 1024 * 1024  # one step or one header value; a replay has no bigger item
+CHUNK_CHARS = 64 * 1024
+MIXED = "mixed"
+OUTCOMES = ("oom", "victory", "unfinished")
 
 
 class ReplayError(ValueError):
-    """A replay file that cannot be read; the message says what is wrong."""
+    """A replay that cannot be read; the message says what is wrong, in one line."""
 
 
 def board_digest(game: Game) -> str:
@@ -45,50 +62,251 @@ def final_state(game: Game) -> dict[str, object]:
             "next": [k.name for k in game.next_queue], "board": board_digest(game)}
 
 
+def state_digest(state: dict[str, object]) -> bytes:
+    """Eight bytes that stand for a whole final state (what a share code carries)."""
+    text = json.dumps(state, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode()).digest()[:8]
+
+
+def outcome_of(game: Game) -> str:
+    return game.result.outcome if game.over and game.result is not None else "unfinished"
+
+
+def mode_label(modes: Iterable[str]) -> str:
+    """The run's allocator, or "mixed" when it switched after it started."""
+    seen = tuple(dict.fromkeys(modes))
+    return seen[0] if len(seen) == 1 else MIXED
+
+
+@dataclass(frozen=True)
+class Claim:
+    """What a recorded run says it reached; anyone can re-simulate it and compare."""
+
+    score: int
+    lines: int
+    pieces: int
+    outcome: str
+    mixed: bool
+    digest: bytes  # state_digest(final_state(game))
+
+    @classmethod
+    def of(cls, game: Game, modes: Iterable[str]) -> Claim:
+        return cls(game.score, game.lines, game.pieces, outcome_of(game),
+                   len(set(modes)) > 1, state_digest(final_state(game)))
+
+
+class Timeline:
+    """A run's timed inputs, kept as runs of identical steps (dt_ms, inputs, repeat).
+
+    Three flat arrays and a table of the distinct input combinations: a few bytes per run,
+    and appending a step is O(1). This is what the game writes every frame.
+    """
+
+    __slots__ = ("_dt", "_set", "_rep", "_sets", "_index", "steps")
+
+    def __init__(self, steps: Iterable[tuple[float, Iterable[Input]]] = ()) -> None:
+        self._dt = array("d")
+        self._set = array("H")
+        self._rep = array("Q")
+        self._sets: list[tuple[Input, ...]] = [()]
+        self._index: dict[tuple[Input, ...], int] = {(): 0}
+        self.steps = 0
+        for dt, inputs in steps:
+            self.add(dt, tuple(inputs))
+
+    def add(self, dt_ms: float, inputs: tuple[Input, ...] = (), repeat: int = 1) -> None:
+        """Append `repeat` identical steps (merged into the last run when equal to it)."""
+        if self.steps + repeat > MAX_STEPS:
+            raise ReplayError(f"too long: more than {MAX_STEPS} steps")
+        key = self._index.get(inputs)
+        if key is None:
+            if len(self._sets) >= 65535:
+                raise ReplayError("too many distinct input combinations")
+            key = self._index[inputs] = len(self._sets)
+            self._sets.append(inputs)
+        self.steps += repeat
+        if self._rep and self._set[-1] == key and self._dt[-1] == dt_ms:
+            self._rep[-1] += repeat
+            return
+        self._dt.append(dt_ms)
+        self._set.append(key)
+        self._rep.append(repeat)
+
+    def append(self, step: tuple[float, Iterable[Input]]) -> None:
+        self.add(float(step[0]), tuple(step[1]))
+
+    def runs(self) -> Iterator[tuple[float, tuple[Input, ...], int]]:
+        sets = self._sets
+        for dt, key, rep in zip(self._dt, self._set, self._rep):
+            yield dt, sets[key], rep
+
+    def __iter__(self) -> Iterator[tuple[float, tuple[Input, ...]]]:
+        for dt, inputs, rep in self.runs():
+            for _ in range(rep):
+                yield dt, inputs
+
+    def __len__(self) -> int:
+        return self.steps
+
+    @property
+    def run_count(self) -> int:
+        return len(self._rep)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Timeline):
+            return NotImplemented
+        return list(self.runs()) == list(other.runs())
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """A re-simulated run: the game at its end and the allocators it used."""
+
+    game: Game
+    modes: tuple[str, ...]
+
+    @property
+    def mode(self) -> str:
+        return mode_label(self.modes)
+
+    def summary(self) -> dict[str, object]:
+        g = self.game
+        return {"score": g.score, "lines": g.lines, "pieces": g.pieces, "mode": self.mode,
+                "modes": list(self.modes), "outcome": outcome_of(g), "time_ms": round(g.time_ms, 3)}
+
+
 @dataclass
 class Replay:
     seed: int
     mode: str
     endless: bool = False
-    steps: list[tuple[float, tuple[Input, ...]]] = field(default_factory=list)
-    final: dict[str, object] | None = None
+    steps: Timeline = field(default_factory=Timeline)
+    final: dict[str, object] | None = None  # the full final state (replay files)
+    rules: int = RULES_VERSION
+    daily: str | None = None  # ISO date of a daily-challenge run
+    modes: tuple[str, ...] | None = None  # allocators used, when recorded
+    claim: Claim | None = None  # what a share code says the run reached
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.steps, Timeline):
+            self.steps = Timeline(self.steps)
+
+    def simulate(self) -> Outcome:
+        game = Game(seed=self.seed, mode=self.mode, endless=self.endless)
+        modes = [game.mode]
+        update = game.update
+        for dt, inputs, rep in self.steps.runs():
+            if inputs:
+                for _ in range(rep):
+                    update(dt, inputs)
+                    if game.mode != modes[-1] and game.mode not in modes:
+                        modes.append(game.mode)
+            else:
+                for _ in range(rep):
+                    update(dt, inputs)
+                    if game.over:
+                        break
+        return Outcome(game, tuple(modes))
 
     def play(self) -> Game:
-        game = Game(seed=self.seed, mode=self.mode, endless=self.endless)
-        for dt, inputs in self.steps:
-            game.update(dt, inputs)
-        return game
+        return self.simulate().game
+
+    def check(self) -> tuple[Outcome | None, str | None]:
+        """Re-simulate and compare: (outcome, None) when the run is what it claims, else a reason."""
+        if self.rules > RULES_VERSION:
+            return None, (f"recorded under game rules v{self.rules}, newer than this game's "
+                          f"v{RULES_VERSION}: update the game to check it")
+        if self.daily is not None and self.seed != daily_seed(parse_day(self.daily)):
+            return None, f"seed {self.seed} is not the daily seed of {self.daily}"
+        if self.claim is None and self.final is None:
+            return None, "unverifiable: the replay has no recorded final state to check against"
+        out = self.simulate()
+        got = Claim.of(out.game, out.modes)
+        if self.claim is not None:
+            if got == self.claim:
+                return out, None
+            return out, _difference(self.claim, got, self.rules)
+        state = final_state(out.game)
+        if state == self.final and (self.modes is None or tuple(self.modes) == out.modes):
+            return out, None
+        f = self.final or {}
+        recorded = Claim(_int(f.get("score")), _int(f.get("lines")), _int(f.get("pieces")),
+                         got.outcome, len(set(self.modes or out.modes)) > 1, b"")
+        return out, _difference(recorded, got, self.rules)
 
     def verify(self) -> bool:
         """True when replaying reaches the recorded final state."""
-        return self.final is None or final_state(self.play()) == self.final
+        out, problem = self.check()
+        return problem is None
 
+    # ------------------------------------------------------------------ JSON
     def to_json(self) -> str:
-        packed: list[list[object]] = []
-        for dt, inputs in self.steps:
-            names = [i.value for i in inputs]
-            last = packed[-1] if packed else None
-            if last is not None and last[0] == dt and last[1] == names and not names:
-                if len(last) == 2:
-                    last.append(2)
-                else:
-                    last[2] = int(last[2]) + 1  # type: ignore[call-overload]
-                continue
-            packed.append([dt, names])
-        doc = {"format": FORMAT, "version": VERSION, "seed": self.seed, "mode": self.mode,
-               "endless": self.endless, "steps": packed, "final": self.final}
-        return json.dumps(doc, separators=(",", ":"))
+        return "".join(self._json_parts())
+
+    def write(self, fh: IO[str]) -> None:
+        for part in self._json_parts():
+            fh.write(part)
+
+    def _json_parts(self) -> Iterator[str]:
+        head = {"format": FORMAT, "version": VERSION, "rules": self.rules, "seed": self.seed,
+                "mode": self.mode, "endless": self.endless, "daily": self.daily}
+        yield json.dumps(head, separators=(",", ":"))[:-1] + ',"steps":['
+        first = True
+        for dt, inputs, rep in self.steps.runs():
+            step = [_dt_out(dt), [i.value for i in inputs]] + ([rep] if rep > 1 else [])
+            yield ("" if first else ",") + json.dumps(step, separators=(",", ":"))
+            first = False
+        tail = {"modes": list(self.modes) if self.modes is not None else None, "final": self.final}
+        yield "]," + json.dumps(tail, separators=(",", ":"))[1:]
 
     @classmethod
     def from_json(cls, text: str) -> Replay:
-        try:
-            doc = json.loads(text)
-        except (ValueError, TypeError, RecursionError) as exc:  # ValueError covers bad JSON too
-            raise ReplayError(f"not a JSON document: {str(exc)[:200]}") from None
-        if not isinstance(doc, dict) or doc.get("format") != FORMAT:
+        import io
+
+        return cls.read(io.StringIO(text))
+
+    @classmethod
+    def load(cls, path: str) -> Replay:
+        """Read a replay file, streamed; ReplayError (or OSError) when it cannot be."""
+        import os
+
+        if os.path.getsize(path) > MAX_FILE_BYTES:
+            raise ReplayError(f"file larger than {MAX_FILE_BYTES // (1024 * 1024)} MiB")
+        with open(path, encoding="utf-8", errors="strict", newline="") as fh:
+            try:
+                return cls.read(fh)
+            except UnicodeDecodeError:
+                raise ReplayError("not UTF-8 text") from None
+
+    @classmethod
+    def read(cls, fh: IO[str]) -> Replay:
+        """Parse a replay document from a text stream, one step at a time."""
+        doc: dict[str, object] = {}
+        steps = Timeline()
+        stream = _JsonStream(fh)
+        if not stream.open_object():
             raise ReplayError(f"not a replay: expected an object with format {FORMAT!r}")
-        if doc.get("version") != VERSION:
-            raise ReplayError(f"unsupported replay version {doc.get('version')!r} (this reads {VERSION})")
+        for key in stream.keys():
+            if key == "steps":
+                if doc.get("format") == FORMAT and doc.get("version") not in READS:
+                    _check_header(doc)
+                if not stream.open_array():
+                    raise ReplayError("'steps' must be a list")
+                for n, item in enumerate(stream.items()):
+                    dt, inputs, repeat = _parse_step(n, item)
+                    steps.add(dt, inputs, repeat)
+                doc["steps"] = True
+            else:
+                doc[key] = stream.value()
+        stream.end()
+        if "steps" not in doc:
+            _check_header(doc)
+            raise ReplayError("'steps' must be a list")
+        return cls._from_doc(doc, steps)
+
+    @classmethod
+    def _from_doc(cls, doc: dict[str, object], steps: Timeline) -> Replay:
+        _check_header(doc)
         seed, mode, endless = doc.get("seed"), doc.get("mode"), doc.get("endless", False)
         if not isinstance(seed, int) or isinstance(seed, bool):
             raise ReplayError("'seed' must be an integer")
@@ -96,19 +314,57 @@ class Replay:
             raise ReplayError(f"'mode' must be one of {MODES}")
         if not isinstance(endless, bool):
             raise ReplayError("'endless' must be true or false")
-        raw = doc.get("steps")
-        if not isinstance(raw, list):
-            raise ReplayError("'steps' must be a list")
-        steps: list[tuple[float, tuple[Input, ...]]] = []
-        for n, step in enumerate(raw):
-            dt, inputs, repeat = _parse_step(n, step)
-            if len(steps) + repeat > MAX_STEPS:
-                raise ReplayError(f"too long: more than {MAX_STEPS} steps")
-            steps.extend([(dt, inputs)] * repeat)
+        rules = doc.get("rules", 1)
+        if not isinstance(rules, int) or isinstance(rules, bool) or rules < 1:
+            raise ReplayError("'rules' must be a positive integer")
+        daily = doc.get("daily")
+        if daily is not None:
+            try:
+                parse_day(daily)  # type: ignore[arg-type]
+            except (ValueError, TypeError):
+                raise ReplayError("'daily' must be a date as YYYY-MM-DD or null") from None
+        modes = doc.get("modes")
+        if modes is not None:
+            if (not isinstance(modes, list) or not modes or len(modes) > len(MODES)
+                    or any(m not in MODES for m in modes) or modes[0] != mode):
+                raise ReplayError(f"'modes' must list the allocators used, starting with {mode!r}")
+            modes = tuple(modes)
         final = doc.get("final")
         if final is not None and not isinstance(final, dict):
             raise ReplayError("'final' must be an object or null")
-        return cls(seed, mode, endless, steps, final)
+        return cls(seed, mode, endless, steps, final, rules, daily, modes)  # type: ignore[arg-type]
+
+
+def _check_header(doc: dict[str, object]) -> None:
+    if doc.get("format") != FORMAT:
+        raise ReplayError(f"not a replay: expected an object with format {FORMAT!r}")
+    version = doc.get("version")
+    if isinstance(version, int) and not isinstance(version, bool) and version > VERSION:
+        raise ReplayError(f"replay format version {version} is newer than this game reads "
+                          f"({VERSION}): update the game")
+    if version not in READS:
+        raise ReplayError(f"unsupported replay version {version!r} (this reads {READS})")
+
+
+def _int(value: object) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) else -1
+
+
+def _dt_out(dt: float) -> float | int:
+    return int(dt) if dt == int(dt) else dt
+
+
+def _difference(expected: Claim, got: Claim, rules: int) -> str:
+    parts = [f"{name} {a} recorded, {b} replayed"
+             for name, a, b in (("score", expected.score, got.score),
+                                ("lines", expected.lines, got.lines),
+                                ("pieces", expected.pieces, got.pieces),
+                                ("outcome", expected.outcome, got.outcome),
+                                ("mixed", expected.mixed, got.mixed)) if a != b]
+    what = "; ".join(parts) if parts else "the final board differs"
+    note = (f" (recorded under game rules v{rules}, this game plays v{RULES_VERSION})"
+            if rules != RULES_VERSION else "")
+    return f"does not match its re-simulation: {what}{note}"
 
 
 def _parse_step(n: int, step: object) -> tuple[float, tuple[Input, ...], int]:
@@ -120,13 +376,13 @@ def _parse_step(n: int, step: object) -> tuple[float, tuple[Input, ...], int]:
         raise ReplayError(f"step {n}: dt_ms must be a number of milliseconds from 0 to {MAX_DT_MS}")
     if not isinstance(repeat, int) or isinstance(repeat, bool) or not 1 <= repeat <= MAX_STEPS:
         raise ReplayError(f"step {n}: repeat must be a positive integer")
-    if not isinstance(names, list):
-        raise ReplayError(f"step {n}: inputs must be a list of names")
+    if not isinstance(names, list) or len(names) > MAX_INPUTS_PER_STEP:
+        raise ReplayError(f"step {n}: inputs must be a list of at most {MAX_INPUTS_PER_STEP} names")
     try:
         inputs = tuple(Input(name) for name in names)
     except (ValueError, TypeError):
         valid = ", ".join(i.value for i in Input)
-        raise ReplayError(f"step {n}: unknown input in {names!r} (valid: {valid})") from None
+        raise ReplayError(f"step {n}: unknown input in {str(names)[:80]} (valid: {valid})") from None
     return float(dt), inputs, repeat
 
 
@@ -135,63 +391,238 @@ def _valid_dt(dt: object) -> bool:
             and 0 <= dt <= MAX_DT_MS)
 
 
+class _JsonStream:
+    """Just enough of a streaming JSON reader for one object whose big member is a flat list.
+
+    Values are decoded one at a time with json's own decoder from a window over the file, so
+    at most one item (bounded by MAX_VALUE_CHARS) is held besides what the caller keeps.
+    """
+
+    _WS = " \t\n\r"
+
+    def __init__(self, fh: IO[str]) -> None:
+        self.fh = fh
+        self.buf = ""
+        self.pos = 0
+        self.eof = False
+        self.decoder = json.JSONDecoder()
+
+    def _fill(self) -> bool:
+        if self.eof:
+            return False
+        chunk = self.fh.read(CHUNK_CHARS)
+        if not chunk:
+            self.eof = True
+            return False
+        self.buf = self.buf[self.pos:] + chunk
+        self.pos = 0
+        return True
+
+    def _peek(self) -> str:
+        """The next non-space character ('' at the end of the text)."""
+        while True:
+            buf, pos, n = self.buf, self.pos, len(self.buf)
+            while pos < n and buf[pos] in self._WS:
+                pos += 1
+            self.pos = pos
+            if pos < n:
+                return buf[pos]
+            if not self._fill():
+                return ""
+
+    def _expect(self, chars: str, what: str) -> str:
+        c = self._peek()
+        if c == "" or c not in chars:
+            raise ReplayError(f"not a JSON document: expected {what} at character "
+                              f"{self.pos}" if c else "truncated: the document ends early")
+        self.pos += 1
+        return c
+
+    def open_object(self) -> bool:
+        c = self._peek()
+        if c == "":
+            raise ReplayError("not a JSON document: the file is empty")
+        if c != "{":
+            return False
+        self.pos += 1
+        return True
+
+    def open_array(self) -> bool:
+        if self._peek() != "[":
+            return False
+        self.pos += 1
+        return True
+
+    def value(self) -> object:
+        """Decode the next complete value."""
+        self._peek()
+        while True:
+            try:
+                value, end = self.decoder.raw_decode(self.buf, self.pos)
+            except json.JSONDecodeError as exc:
+                if self.eof or len(self.buf) - self.pos > MAX_VALUE_CHARS:
+                    if self.eof:
+                        raise ReplayError(f"not a JSON document: {exc.msg} (truncated?)") from None
+                    raise ReplayError("not a replay: a value longer than "
+                                      f"{MAX_VALUE_CHARS} characters") from None
+                self._fill()
+                continue
+            except RecursionError:
+                raise ReplayError("not a JSON document: nested too deeply") from None
+            if end == len(self.buf) and not self.eof and self._fill():
+                continue  # a number may go on in the next chunk: decode it again whole
+            self.pos = end
+            return value
+
+    def keys(self) -> Iterator[str]:
+        if self._peek() == "}":
+            self.pos += 1
+            return
+        while True:
+            key = self.value()
+            if not isinstance(key, str):
+                raise ReplayError("not a JSON document: object keys must be strings")
+            self._expect(":", "':'")
+            yield key
+            if self._expect(",}", "',' or '}'") == "}":
+                return
+
+    def items(self) -> Iterator[object]:
+        if self._peek() == "]":
+            self.pos += 1
+            return
+        while True:
+            yield self.value()
+            if self._expect(",]", "',' or ']'") == "]":
+                return
+
+    def end(self) -> None:
+        if self._peek() != "":
+            raise ReplayError(f"not a JSON document: extra data at character {self.pos}")
+
+
 class Recorder:
     """Drives a Game and writes down every step, so the run can be saved as a replay."""
 
-    def __init__(self, seed: int = 0, mode: str = "contiguous", endless: bool = False) -> None:
+    def __init__(self, seed: int = 0, mode: str = "contiguous", endless: bool = False,
+                 daily: str | None = None) -> None:
         self.game = Game(seed=seed, mode=mode, endless=endless)
-        self.replay = Replay(seed, mode, endless)
+        self.tape = Tape(self.game, daily=daily)
+
+    @property
+    def replay(self) -> Replay:
+        return self.tape.replay
 
     def update(self, dt_ms: float, inputs: Iterable[Input | str] = ()) -> list[Event]:
         """Game.update, written down; refuses what a replay file could not hold."""
         if not _valid_dt(dt_ms):
             raise ValueError(f"dt_ms must be a finite number from 0 to {MAX_DT_MS}, not {dt_ms!r}")
         inputs = tuple(Input(i) for i in inputs)
-        if not self.game.over:
-            self.replay.steps.append((float(dt_ms), inputs))
-        return self.game.update(dt_ms, inputs)
+        self.tape.record(float(dt_ms), inputs)
+        events = self.game.update(dt_ms, inputs)
+        self.tape.observe()
+        return events
 
     def finish(self) -> Replay:
-        self.replay.final = final_state(self.game)
-        return self.replay
+        return self.tape.finish()
+
+
+class Tape:
+    """Writes down the steps given to a live game (call record() before update, observe() after).
+
+    What the game keeps for every run: O(1) per step, a few bytes per run of identical steps.
+    """
+
+    def __init__(self, game: Game, daily: str | None = None) -> None:
+        self.game = game
+        self.replay = Replay(game.seed, game.mode, game.endless, daily=daily)
+        self.modes: list[str] = [game.mode]
+
+    @property
+    def mixed(self) -> bool:
+        return len(self.modes) > 1
+
+    @property
+    def mode(self) -> str:
+        return mode_label(self.modes)
+
+    def record(self, dt_ms: float, inputs: tuple[Input, ...]) -> None:
+        if not self.game.over:
+            self.replay.steps.add(dt_ms, inputs)
+
+    def observe(self) -> None:
+        mode = self.game.mode
+        if mode != self.modes[-1] and mode not in self.modes:
+            self.modes.append(mode)
+
+    def finish(self) -> Replay:
+        r = self.replay
+        r.final = final_state(self.game)
+        r.modes = tuple(self.modes)
+        return r
+
+
+# ---------------------------------------------------------------------- command line
+def load_any(arg: str) -> Replay:
+    """A replay from a file path, a share code or a link with ?replay=CODE."""
+    import os
+
+    from . import sharecode
+
+    looks_like_file = os.path.exists(arg) or arg.endswith(".json") or os.sep in arg and not arg.startswith(("http:", "https:"))
+    if looks_like_file:
+        return Replay.load(arg)
+    return sharecode.decode(arg)
 
 
 def main(argv: list[str] | None = None) -> int:
-    """`python -m engine.replay FILE`: replay a saved run and check it reaches its final state."""
+    """`python -m engine.replay CODE_OR_FILE`: re-simulate a run and check what it claims."""
     import argparse
     import sys
 
-    parser = argparse.ArgumentParser(prog="python -m engine.replay",
-                                     description="Replay a saved run and verify its final state.")
-    parser.add_argument("file")
+    from . import sharecode
+
+    parser = argparse.ArgumentParser(
+        prog="python -m engine.replay", allow_abbrev=False,
+        description="Re-simulate a recorded run (replay file or share code) and check its result. "
+                    "Exit 0: verified; 1: corrupt, truncated, newer, unverifiable or not matching; "
+                    "2: bad command line or unreadable file.")
+    parser.add_argument("source", metavar="CODE_OR_FILE", help="a share code, a ?replay= link or a replay file")
+    parser.add_argument("--json", action="store_true", help="print the result as one JSON object")
+    parser.add_argument("--code", action="store_true", help="print the run's share code instead")
     args = parser.parse_args(argv)
     try:
-        with open(args.file, "rb") as fh:
-            data = fh.read(64 * 1024 * 1024 + 1)
-        if len(data) > 64 * 1024 * 1024:
-            raise ReplayError("file larger than 64 MiB")
-        try:
-            text = data.decode("utf-8")
-        except UnicodeDecodeError:
-            raise ReplayError("not UTF-8 text") from None
-        replay = Replay.from_json(text)
-    except (OSError, ReplayError) as exc:
+        replay = load_any(args.source)
+    except ReplayError as exc:
+        print(f"{parser.prog}: {exc}", file=sys.stderr)
+        return 1
+    except OSError as exc:
         parser.print_usage(sys.stderr)
-        print(f"{parser.prog}: error: {args.file}: {exc}", file=sys.stderr)
+        print(f"{parser.prog}: error: {args.source}: {exc.strerror or exc}", file=sys.stderr)
         return 2
-    game = replay.play()
-    state = final_state(game)
-    print(f"seed {replay.seed}, mode {replay.mode}, {len(replay.steps)} steps: "
-          f"score {game.score}, lines {game.lines}, pieces {game.pieces}"
-          + (", run ended" if game.over else ""))
-    if replay.final is None:
-        print("no recorded final state to compare")
+    try:
+        out, problem = replay.check()
+    except KeyboardInterrupt:
+        return 130
+    if problem is not None:
+        print(f"{parser.prog}: {problem}", file=sys.stderr)
+        return 1
+    assert out is not None
+    if args.code:
+        print(sharecode.encode(replay, out))
         return 0
-    if state == replay.final:
-        print("final state reproduced exactly")
+    summary = {"seed": replay.seed, "daily": replay.daily, "rules": replay.rules,
+               "endless": replay.endless, "steps": len(replay.steps), **out.summary(),
+               "verified": True}
+    if args.json:
+        print(json.dumps(summary, separators=(", ", ": ")))
         return 0
-    print(f"final state differs: recorded {replay.final}, replayed {state}")
-    return 1
+    day = f", daily {replay.daily}" if replay.daily else ""
+    print(f"seed {replay.seed}{day}, mode {summary['mode']}, {len(replay.steps)} steps: "
+          f"score {summary['score']}, lines {summary['lines']}, pieces {summary['pieces']}, "
+          f"outcome {summary['outcome']}")
+    print("final state reproduced exactly")
+    return 0
 
 
 if __name__ == "__main__":
