@@ -1,6 +1,9 @@
 """PagedAttention: VRAM Tetris - entry point for the browser (pygbag), the desktop and headless tools.
 
     python main.py                     play in a window
+    python main.py --daily             today's daily challenge (the same requests for everyone)
+    python main.py --replay CODE_OR_FILE   watch a recorded run (in the browser: ?replay=CODE)
+    python main.py --headless --frames 10800 --scene play --autoplay --record run.json
     python main.py --headless --frames 600 --screenshot out.png --scene play --autoplay
     python main.py --bench-frame       cost of one drawn frame
 
@@ -20,7 +23,19 @@ BROWSER = sys.platform == "emscripten"
 FRAME_MS = 1000.0 / 60.0
 
 
-async def run_window(opts) -> None:
+def load_replay(source: str | None):
+    """(replay, None), or (None, a one-line reason) for a code or file that cannot be watched."""
+    if not source:
+        return None, None
+    from engine.replay import ReplayError, load_any
+
+    try:
+        return load_any(source), None
+    except (ReplayError, OSError) as exc:
+        return None, str(exc)
+
+
+async def run_window(opts, replay=None, problem: str | None = None) -> None:
     import pygame
 
     from ui import theme
@@ -36,10 +51,17 @@ async def run_window(opts) -> None:
     app = GameApp(screen, seed=opts.seed)
     if opts.mode is not None:
         app.set_mode(opts.mode)
-    if (opts.scene or ("play" if opts.autoplay else "title")) == "play":
+    if replay is not None:
+        app.watch(replay)
+    elif opts.daily:
+        app.reset(PlayScene(app, mode=opts.mode, autoplay=opts.autoplay, daily=app.today()))
+    elif (opts.scene or ("play" if opts.autoplay else "title")) == "play":
         app.reset(PlayScene(app, mode=opts.mode, autoplay=opts.autoplay))
     else:
-        app.reset(TitleScene(app))
+        title = TitleScene(app)
+        if problem:
+            title.notice = f"replay link: {problem}"[:44]
+        app.reset(title)
     last = time.perf_counter()
     while app.running:
         for event in pygame.event.get():
@@ -73,7 +95,16 @@ async def main() -> None:
             from ui import bench
             code = bench.run(opts.frames, opts.seed)
         raise SystemExit(code)
-    await run_window(opts)
+    if BROWSER:
+        from ui.share import page_replay_code
+
+        replay, problem = load_replay(page_replay_code())
+    else:
+        replay, problem = load_replay(opts.replay)
+        if problem:
+            print(f"main.py: error: cannot watch {opts.replay}: {problem}", file=sys.stderr)
+            raise SystemExit(2)
+    await run_window(opts, replay, problem)
 
 
 # pygbag runs this file as its program: no __main__ guard, nothing after this line.

@@ -221,18 +221,34 @@ class Replay:
         if self.claim is None and self.final is None:
             return None, "unverifiable: the replay has no recorded final state to check against"
         out = self.simulate()
+        return out, self.mismatch(out)
+
+    def mismatch(self, out: Outcome) -> str | None:
+        """Why `out` (this replay re-simulated) is not the run it claims; None when it is."""
+        if self.claim is None and self.final is None:
+            return "unverifiable: the replay has no recorded final state to check against"
         got = Claim.of(out.game, out.modes)
         if self.claim is not None:
-            if got == self.claim:
-                return out, None
-            return out, _difference(self.claim, got, self.rules)
-        state = final_state(out.game)
-        if state == self.final and (self.modes is None or tuple(self.modes) == out.modes):
-            return out, None
+            return None if got == self.claim else _difference(self.claim, got, self.rules)
+        if final_state(out.game) == self.final and (self.modes is None or tuple(self.modes) == out.modes):
+            return None
         f = self.final or {}
         recorded = Claim(_int(f.get("score")), _int(f.get("lines")), _int(f.get("pieces")),
                          got.outcome, len(set(self.modes or out.modes)) > 1, b"")
-        return out, _difference(recorded, got, self.rules)
+        return _difference(recorded, got, self.rules)
+
+    def claimed_score(self) -> int | None:
+        """The final score this replay says its run reached (None when it says nothing)."""
+        if self.claim is not None:
+            return self.claim.score
+        score = (self.final or {}).get("score")
+        return score if isinstance(score, int) and not isinstance(score, bool) else None
+
+    def claimed_mode(self) -> str:
+        """The allocator label the replay claims: a mode, or "mixed"."""
+        if self.claim is not None:
+            return MIXED if self.claim.mixed else self.mode
+        return mode_label(self.modes) if self.modes else self.mode
 
     def verify(self) -> bool:
         """True when replaying reaches the recorded final state."""
@@ -626,4 +642,8 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    # Run as `python -m engine.replay`, this file is __main__: use the package's own module, so
+    # its classes are the ones engine.sharecode raises and returns.
+    from engine.replay import main as _main
+
+    raise SystemExit(_main())

@@ -10,6 +10,7 @@ from __future__ import annotations
 import random
 import sys
 import time
+from datetime import date
 from typing import Callable, Generator
 
 import pygame
@@ -19,7 +20,7 @@ from ui.console_view import ConsoleView
 from ui.log_console import LogConsole
 from ui.scene import Scene
 from ui.sound import Sound
-from ui.storage import Settings, Storage, record_best
+from ui.storage import Settings, Storage, record_best, record_daily
 from ui.text import TextCache
 
 
@@ -216,6 +217,39 @@ class GameApp:
 
     def best(self, mode: str) -> int:
         return self.settings.best_scores.get(mode, 0)
+
+    def record_daily(self, day: str, score: int) -> bool:
+        """Count a daily-challenge score; True if it is the best of that day."""
+        best = record_daily(self.settings, day, score)
+        if best:
+            self.save_settings()
+        return best
+
+    def daily_best(self, day: str) -> int | None:
+        return self.settings.daily_best.get(day)
+
+    def today(self) -> "date":
+        """Today's UTC date: the daily challenge's day."""
+        from engine.daily import utc_day
+
+        return utc_day(time.time())
+
+    def start_daily(self) -> None:
+        """Play today's daily challenge (same requests for every player today)."""
+        from ui.play_scene import PlayScene
+
+        self.reset(PlayScene(self, mode=self.settings.mode, daily=self.today()))
+
+    def watch(self, replay, over_current: bool = False) -> None:
+        """Show a recorded run: over the current screen (EXIT comes back to it) or alone
+        (EXIT goes to the title)."""
+        from ui.replay_scene import ReplayScene
+
+        scene = ReplayScene(self, replay)
+        if over_current:
+            self.push(scene)
+        else:
+            self.reset(scene)
 
     def flush_notices(self, log: LogConsole, time_ms: float = 0.0) -> None:
         """Audio and storage problems are logged once, in the console on screen or the next one."""

@@ -75,22 +75,29 @@ def build(app: GameApp, opts: Options, seed: int) -> None:
     from ui.play_scene import PlayScene
     from ui.title_scene import TitleScene
 
-    scene = opts.scene or ("play" if opts.autoplay else "title")
+    scene = opts.scene or ("play" if opts.autoplay or opts.daily else "title")
     frames = opts.frames or 1
+    daily = app.today() if opts.daily else None
+    if opts.replay is not None:
+        from engine.replay import load_any
+        app.watch(load_any(opts.replay))
+        run_frames(app, frames)
+        return
     if scene == "title":
         app.reset(TitleScene(app, seed=seed))
         run_frames(app, frames)
         return
     if scene == "victory":
         for attempt in range(8):
-            play = PlayScene(app, mode=opts.mode or "paged", seed=seed + attempt, autoplay=opts.autoplay)
+            play = PlayScene(app, mode=opts.mode or "paged", seed=seed + attempt, autoplay=opts.autoplay,
+                             daily=daily)
             app.reset(play)
             if force_victory(play, seed + attempt):
                 break
         settle(app, play)
         run_frames(app, frames)
         return
-    play = PlayScene(app, mode=opts.mode, seed=seed, autoplay=opts.autoplay)
+    play = PlayScene(app, mode=opts.mode, seed=seed, autoplay=opts.autoplay, daily=daily)
     app.reset(play)
     run_frames(app, frames)
     if scene == "help":
@@ -113,20 +120,51 @@ def settle(app: GameApp, play) -> None:
     run_frames(app, SETTLE_FRAMES)
 
 
+def write_record(app: GameApp, path: str) -> str:
+    """Save the replay of the run on the app's stack; returns a line for the terminal."""
+    from ui.play_scene import PlayScene
+
+    play = app.find(PlayScene)
+    if play is None:
+        raise OSError("no game was played")
+    replay = play.replay if play.replay is not None else play.tape.finish()
+    tmp = f"{path}.tmp"
+    with open(tmp, "w", encoding="utf-8") as fh:
+        replay.write(fh)
+        fh.write("\n")
+    os.replace(tmp, path)
+    g = play.game
+    return (f"wrote {path} (seed {replay.seed}, {play.tape.mode}, {len(replay.steps)} steps, "
+            f"score {g.score}, lines {g.lines}, pieces {g.pieces})")
+
+
 def run(opts: Options) -> int:
-    """Render headlessly and write the screenshot; returns the exit status."""
+    """Render headlessly, write the screenshot and the replay asked for; returns the exit status."""
+    from engine.replay import ReplayError
+
     surface = init_display()
     seed = DEFAULT_SEED if opts.seed is None else opts.seed
     with tempfile.TemporaryDirectory(prefix="vram-tetris-headless-") as data_dir:
         app = make_app(surface, seed, data_dir, opts.mode)
-        build(app, opts, seed)
-        app.draw(surface)
-        assert opts.screenshot is not None
         try:
-            pygame.image.save(surface, opts.screenshot)
-        except (pygame.error, OSError) as exc:
-            print(f"main.py: error: cannot write {opts.screenshot}: {exc}", file=sys.stderr)
+            build(app, opts, seed)
+        except (ReplayError, OSError) as exc:
+            print(f"main.py: error: cannot watch {opts.replay}: {exc}", file=sys.stderr)
             return 2
+        app.draw(surface)
+        if opts.record is not None:
+            try:
+                print(write_record(app, opts.record))
+            except OSError as exc:
+                print(f"main.py: error: cannot write {opts.record}: {exc.strerror or exc}", file=sys.stderr)
+                return 2
+        if opts.screenshot is not None:
+            try:
+                pygame.image.save(surface, opts.screenshot)
+            except (pygame.error, OSError) as exc:
+                print(f"main.py: error: cannot write {opts.screenshot}: {exc}", file=sys.stderr)
+                return 2
     top = type(app.top).__name__ if app.top is not None else "none"
-    print(f"wrote {opts.screenshot} ({theme.CANVAS_W}x{theme.CANVAS_H}, scene {top})")
+    if opts.screenshot is not None:
+        print(f"wrote {opts.screenshot} ({theme.CANVAS_W}x{theme.CANVAS_H}, scene {top})")
     return 0

@@ -261,6 +261,16 @@ class ResultScene(Overlay):
             for i, (name, label, hint) in enumerate((("restart", "RESTART", "Enter"),
                                                      ("board", "BOARD", "Space"),
                                                      ("title", "TITLE", "Esc")))]
+        # The run's share code, with COPY (a link on the clipboard) and WATCH (its replay).
+        self.code: str | None = getattr(play, "share_code", None)
+        self.copy_state: str | None = None
+        share_y = y + h - 54 - 44
+        self.share_buttons = [Button("copy", (x + w - 16 - 2 * 84 - 8, share_y, 84, 34), "COPY", "C"),
+                              Button("watch", (x + w - 16 - 84, share_y, 84, 34), "WATCH", "W")]
+        self.code_box = (x + 16, share_y, w - 32 - 2 * 84 - 16, 34)
+        if self.code:
+            self.report_buttons = self.report_buttons + self.share_buttons
+        self.content_bottom = share_y if self.code else self.report_buttons[0].rect[1]
         self.buttons = self.report_buttons
         # Wrapped once: the report's own lines may be long (big numbers, a long cause).
         width = L.DIALOG[2] - 40
@@ -285,7 +295,16 @@ class ResultScene(Overlay):
         if event.type == pygame.KEYDOWN and event.key == pygame.K_SPACE:
             self.click("board")
             return
+        if event.type == pygame.KEYDOWN and self.code and event.key in (pygame.K_c, pygame.K_w):
+            self.click("copy" if event.key == pygame.K_c else "watch")
+            return
         super().handle(event)
+
+    def update(self, dt_ms: float) -> None:
+        super().update(dt_ms)
+        if self.copy_state == "pending":
+            from ui.share import copy_status
+            self.copy_state = copy_status()
 
     def click(self, name: str) -> None:
         if name == "restart":
@@ -295,6 +314,11 @@ class ResultScene(Overlay):
         elif name == "board":
             self.peeking = not self.peeking
             self.buttons = [] if self.peeking else self.report_buttons
+        elif name == "copy" and self.code:
+            from ui.share import copy_code
+            self.copy_state = copy_code(self.code)
+        elif name == "watch" and getattr(self.play, "replay", None) is not None:
+            self.app.watch(self.play.replay, over_current=True)
 
     def click_outside(self, pos: tuple[int, int]) -> None:
         if self.peeking:
@@ -348,14 +372,40 @@ class ResultScene(Overlay):
             t.blit(surface, "NEW BEST", theme.BODY, theme.mix(theme.AMBER, (255, 255, 255), p),
                    (sr.right + 12, sr.centery), "midleft")
         y = sr.bottom + 6
-        room = (self.report_buttons[0].rect[1] - 6 - y) // 16  # the tip gives way to a long report
+        room = (self.content_bottom - 6 - y) // 16  # the tip gives way to a long report
         for line in self.tips if len(self.tips) <= room else ():
             t.blit(surface, line, theme.SMALL, theme.CYAN, (r.centerx, y), "midtop")
             y += 16
-        if y + 10 + 16 <= self.report_buttons[0].rect[1] - 6:  # the two allocators side by side
+        if y + 10 + 16 <= self.content_bottom - 6:  # the two allocators side by side
             best = self.app.settings.best_scores
             t.blit(surface, f"best scores:  contiguous {best.get('contiguous', 0):,}   "
                             f"paged {best.get('paged', 0):,}", theme.SMALL, theme.TEXT_DIM,
                    (r.centerx, y + 10), "midtop")
         for b in self.report_buttons:
-            draw_row_button(surface, self.app, b, self.hover, accent=edge)
+            if b in self.share_buttons:
+                b.draw(surface, t, hover=self.hover is not None and b.contains(self.hover), accent=edge)
+            else:
+                draw_row_button(surface, self.app, b, self.hover, accent=edge)
+        if self.code:
+            self._draw_code(surface)
+
+    COPY_NOTES = {"pending": "copying ...", "copied": "link copied: paste it in a comment",
+                  "selected": "link shown selected: copy it", "printed": "code printed in the terminal"}
+
+    def _draw_code(self, surface: pygame.Surface) -> None:
+        """The share code in one box (its start, and its length), or what COPY did."""
+        box = pygame.Rect(self.code_box)
+        pygame.draw.rect(surface, (4, 6, 14), box, border_radius=4)
+        pygame.draw.rect(surface, theme.PANEL_EDGE, box, 1, border_radius=4)
+        t = self.app.text
+        code = self.code or ""
+        label = getattr(self.play, "tape", None)
+        head = "SHARE CODE" + (f"  ({label.mode})" if label is not None and label.mixed else "")
+        t.blit(surface, head, theme.SMALL, theme.PANEL_TITLE, (box.x + 8, box.y + 2))
+        if self.copy_state in self.COPY_NOTES:
+            line, colour = self.COPY_NOTES[self.copy_state], theme.GREEN
+        else:
+            room = max(8, (box.width - 16) // 8 - 8)
+            line = code if len(code) <= room else f"{code[:room]}... {len(code)} chars"
+            colour = theme.AMBER
+        t.blit(surface, line, theme.SMALL, colour, (box.x + 8, box.bottom - 3), "bottomleft")

@@ -9,6 +9,7 @@ from typing import Protocol
 
 from engine import PIECES, Game, Input, Kind
 from engine import events as ev
+from engine.replay import Tape
 from ui.cards import CardDeck
 from ui.effects import Cascade, Effects, Highlight, Landing, RowClear, Toast
 from ui.layout import LOG
@@ -40,8 +41,9 @@ class GameSession:
     """A Game with its console log, animations, sounds and cards."""
 
     def __init__(self, game: Game, *, sound: SoundLike | None = None,
-                 cards: CardDeck | None = None) -> None:
+                 cards: CardDeck | None = None, tape: Tape | None = None) -> None:
         self.game = game
+        self.tape = tape  # every step given to the game, written down for its replay
         self.log = LogConsole(LOG)
         self.effects = Effects()
         self.sound = sound
@@ -62,7 +64,12 @@ class GameSession:
     def step(self, dt_ms: float, inputs: list[Input] | tuple[Input, ...] = ()) -> list[ev.Event]:
         """One fixed step: inputs, then time, then the UI side of every event."""
         self._snapshot()
+        tape = self.tape
+        if tape is not None:
+            tape.record(dt_ms, tuple(inputs))
         events = self.game.update(dt_ms, inputs)
+        if tape is not None:
+            tape.observe()
         self.effects.advance(dt_ms)
         if self.cards is not None:
             self.cards.update(dt_ms)

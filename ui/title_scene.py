@@ -48,6 +48,7 @@ class TitleScene(MenuScene):
         self.mode_buttons = [Button("contiguous", (x, 262, 122, 32), "CONTIGUOUS"),
                              Button("paged", (x + 128, 262, 122, 32), "PAGED")]
         self.start_button = Button("start", (x, 356, 250, 56), "START", "Enter / click")
+        self.daily_button = Button("daily", (x, 418, 250, 34), "DAILY RUN", "D")
         rx = RIGHT_PANEL[0] + 10
         self.side_buttons = [Button(name, (rx, 330 + i * 46, 250, 38), label, hint) for i, (name, label, hint) in
                              enumerate((("help", "HELP & CONCEPT MAP", "H"), ("lab", "MEMORY LAB", "L"),
@@ -57,6 +58,7 @@ class TitleScene(MenuScene):
         self.shade.fill((0, 0, 0, 120))
         self.shade.fill((0, 0, 0, 0), pygame.Rect(L.BOARD).inflate(10, 10))
         self.notice = ""
+        self.today = app.today().isoformat()  # the daily challenge shown (UTC date)
         self._layer: pygame.Surface | None = None  # everything around the demo board
         self._layer_drawn: tuple | None = None
 
@@ -86,7 +88,16 @@ class TitleScene(MenuScene):
         elif cmd is Command.TOGGLE_ENDLESS:
             self.app.toggle_endless()
 
+    def handle(self, event: pygame.event.Event) -> None:
+        if event.type == pygame.KEYDOWN and event.key == pygame.K_d:
+            self.app.start_daily()
+            return
+        super().handle(event)
+
     def press(self, pos: tuple[int, int]) -> None:
+        if self.daily_button.contains(pos):
+            self.app.start_daily()
+            return
         b = hit(self.mode_buttons, pos)
         if b is not None:
             self.choose_mode(b.name)
@@ -148,10 +159,10 @@ class TitleScene(MenuScene):
         s = self.app.settings
         over = None
         if self.hover is not None:
-            b = hit([*self.mode_buttons, *self.side_buttons], self.hover)
+            b = hit([*self.mode_buttons, *self.side_buttons, self.daily_button], self.hover)
             over = b.name if b is not None else None
         return (s.mode, s.muted, s.cards_enabled, s.endless, self.app.best("contiguous"), self.app.best("paged"),
-                self.notice, over)
+                self.notice, over, self.today, self.app.daily_best(self.today))
 
     def _render_layer(self) -> None:
         layer = self._layer
@@ -197,12 +208,22 @@ class TitleScene(MenuScene):
                    accent=theme.MAGENTA if b.name == "paged" else theme.CYAN)
         for i, line in enumerate(wrap(MODE_NOTES[mode], theme.SMALL, r.width - 24)[:2]):
             t.blit(surface, line, theme.SMALL, theme.TEXT_DIM, (x, 302 + i * 16))
-        y = 430
+        db = self.daily_button
+        over = self.hover is not None and db.contains(self.hover)
+        dr = pygame.Rect(db.rect)
+        pygame.draw.rect(surface, theme.BUTTON_HOVER if over else theme.BUTTON, dr, border_radius=5)
+        pygame.draw.rect(surface, theme.AMBER if over else theme.PANEL_EDGE, dr, 1, border_radius=5)
+        t.blit(surface, "DAILY RUN", theme.BODY, theme.AMBER, (dr.x + 12, dr.centery), "midleft")
+        t.blit(surface, f"{self.today}  D", theme.SMALL, theme.TEXT_DIM, (dr.right - 12, dr.centery), "midright")
+        y = 462
         t.blit(surface, "BEST SCORES", theme.SMALL, theme.PANEL_TITLE, (x, y))
-        for i, m in enumerate(("contiguous", "paged")):
-            yy = y + 22 + i * 20
-            t.blit(surface, m, theme.BODY, theme.TEXT, (x, yy))
-            t.blit(surface, f"{self.app.best(m):,}", theme.BODY, theme.AMBER, (r.right - 12, yy), "topright")
+        daily = self.app.daily_best(self.today)
+        rows = [("contiguous", f"{self.app.best('contiguous'):,}"), ("paged", f"{self.app.best('paged'):,}"),
+                ("today's daily", f"{daily:,}" if daily is not None else "-")]
+        for i, (name, value) in enumerate(rows):
+            yy = y + 20 + i * 19
+            t.blit(surface, name, theme.BODY, theme.TEXT, (x, yy))
+            t.blit(surface, value, theme.BODY, theme.AMBER, (r.right - 12, yy), "topright")
         if self.notice:
             t.blit(surface, self.notice, theme.SMALL, theme.AMBER, (x, r.bottom - 22))
 
