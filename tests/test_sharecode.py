@@ -1,0 +1,201 @@
+"""Share codes: a recorded run survives record -> code -> decode -> replay, and a damaged code
+is refused with a one-line reason, never a traceback."""
+
+from __future__ import annotations
+
+import json
+import random
+import string
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from engine import Input
+from engine import sharecode
+from engine.replay import Recorder, ReplayError, final_state
+
+ROOT = Path(__file__).resolve().parents[1]
+STEP = 1000.0 / 60.0
+ENV = {"SDL_VIDEODRIVER": "dummy", "SDL_AUDIODRIVER": "dummy", "PATH": "/usr/bin:/bin",
+       "PYGAME_HIDE_SUPPORT_PROMPT": "1"}
+
+inputs = st.lists(st.sampled_from(list(Input)), max_size=3).map(tuple)
+# (idle steps before, step length, inputs): mostly the 60 Hz step, sometimes a zero-length
+# step (a mode button) or an odd one.
+steps = st.tuples(st.integers(0, 40), st.sampled_from([STEP, STEP, STEP, 0.0, 7.5, 400.0]), inputs)
+
+
+def record(seed: int, mode: str, endless: bool, plan: list) -> Recorder:
+    rec = Recorder(seed=seed, mode=mode, endless=endless)
+    for idle, dt, step_inputs in plan:
+        for _ in range(idle):
+            rec.update(STEP)
+        rec.update(dt, step_inputs)
+    return rec
+
+
+@pytest.mark.parametrize("mode", ["contiguous", "paged"])
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**31 - 1), endless=st.booleans(), plan=st.lists(steps, max_size=60))
+def test_random_runs_round_trip_through_a_share_code(mode, seed, endless, plan):
+    rec = record(seed, mode, endless, plan)
+    replay = rec.finish()
+    code = sharecode.encode(replay)
+    assert code.isalnum() and code.startswith("vt1")
+    back = sharecode.decode(code)
+    assert (back.seed, back.mode, back.endless, back.rules) == (replay.seed, mode, endless, replay.rules)
+    assert back.steps == replay.steps  # every step, its length and its inputs
+    out, problem = back.check()
+    assert problem is None
+    assert final_state(out.game) == final_state(rec.game)
+    assert out.summary() == replay.simulate().summary()
+    assert out.mode == rec.tape.mode  # "mixed" exactly when the allocator changed
+
+
+@settings(max_examples=60, deadline=None)
+@given(data=st.data())
+def test_any_changed_character_is_refused(data):
+    rec = record(3, "paged", False, [(5, STEP, (Input.LEFT,)), (3, STEP, (Input.HARD_DROP,))] * 6)
+    code = sharecode.encode(rec.finish())
+    i = data.draw(st.integers(0, len(code) - 1))
+    ch = data.draw(st.sampled_from(sharecode.ALPHABET).filter(lambda c: c != code[i]))
+    with pytest.raises(ReplayError):
+        sharecode.decode(code[:i] + ch + code[i + 1:])
+
+
+@settings(max_examples=40, deadline=None)
+@given(cut=st.integers(0, 400))
+def test_a_cut_short_code_says_so(cut):
+    rec = record(5, "contiguous", False, [(4, STEP, (Input.RIGHT,)), (6, STEP, (Input.HARD_DROP,))] * 10)
+    code = sharecode.encode(rec.finish())
+    short = code[:max(0, len(code) - 1 - cut)]
+    with pytest.raises(ReplayError) as err:
+        sharecode.decode(short)
+    message = str(err.value)
+    assert "\n" not in message
+    if len(short) > 6:
+        assert "truncated" in message or "corrupt" in message
+
+
+@pytest.mark.parametrize("text,reason", [
+    ("", "empty"),
+    ("   \n", "empty"),
+    ("hello", "not a share code"),
+    ("vt2" + "A" * 40, "newer"),
+    ("vtZ" + "A" * 40, "newer"),
+    ("vt1abc$def", "corrupt"),
+    ("vt1", "truncated"),
+])
+def test_bad_codes_give_a_one_line_reason(text, reason):
+    with pytest.raises(ReplayError, match=reason) as err:
+        sharecode.decode(text)
+    assert "\n" not in str(err.value)
+
+
+def test_a_link_or_a_wrapped_code_is_read_too():
+    rec = record(8, "paged", True, [(2, STEP, (Input.HOLD,))])
+    code = sharecode.encode(rec.finish())
+    link = f"https://example.org/vram-tetris/?replay={code}#top"
+    wrapped = "\n".join(code[i:i + 40] for i in range(0, len(code), 40))
+    for text in (link, wrapped, f"  {code}  "):
+        assert sharecode.decode(text).steps == rec.replay.steps
+
+
+def test_a_code_with_a_false_claim_does_not_verify():
+    rec = record(2, "paged", False, [(3, STEP, (Input.HARD_DROP,))] * 5)
+    replay = rec.finish()
+    out = replay.simulate()
+    from engine.replay import Claim
+
+    honest = Claim.of(out.game, out.modes)
+    inflated = Claim(honest.score + 1000, honest.lines, honest.pieces, honest.outcome, honest.mixed,
+                     honest.digest)
+    decoded = sharecode.decode(sharecode.encode(replay, inflated))
+    _, problem = decoded.check()
+    assert problem is not None and "score" in problem
+
+
+def test_base62_blocks_round_trip_every_length():
+    rng = random.Random(1)
+    for n in range(0, 40):
+        data = bytes(rng.randrange(256) for _ in range(n))
+        text = sharecode.b62encode(data)
+        assert set(text) <= set(string.ascii_letters + string.digits)
+        assert sharecode.b62decode(text) == data
+
+
+def three_minute_run(mode: str, seed: int, pick) -> str:
+    """3 minutes of 60 Hz steps with inputs chosen by `pick(game, frame)`."""
+    rec = Recorder(seed=seed, mode=mode, endless=True)
+    for frame in range(3 * 60 * 60):
+        if rec.game.over:
+            break
+        rec.update(STEP, pick(rec.game, frame))
+    return sharecode.encode(rec.finish())
+
+
+@pytest.mark.parametrize("mode", ["contiguous", "paged"])
+def test_a_three_minute_run_fits_in_a_comment(mode):
+    from ui.autopilot import AutoPilot  # the bot at a human pace, as on the title screen
+
+    pilot = AutoPilot(skill=0.85, seed=4, steps_per_input=4)
+    code = three_minute_run(mode, 4, lambda game, frame: pilot.inputs(game))
+    assert len(code) <= sharecode.COMMENT_LIMIT
+    # A restless player: a key every 6 frames on average (10 a second), any key, for 3 minutes.
+    rng = random.Random(7)
+    keys = [i for i in Input if not i.value.startswith("MODE")]
+    restless = [[rng.choice(keys)] if rng.random() < 1 / 6 else [] for _ in range(3 * 60 * 60)]
+    game_inputs = [[Input.HARD_DROP] if frame % 90 == 89 else restless[frame] for frame in range(len(restless))]
+    code = three_minute_run(mode, 4, lambda game, frame: game_inputs[frame])
+    assert len(code) <= sharecode.COMMENT_LIMIT
+
+
+def run(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, *args], cwd=ROOT, env=ENV, capture_output=True, text=True,
+                          timeout=300)
+
+
+def test_headless_record_code_and_json_agree(tmp_path):
+    """The checked contract, command for command."""
+    path = tmp_path / "run.json"
+    made = run("main.py", "--headless", "--frames", "10800", "--scene", "play", "--autoplay", "--seed", "5",
+               "--record", str(path))
+    assert made.returncode == 0, made.stderr
+    coded = run("-m", "engine.replay", str(path), "--code")
+    assert coded.returncode == 0, coded.stderr
+    lines = coded.stdout.splitlines()
+    assert len(lines) == 1 and len(lines[0]) <= 2000
+    code = lines[0]
+    from_code = run("-m", "engine.replay", code, "--json")
+    from_file = run("-m", "engine.replay", str(path), "--json")
+    assert from_code.returncode == 0 and from_file.returncode == 0, from_code.stderr + from_file.stderr
+    a, b = json.loads(from_code.stdout), json.loads(from_file.stdout)
+    for key in ("score", "lines", "pieces", "mode", "outcome"):
+        assert a[key] == b[key], key
+    assert a["pieces"] > 0
+    middle = len(code) // 2
+    changed = code[:middle] + ("B" if code[middle] != "B" else "C") + code[middle + 1:]
+    for bad in (changed, ""):
+        refused = run("-m", "engine.replay", bad)
+        assert refused.returncode == 1
+        assert refused.stderr.count("\n") == 1 and "Traceback" not in refused.stderr
+        assert refused.stdout == ""
+
+
+def test_autoplay_records_one_replay_per_game(tmp_path):
+    out = tmp_path / "bots"
+    done = run("-m", "engine.autoplay", "--mode", "both", "--seeds", "2", "--max-pieces", "30",
+               "--record", str(out))
+    assert done.returncode == 0, done.stderr
+    files = sorted(p.name for p in out.iterdir())
+    assert files == ["contiguous-seed0.json", "contiguous-seed1.json", "paged-seed0.json", "paged-seed1.json"]
+    checked = run("-m", "engine.replay", str(out / "paged-seed1.json"), "--json")
+    assert checked.returncode == 0 and json.loads(checked.stdout)["pieces"] == 30
+    blocked = tmp_path / "file"
+    blocked.write_text("")
+    refused = run("-m", "engine.autoplay", "--seeds", "1", "--record", str(blocked / "sub"))
+    assert refused.returncode == 2 and "Traceback" not in refused.stderr
