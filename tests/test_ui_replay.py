@@ -189,3 +189,19 @@ def test_the_title_has_a_daily_button(tmp_path):
     pump(app, 2)
     click(app, centre(title.daily_button.rect))
     assert isinstance(app.top, PlayScene) and app.top.daily == app.today()
+
+
+def test_the_page_address_opens_a_replay_in_the_browser(monkeypatch):
+    class Location:
+        search = "?utm=x&replay=vt1AbC%20dE"
+
+    class FakeWindow:
+        location = Location()
+
+    assert share.page_replay_code() is None  # the desktop has no page address
+    monkeypatch.setattr(share, "BROWSER", True)
+    monkeypatch.setattr(share, "_window", lambda: FakeWindow)
+    assert share.page_replay_code() == "vt1AbC dE"
+    Location.search = ""
+    assert share.page_replay_code() is None
+
