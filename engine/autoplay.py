@@ -77,18 +77,10 @@ def play_one(mode: str, seed: int, max_pieces: int, skill: float,
         resident_sum += t.resident
         samples += 1
     if recorder is not None and record is not None:
-        save_replay(recorder, os.path.join(record, f"{mode}-seed{seed}.json"))
+        recorder.finish().save(os.path.join(record, f"{mode}-seed{seed}.json"))
     n = max(1, samples)
     return GameStats(game.pieces, game.lines, game.over, frag_sum / n, frag_peak,
                      resident_sum / n), splits
-
-
-def save_replay(recorder: Recorder, path: str) -> None:
-    tmp = f"{path}.tmp"
-    with open(tmp, "w", encoding="utf-8") as fh:
-        recorder.finish().write(fh)
-        fh.write("\n")
-    os.replace(tmp, path)
 
 
 def summarise(mode: str, seeds: int, max_pieces: int, skill: float,

@@ -263,6 +263,21 @@ class Replay:
         for part in self._json_parts():
             fh.write(part)
 
+    def save(self, path: str) -> None:
+        """Write the replay to `path` whole or not at all (a temporary file, then a rename)."""
+        import os
+
+        tmp = f"{path}.tmp"
+        try:
+            with open(tmp, "w", encoding="utf-8") as fh:
+                self.write(fh)
+                fh.write("\n")
+            os.replace(tmp, path)
+        except BaseException:
+            if os.path.exists(tmp):
+                os.unlink(tmp)
+            raise
+
     def _json_parts(self) -> Iterator[str]:
         head = {"format": FORMAT, "version": VERSION, "rules": self.rules, "seed": self.seed,
                 "mode": self.mode, "endless": self.endless, "daily": self.daily}

@@ -205,3 +205,31 @@ def test_the_page_address_opens_a_replay_in_the_browser(monkeypatch):
     Location.search = ""
     assert share.page_replay_code() is None
 
+
+
+@pytest.mark.parametrize("args", [
+    ["--record", "run.json"],  # a window records every run itself
+    ["--headless", "--frames", "5", "--record", "run.txt"],
+    ["--headless", "--frames", "5", "--record", "run.json", "--scene", "title"],
+    ["--replay", "vt1abc", "--seed", "3"],
+    ["--replay", "vt1abc", "--daily"],
+    ["--replay", "vt1abc", "--autoplay"],
+    ["--daily", "--seed", "4"],
+])
+def test_replay_record_and_daily_options_are_checked(args):
+    from ui.cli import UsageError, parse
+
+    with pytest.raises(UsageError):
+        parse(args)
+
+
+def test_headless_record_needs_no_screenshot_and_writes_a_verifying_replay(tmp_path):
+    path = tmp_path / "oom.json"
+    done = run_main("--headless", "--frames", "30", "--scene", "oom", "--mode", "contiguous", "--seed", "3",
+                    "--record", str(path))
+    assert done.returncode == 0, done.stderr
+    replay = Replay.load(str(path))
+    out, problem = replay.check()
+    assert problem is None and out.summary()["outcome"] == "oom" and out.mode == "contiguous"
+    blocked = run_main("--headless", "--frames", "3", "--scene", "play", "--record", str(tmp_path / "no" / "x.json"))
+    assert blocked.returncode == 2 and "Traceback" not in blocked.stderr

@@ -128,11 +128,7 @@ def write_record(app: GameApp, path: str) -> str:
     if play is None:
         raise OSError("no game was played")
     replay = play.replay if play.replay is not None else play.tape.finish()
-    tmp = f"{path}.tmp"
-    with open(tmp, "w", encoding="utf-8") as fh:
-        replay.write(fh)
-        fh.write("\n")
-    os.replace(tmp, path)
+    replay.save(path)
     g = play.game
     return (f"wrote {path} (seed {replay.seed}, {play.tape.mode}, {len(replay.steps)} steps, "
             f"score {g.score}, lines {g.lines}, pieces {g.pieces})")
