@@ -57,7 +57,7 @@ class ReplayScene(Scene):
 
     def _start(self) -> None:
         self.game = Game(seed=self.replay.seed, mode=self.replay.mode, endless=self.replay.endless)
-        self.session = GameSession(self.game, sound=None)
+        self.session = GameSession(self.game, sound=self.app.sound)
         self.state = ViewState(muted=self.app.settings.muted, header_buttons=False)
         self.steps: Iterator[tuple[float, tuple[Input, ...]]] = iter(self.replay.steps)
         self.modes = [self.game.mode]
@@ -80,6 +80,8 @@ class ReplayScene(Scene):
                 self.click("restart")
             elif key in (pygame.K_ESCAPE, pygame.K_q, pygame.K_BACKSPACE):
                 self.click("exit")
+            elif key == pygame.K_m:
+                self.state.muted = self.app.toggle_mute()
         elif event.type == pygame.MOUSEMOTION:
             self.hover = event.pos
         elif event.type == pygame.MOUSEBUTTONDOWN and event.button == 1:
@@ -119,6 +121,8 @@ class ReplayScene(Scene):
         if self.paused or self.done:
             self.session.effects.advance(dt_ms)
             return
+        # Sound effects at 1x only: sped up they would be a wall of noise.
+        self.session.sound = self.app.sound if self.speed == 1 else None
         for _ in range(self.speed):
             step = next(self.steps, None)
             if step is None or self.game.over:
