@@ -225,3 +225,14 @@ def test_autoplay_records_one_replay_per_game(tmp_path):
     blocked.write_text("")
     refused = run("-m", "engine.autoplay", "--seeds", "1", "--record", str(blocked / "sub"))
     assert refused.returncode == 2 and "Traceback" not in refused.stderr
+
+
+def test_codes_are_made_and_read_without_pygame_or_numpy():
+    code = ("import sys; sys.modules['pygame'] = None; sys.modules['numpy'] = None\n"
+            "from engine import sharecode, daily\nfrom engine.replay import Recorder\n"
+            "rec = Recorder(seed=daily.daily_seed(daily.utc_day(0)), mode='paged', daily='1970-01-01')\n"
+            "rec.update(16, ['HARD_DROP'])\n"
+            "print(sharecode.decode(sharecode.encode(rec.finish())).verify())\n")
+    done = run("-c", code)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "True"
