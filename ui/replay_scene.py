@@ -41,6 +41,11 @@ def bar_buttons() -> list[Button]:
             for i, (name, label, hint) in enumerate(BAR_BUTTONS)]
 
 
+def _clock(ms: float) -> str:
+    seconds = int(ms // 1000)
+    return f"{seconds // 60}:{seconds % 60:02d}"
+
+
 class ReplayScene(Scene):
     """Plays `replay` back step by step, at 1x, 4x or 16x, pausable."""
 
@@ -53,6 +58,7 @@ class ReplayScene(Scene):
         self.hover: tuple[int, int] | None = None
         self.claimed = replay.claimed_score()
         self.label = replay.claimed_mode()
+        self.total_ms = sum(dt * n for dt, _, n in replay.steps.runs())
         self._start()
 
     def _start(self) -> None:
@@ -152,7 +158,8 @@ class ReplayScene(Scene):
             what += f"  DAILY {r.daily}"
         if not self.done:
             state = "PAUSED" if self.paused else f"{self.speed}x"
-            return what, f"not a live game  -  final score {score}  -  {state}"
+            clock = f"{_clock(self.game.time_ms)} / {_clock(self.total_ms)}"
+            return what, f"not a live game  -  final score {score}  -  {clock}  {state}"
         if self.verdict is None:
             return what, f"END  -  score {self.game.score:,} verified"
         return what, f"END  -  score {self.game.score:,}: does not match its code"
