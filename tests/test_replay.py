@@ -196,3 +196,19 @@ def test_a_version_1_file_still_reads_and_verifies():
     doc["version"] = 1
     old = Replay.from_json(json.dumps(doc))
     assert old.rules == 1 and old.modes is None and old.verify()
+
+
+@pytest.mark.parametrize("chunk", [1, 2, 7, 64])
+def test_a_file_read_in_small_pieces_reads_the_same(tmp_path, monkeypatch, chunk):
+    """Numbers, names and lists cut across read windows are put back together."""
+    import engine.replay as replay_module
+
+    replay = recorded_run("paged", seed=4).finish()
+    path = tmp_path / "run.json"
+    replay.save(str(path))
+    monkeypatch.setattr(replay_module, "CHUNK_CHARS", chunk)
+    again = Replay.load(str(path))
+    assert again == replay and again.verify()
+    spaced = tmp_path / "spaced.json"
+    spaced.write_text(json.dumps(json.loads(path.read_text()), indent=3))
+    assert Replay.load(str(spaced)) == replay
