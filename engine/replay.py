@@ -6,7 +6,8 @@ JSON format (version 2; version 1 files, without `rules`, `daily` and `modes`, s
      "steps": [[dt_ms, ["LEFT", "HARD_DROP"]], [dt_ms, [], repeat], ...],
      "modes": ["paged"], "final": {"score": ..., "lines": ..., "board": "<digest>", ...}}
 A step with a third number stands for that many identical steps. `mode` is the allocator the run
-started in; `modes` every allocator it used (more than one: a mixed run). `final` is the state
+started in; `modes` the allocators it used (the engine's Game.modes_used: more than one when it
+changed allocator after its first request, a mixed run). `final` is the state
 replaying must reach (see final_state). Share codes (engine.sharecode) hold the same run.
 
 Reading is streamed: a file is parsed one step at a time into a Timeline, which keeps runs of
@@ -26,6 +27,7 @@ from typing import IO
 
 from .daily import daily_seed, parse_day
 from .events import Event
+from . import modes as M
 from .game import MODES, Game, Input
 from .rules import RULES_VERSION
 
@@ -38,7 +40,7 @@ MAX_INPUTS_PER_STEP = 64
 MAX_FILE_BYTES = 64 * 1024 * 1024
 MAX_VALUE_CHARS = 1024 * 1024  # one step or one header value; a replay has no bigger item
 CHUNK_CHARS = 64 * 1024
-MIXED = "mixed"
+MIXED = M.MIXED
 OUTCOMES = ("oom", "victory", "unfinished")
 
 
@@ -72,10 +74,9 @@ def outcome_of(game: Game) -> str:
     return game.result.outcome if game.over and game.result is not None else "unfinished"
 
 
-def mode_label(modes: Iterable[str]) -> str:
-    """The run's allocator, or "mixed" when it switched after it started."""
-    seen = tuple(dict.fromkeys(modes))
-    return seen[0] if len(seen) == 1 else MIXED
+def mode_label(game: Game) -> str:
+    """The run's allocator, or "mixed" when it switched after it started (the engine decides)."""
+    return MIXED if game.mixed else game.mode
 
 
 @dataclass(frozen=True)
@@ -86,13 +87,17 @@ class Claim:
     lines: int
     pieces: int
     outcome: str
-    mixed: bool
+    mode: str  # the allocator the run counts for, or "mixed"
     digest: bytes  # state_digest(final_state(game))
 
+    @property
+    def mixed(self) -> bool:
+        return self.mode == MIXED
+
     @classmethod
-    def of(cls, game: Game, modes: Iterable[str]) -> Claim:
-        return cls(game.score, game.lines, game.pieces, outcome_of(game),
-                   len(set(modes)) > 1, state_digest(final_state(game)))
+    def of(cls, game: Game) -> Claim:
+        return cls(game.score, game.lines, game.pieces, outcome_of(game), mode_label(game),
+                   state_digest(final_state(game)))
 
 
 class Timeline:
@@ -163,11 +168,14 @@ class Outcome:
     """A re-simulated run: the game at its end and the allocators it used."""
 
     game: Game
-    modes: tuple[str, ...]
+
+    @property
+    def modes(self) -> tuple[str, ...]:
+        return tuple(self.game.modes_used)
 
     @property
     def mode(self) -> str:
-        return mode_label(self.modes)
+        return mode_label(self.game)
 
     def summary(self) -> dict[str, object]:
         g = self.game
@@ -193,20 +201,13 @@ class Replay:
 
     def simulate(self) -> Outcome:
         game = Game(seed=self.seed, mode=self.mode, endless=self.endless)
-        modes = [game.mode]
         update = game.update
         for dt, inputs, rep in self.steps.runs():
-            if inputs:
-                for _ in range(rep):
-                    update(dt, inputs)
-                    if game.mode != modes[-1] and game.mode not in modes:
-                        modes.append(game.mode)
-            else:
-                for _ in range(rep):
-                    update(dt, inputs)
-                    if game.over:
-                        break
-        return Outcome(game, tuple(modes))
+            for _ in range(rep):
+                update(dt, inputs)
+                if game.over:
+                    return Outcome(game)
+        return Outcome(game)
 
     def play(self) -> Game:
         return self.simulate().game
@@ -227,14 +228,14 @@ class Replay:
         """Why `out` (this replay re-simulated) is not the run it claims; None when it is."""
         if self.claim is None and self.final is None:
             return "unverifiable: the replay has no recorded final state to check against"
-        got = Claim.of(out.game, out.modes)
+        got = Claim.of(out.game)
         if self.claim is not None:
             return None if got == self.claim else _difference(self.claim, got, self.rules)
         if final_state(out.game) == self.final and (self.modes is None or tuple(self.modes) == out.modes):
             return None
         f = self.final or {}
         recorded = Claim(_int(f.get("score")), _int(f.get("lines")), _int(f.get("pieces")),
-                         got.outcome, len(set(self.modes or out.modes)) > 1, b"")
+                         got.outcome, self._file_mode(got.mode), b"")
         return _difference(recorded, got, self.rules)
 
     def claimed_score(self) -> int | None:
@@ -247,8 +248,13 @@ class Replay:
     def claimed_mode(self) -> str:
         """The allocator label the replay claims: a mode, or "mixed"."""
         if self.claim is not None:
-            return MIXED if self.claim.mixed else self.mode
-        return mode_label(self.modes) if self.modes else self.mode
+            return self.claim.mode
+        return self._file_mode(self.mode)
+
+    def _file_mode(self, otherwise: str) -> str:
+        if not self.modes:
+            return otherwise
+        return MIXED if len(self.modes) > 1 else self.modes[0]
 
     def verify(self) -> bool:
         """True when replaying reaches the recorded final state."""
@@ -356,9 +362,9 @@ class Replay:
                 raise ReplayError("'daily' must be a date as YYYY-MM-DD or null") from None
         modes = doc.get("modes")
         if modes is not None:
-            if (not isinstance(modes, list) or not modes or len(modes) > len(MODES)
-                    or any(m not in MODES for m in modes) or modes[0] != mode):
-                raise ReplayError(f"'modes' must list the allocators used, starting with {mode!r}")
+            if (not isinstance(modes, list) or not modes or len(modes) > MAX_STEPS
+                    or any(m not in MODES for m in modes)):
+                raise ReplayError(f"'modes' must list the allocators used (of {', '.join(MODES)})")
             modes = tuple(modes)
         final = doc.get("final")
         if final is not None and not isinstance(final, dict):
@@ -391,7 +397,7 @@ def _difference(expected: Claim, got: Claim, rules: int) -> str:
                                 ("lines", expected.lines, got.lines),
                                 ("pieces", expected.pieces, got.pieces),
                                 ("outcome", expected.outcome, got.outcome),
-                                ("mixed", expected.mixed, got.mixed)) if a != b]
+                                ("allocator", expected.mode, got.mode)) if a != b]
     what = "; ".join(parts) if parts else "the final board differs"
     note = (f" (recorded under game rules v{rules}, this game plays v{RULES_VERSION})"
             if rules != RULES_VERSION else "")
@@ -550,16 +556,14 @@ class Recorder:
             raise ValueError(f"dt_ms must be a finite number from 0 to {MAX_DT_MS}, not {dt_ms!r}")
         inputs = tuple(Input(i) for i in inputs)
         self.tape.record(float(dt_ms), inputs)
-        events = self.game.update(dt_ms, inputs)
-        self.tape.observe()
-        return events
+        return self.game.update(dt_ms, inputs)
 
     def finish(self) -> Replay:
         return self.tape.finish()
 
 
 class Tape:
-    """Writes down the steps given to a live game (call record() before update, observe() after).
+    """Writes down the steps given to a live game (call record() before each update).
 
     What the game keeps for every run: O(1) per step, a few bytes per run of identical steps.
     """
@@ -567,30 +571,28 @@ class Tape:
     def __init__(self, game: Game, daily: str | None = None) -> None:
         self.game = game
         self.replay = Replay(game.seed, game.mode, game.endless, daily=daily)
-        self.modes: list[str] = [game.mode]
 
     @property
     def mixed(self) -> bool:
-        return len(self.modes) > 1
+        return self.game.mixed
 
     @property
     def mode(self) -> str:
-        return mode_label(self.modes)
+        return mode_label(self.game)
 
     def record(self, dt_ms: float, inputs: tuple[Input, ...]) -> None:
         if not self.game.over:
             self.replay.steps.add(dt_ms, inputs)
 
-    def observe(self) -> None:
-        mode = self.game.mode
-        if mode != self.modes[-1] and mode not in self.modes:
-            self.modes.append(mode)
-
     def finish(self) -> Replay:
         r = self.replay
         r.final = final_state(self.game)
-        r.modes = tuple(self.modes)
+        r.modes = tuple(self.game.modes_used)
         return r
+
+    def claim(self) -> Claim:
+        """What the run reached, for its share code (no re-simulation needed: it was just played)."""
+        return Claim.of(self.game)
 
 
 # ---------------------------------------------------------------------- command line

@@ -12,8 +12,9 @@ fewer) of:
 so a code that lost its end says it is truncated, and one changed character fails the checksum.
 The body is a flags byte (bit 0: the rest is raw-deflated) and then:
 
-    rules version (varint) | run flags (endless, daily, mixed) | seed, or the daily's day number
-    | starting allocator (length + ASCII) | claimed score, lines, pieces (varints), outcome (byte)
+    rules version (varint) | run flags (endless, daily) | seed, or the daily's day number
+    | starting allocator (length + ASCII) | the allocator the run counts for, or "mixed" (length +
+    ASCII) | claimed score, lines, pieces (varints), outcome (byte)
     | digest of the final state (8 bytes) | first step length in ms (float64) | timed inputs
 
 Timed inputs are tokens, kept as three streams one after the other (varint counts of the first
@@ -34,7 +35,7 @@ from urllib.parse import parse_qs, urlsplit
 
 from .daily import daily_seed, day_number, from_day_number
 from .game import Input
-from .replay import MAX_INPUTS_PER_STEP, MAX_STEPS, OUTCOMES, Claim, Outcome, Replay, ReplayError, Timeline, _valid_dt
+from .replay import MAX_INPUTS_PER_STEP, MAX_STEPS, MIXED, OUTCOMES, Claim, Outcome, Replay, ReplayError, Timeline, _valid_dt
 
 PREFIX = "vt"
 VERSION = 1
@@ -53,7 +54,7 @@ OP_MULTI, OP_DT, OP_END = 11, 12, 13
 OPS = 16
 
 _FLAG_DEFLATED = 1
-_RUN_ENDLESS, _RUN_DAILY, _RUN_MIXED = 1, 2, 4
+_RUN_ENDLESS, _RUN_DAILY = 1, 2
 
 _BLOCK = 8
 _BLOCK_CHARS = 11
@@ -176,10 +177,9 @@ def encode(replay: Replay, claim: Claim | Outcome | None = None) -> str:
     if claim is None:
         claim = replay.simulate()
     if isinstance(claim, Outcome):
-        claim = Claim.of(claim.game, claim.modes)
+        claim = Claim.of(claim.game)
     first_dt = next((dt for dt, _, _ in replay.steps.runs()), 1000.0 / 60.0)
-    flags = (_RUN_ENDLESS if replay.endless else 0) | (_RUN_DAILY if replay.daily else 0) | (
-        _RUN_MIXED if claim.mixed else 0)
+    flags = (_RUN_ENDLESS if replay.endless else 0) | (_RUN_DAILY if replay.daily else 0)
     head = bytearray(_varint(replay.rules))
     head.append(flags)
     if replay.daily:
@@ -188,8 +188,9 @@ def encode(replay: Replay, claim: Claim | Outcome | None = None) -> str:
         head += _varint(day_number(parse_day(replay.daily)))
     else:
         head += _varint(replay.seed)
-    mode = replay.mode.encode("ascii")
-    head += _varint(len(mode)) + mode
+    for name in (replay.mode, claim.mode):
+        text = name.encode("ascii")
+        head += _varint(len(text)) + text
     head += _varint(claim.score) + _varint(claim.lines) + _varint(claim.pieces)
     head.append(OUTCOMES.index(claim.outcome))
     head += claim.digest
@@ -251,6 +252,13 @@ def decode(text: str) -> Replay:
     return _parse_body(body)
 
 
+def _name(r: _Reader) -> str:
+    try:
+        return r.take(r.varint(64)).decode("ascii")
+    except UnicodeDecodeError:
+        raise ReplayError("corrupt: bad allocator name") from None
+
+
 def _parse_body(body: bytes) -> Replay:
     if not body:
         raise ReplayError("corrupt: empty run data")
@@ -270,7 +278,7 @@ def _parse_body(body: bytes) -> Replay:
     if rules < 1:
         raise ReplayError("corrupt: bad rules version")
     run = r.byte()
-    if run & ~(_RUN_ENDLESS | _RUN_DAILY | _RUN_MIXED):
+    if run & ~(_RUN_ENDLESS | _RUN_DAILY):
         raise ReplayError("corrupt: unknown run flags")
     daily = None
     if run & _RUN_DAILY:
@@ -282,21 +290,18 @@ def _parse_body(body: bytes) -> Replay:
         daily, seed = when.isoformat(), daily_seed(when)
     else:
         seed = r.varint(2**63)
-    mode_len = r.varint(64)
-    try:
-        mode = r.take(mode_len).decode("ascii")
-    except UnicodeDecodeError:
-        raise ReplayError("corrupt: bad allocator name") from None
+    mode, label = _name(r), _name(r)
     from .game import MODES
 
-    if mode not in MODES:
-        raise ReplayError(f"unknown allocator {mode!r} (this game has {', '.join(MODES)})")
+    if mode not in MODES or label not in (*MODES, MIXED):
+        unknown = mode if mode not in MODES else label
+        raise ReplayError(f"unknown allocator {unknown[:20]!r} (this game has {', '.join(MODES)})")
     score, lines, pieces = r.varint(), r.varint(), r.varint()
     outcome_n = r.byte()
     if outcome_n >= len(OUTCOMES):
         raise ReplayError("corrupt: bad outcome")
     digest = r.take(8)
-    claim = Claim(score, lines, pieces, OUTCOMES[outcome_n], bool(run & _RUN_MIXED), digest)
+    claim = Claim(score, lines, pieces, OUTCOMES[outcome_n], label, digest)
     (dt,) = struct.unpack(">d", r.take(8))
     if not _valid_dt(dt):
         raise ReplayError("corrupt: bad step length")

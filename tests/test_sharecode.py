@@ -111,8 +111,8 @@ def test_a_code_with_a_false_claim_does_not_verify():
     out = replay.simulate()
     from engine.replay import Claim
 
-    honest = Claim.of(out.game, out.modes)
-    inflated = Claim(honest.score + 1000, honest.lines, honest.pieces, honest.outcome, honest.mixed,
+    honest = Claim.of(out.game)
+    inflated = Claim(honest.score + 1000, honest.lines, honest.pieces, honest.outcome, honest.mode,
                      honest.digest)
     decoded = sharecode.decode(sharecode.encode(replay, inflated))
     _, problem = decoded.check()
@@ -136,7 +136,7 @@ class UnevenPlayer:
         from engine.bot import Bot
 
         self.rng = random.Random(seed)
-        self.bot = Bot(skill=0.9, seed=seed)
+        self.bot = Bot(skill=1.0, seed=seed)
         self.plan: list[Input] = []
         self.request = 0
         self.wait = 0

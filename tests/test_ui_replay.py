@@ -30,6 +30,7 @@ def finished_run(app, mode="paged", seed=5, switch=False) -> PlayScene:
     app.reset(play)
     pump(app, 30)
     if switch:
+        play.session.step(theme.STEP_MS, [Input.HARD_DROP])  # the run has started
         play.set_mode("contiguous" if mode == "paged" else "paged")
     pump(app, 10)
     force_oom(play)
@@ -109,9 +110,9 @@ def test_a_replay_reaches_the_same_end_and_says_it_is_verified(tmp_path):
     assert "verified" in scene.banner_text()[1]
     # A code whose claim is false plays, and the end says it does not match.
     fake = played.replay.simulate()
-    claim = Claim.of(fake.game, fake.modes)
+    claim = Claim.of(fake.game)
     lie = sharecode.decode(sharecode.encode(played.replay, Claim(claim.score + 500, claim.lines, claim.pieces,
-                                                                  claim.outcome, claim.mixed, claim.digest)))
+                                                                  claim.outcome, claim.mode, claim.digest)))
     app.watch(lie)
     key(app, pygame.K_3, steps=len(lie.steps) // 16 + 3)
     assert app.top.done and app.top.verdict is not None
@@ -180,6 +181,19 @@ def test_a_run_that_switched_allocator_is_mixed_and_replays_exactly(tmp_path):
     assert problem is None and out.mode == "mixed"
     assert out.game.board.grid == played.game.board.grid
     assert Input.MODE_CONTIGUOUS in {i for _, inputs in decoded.steps for i in inputs}
+
+
+def test_choosing_the_allocator_before_the_first_request_is_not_mixed(tmp_path):
+    app = make_app(tmp_path)
+    play = PlayScene(app, mode="paged", seed=5)
+    app.reset(play)
+    play.set_mode("contiguous")
+    force_oom(play)
+    pump(app, int(END_DELAY_MS / theme.STEP_MS) + 2)
+    assert not play.tape.mixed and play.tape.mode == "contiguous"
+    out, problem = sharecode.decode(play.share_code).check()
+    assert problem is None and out.mode == "contiguous"
+    assert app.settings.best_scores["contiguous"] == play.game.score
 
 
 def test_the_title_has_a_daily_button(tmp_path):

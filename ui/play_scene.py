@@ -8,7 +8,8 @@ from datetime import date
 from engine import Game, Input
 from engine import sharecode
 from engine.daily import daily_seed
-from engine.replay import Claim, Replay, Tape
+from engine.game import MODE_OF_INPUT
+from engine.replay import Replay, Tape
 from ui.autopilot import AutoPilot
 from ui.cards import CardDeck
 from ui.console_view import ViewState
@@ -134,8 +135,8 @@ class PlayScene(Scene):
             paused = app.top is not self
             if not app.open_lab(self._log_notice) and paused:
                 app.pop()  # no lab in this build: play on, the log says why
-        elif cmd is Command.START and self.game.over:
-            self.restart()
+        elif self.ended:
+            return  # the crash is on screen: keys wait for the report (no restart by a late drop)
         elif cmd is Command.QUIT:
             # Q sits next to W and A: mid-run it only pauses, and Q in the pause menu leaves.
             if self.game.over:
@@ -191,7 +192,7 @@ class PlayScene(Scene):
 
     def set_mode(self, mode: str) -> None:
         # A zero-length step, so the switch is part of the run's replay like a key press.
-        self.session.step(0.0, [Input.MODE_PAGED if mode == "paged" else Input.MODE_CONTIGUOUS])
+        self.session.step(0.0, [next(i for i, m in MODE_OF_INPUT.items() if m == mode)])
         self.app.set_mode(self.game.mode)
         self.state.best = self.app.best(self.game.mode)
 
@@ -226,10 +227,9 @@ class PlayScene(Scene):
             self.ended = True
             result = self.game.result
             self.finish_replay()
-            if result is not None:
-                # A run that changed allocator counts as "mixed": never a best of either mode.
-                self.new_best = self.app.record_result(self.tape.mode, result.score)
-                if self.daily is not None and not self.tape.mixed:
+            if result is not None:  # a mixed run counts as a game but as no mode's record
+                self.new_best = self.app.record_result(result.record_mode, result.score)
+                if self.daily is not None and not result.mixed:
                     self.new_best = self.app.record_daily(self.daily.isoformat(), result.score) or self.new_best
             self.state.best = self.app.best(self.game.mode)
             self.end_timer = 0.0
@@ -243,14 +243,14 @@ class PlayScene(Scene):
     def finish_replay(self) -> None:
         """The run's replay and share code (the report shows the code)."""
         self.replay = self.tape.finish()
-        self.share_code = sharecode.encode(self.replay, Claim.of(self.game, self.tape.modes))
+        self.share_code = sharecode.encode(self.replay, self.tape.claim())
 
     def show_result(self) -> None:
         from ui.overlays import ResultScene
         result = self.game.result
         if result is not None:
             self.session.effects.toasts.clear()  # the report says it; the board stays in view
-            self.app.push(ResultScene(self.app, self, result, self.new_best))
+            self.app.push(ResultScene(self.app, self, result, self.new_best, since_end_ms=END_DELAY_MS))
 
     def draw(self, surface: pygame.Surface) -> None:
         self.app.view.draw(surface, self.session, self.state)

@@ -66,7 +66,6 @@ class ReplayScene(Scene):
         self.session = GameSession(self.game, sound=self.app.sound)
         self.state = ViewState(muted=self.app.settings.muted, header_buttons=False)
         self.steps: Iterator[tuple[float, tuple[Input, ...]]] = iter(self.replay.steps)
-        self.modes = [self.game.mode]
         self.done = False
         self.verdict: str | None = None  # at the end: None when the run is what it claims
 
@@ -135,13 +134,10 @@ class ReplayScene(Scene):
                 self._finish()
                 return
             self.session.step(step[0], step[1])
-            mode = self.game.mode
-            if mode not in self.modes:
-                self.modes.append(mode)
 
     def _finish(self) -> None:
         self.done = True
-        self.verdict = self.replay.mismatch(Outcome(self.game, tuple(self.modes)))
+        self.verdict = self.replay.mismatch(Outcome(self.game))
 
     # ------------------------------------------------------------------ drawing
     def draw(self, surface: pygame.Surface) -> None:
