@@ -236,3 +236,47 @@ def test_codes_are_made_and_read_without_pygame_or_numpy():
     done = run("-c", code)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "True"
+
+
+# Runs recorded under each rules version: a change to the game's rules that alters how a seed
+# and inputs play out must bump engine.rules.RULES_VERSION and record new runs here, so old codes
+# say why they no longer verify instead of passing for something they are not.
+GOLDEN = {
+    1: [  # contiguous 40 lines; paged with splits; paged switched to contiguous mid-run (mixed)
+        (15612, 103, False,
+        "vt1LtNYQoUIhne4D5NgnZmdxW29uIxpuqJe8B6q2l96rKM6ESR2s5UJYkTJVUMRGNSnRWDTMAfsNtVIE1MfR"
+        "QzHU6gOL773vlmuFlzEm2pud5KIUBKkumwiYGDwW2l8txMuW5237vQAbs6QplSB7luRztjWYy5XwD1Raw6cw"
+        "F2zJ8U5InpLK6ZEPMdh0hdBwIufaDDvBG6IJIe9wN38F6dFB1Nhjp1WBCB3Tfx24D5I4m8shL4ZNg7aHNe6r"
+        "SQPhLJjaBzHBeOO4rZQdpbXVk998UbC23cF1k7lHREydExNk5TnoU0Eer703aqvrSdlo1iF64iQWbdbR2B3T"
+        "DuNpmk842IN0lQAoVbBJJSl10T"),
+        (15178, 101, False,
+        "vt1EqupYIKUhMp4D5PxnYIngO0cfIVwp3zra13yupNWD8Fu1E9ED9vhFByLCVUMWouDJeATZNus8H1bAGzvV"
+        "chukKWhLSVtBG1h0QvIiIZlR4RFiEIYTUDlUNwVM6wJEkmRNtap17tEXpwO9jn3Y6UCbLPpYG2Bw5zW0Kenn"
+        "7cdBXJw9qOw67vAK9UojBO4rMRuk1m6QV7PoaFLcPBGkDXlpJoChocrA2PMy6G1b9i5VknbQxcpu4HsZj2zh"
+        "l9yl5L7wcHStcuXKsBN21MmKfA8fwdhEmvWRo0lAagZCgTIW05OF0K6FTC8GqYGA7ewulq0yieJm6TOIUKW0"
+        "RPmj8KPh2WmCUyIKKys8robdqrCXGp9V5lmUbv5NxHFzIAkkLY566aIivOlAJd8AX85lwp2uyP4VqZbvjZ1S"
+        "B09KVg"),
+        (14706, 106, True,
+        "vt1F6su7xEIC8q4D5a1OQgmCb2gGxbse0HgL2ovjiFI6u5tCJokdjovkxc01QD3OvfyWIGCupJ1TpsOdKXqk"
+        "nlm3cc81N4kWjGHxgC5HzkN8OwoPeGOIAY9SzcgL0luqbqhfTYM8rheO43k5Yy7mpi3FCxaMY1F3GxavE9Ue"
+        "ETYpWAjuyUMBiP8RkwE1zN7JqoSWxg5vI7vJ9PCFUADQKtzjX14uy8WG0RoZK0nH5WHh2l921Qlf40VoSjnU"
+        "tZE16KNe06WRft2DMz4Sp5Dl85DQAySDlY0is89jHV3Sd6XtFz1pGcsvsj5DaLKGNMMW4k772L1w2UvZK4Zo"
+        "FoDvQODC9yL4iUN9trAG9OZkgt6zq5LqtZjetPQR00JG43ugmQXjA3thHIUbO0WHDsz0s5OwfrC0zK2FswcN"
+        "t1HIwMLbCB"),
+    ],
+}
+
+
+def test_runs_recorded_under_the_current_rules_still_verify():
+    """Fails when a rule change alters old runs: bump RULES_VERSION and record new ones above."""
+    from engine.rules import RULES_VERSION
+
+    assert RULES_VERSION in GOLDEN, "record runs under the new rules in GOLDEN"
+    for score, pieces, mixed, code in GOLDEN[RULES_VERSION]:
+        out, problem = sharecode.decode(code).check()
+        assert problem is None, f"{problem}: did the rules change? bump engine.rules.RULES_VERSION"
+        assert (out.game.score, out.game.pieces, out.mode == "mixed") == (score, pieces, mixed)
+    for version, runs in GOLDEN.items():
+        if version < RULES_VERSION:
+            _, problem = sharecode.decode(runs[0][3]).check()
+            assert problem is None or f"rules v{version}" in problem
