@@ -625,6 +625,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--code", action="store_true", help="print the run's share code instead")
     args = parser.parse_args(argv)
     try:
+        return _check_and_print(parser, args)
+    except KeyboardInterrupt:
+        return 130
+
+
+def _check_and_print(parser, args) -> int:
+    import sys
+
+    from . import sharecode
+
+    try:
         replay = load_any(args.source)
     except ReplayError as exc:
         print(f"{parser.prog}: {exc}", file=sys.stderr)
@@ -633,10 +644,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.print_usage(sys.stderr)
         print(f"{parser.prog}: error: {args.source}: {exc.strerror or exc}", file=sys.stderr)
         return 2
-    try:
-        out, problem = replay.check()
-    except KeyboardInterrupt:
-        return 130
+    out, problem = replay.check()
     if problem is not None:
         print(f"{parser.prog}: {problem}", file=sys.stderr)
         return 1
