@@ -242,7 +242,9 @@ def test_codes_are_made_and_read_without_pygame_or_numpy():
 # and inputs play out must bump engine.rules.RULES_VERSION and record new runs here, so old codes
 # say why they no longer verify instead of passing for something they are not.
 GOLDEN = {
-    1: [  # contiguous 40 lines; paged with splits; paged switched to contiguous mid-run (mixed)
+    # contiguous 40 lines; paged with splits; paged switched to contiguous mid-run (mixed);
+    # sloppy paged play (83 requests paged on demand); sloppy contiguous play (reservations, OOM)
+    1: [
         (15612, 103, False,
         "vt1LtNYQoUIhne4D5NgnZmdxW29uIxpuqJe8B6q2l96rKM6ESR2s5UJYkTJVUMRGNSnRWDTMAfsNtVIE1MfR"
         "QzHU6gOL773vlmuFlzEm2pud5KIUBKkumwiYGDwW2l8txMuW5237vQAbs6QplSB7luRztjWYy5XwD1Raw6cw"
@@ -263,6 +265,26 @@ GOLDEN = {
         "tZE16KNe06WRft2DMz4Sp5Dl85DQAySDlY0is89jHV3Sd6XtFz1pGcsvsj5DaLKGNMMW4k772L1w2UvZK4Zo"
         "FoDvQODC9yL4iUN9trAG9OZkgt6zq5LqtZjetPQR00JG43ugmQXjA3thHIUbO0WHDsz0s5OwfrC0zK2FswcN"
         "t1HIwMLbCB"),
+        (14432, 138, False,
+        "vt1JkPNwpLSsLc5vczjDrvi897N3IhdYHYjvAbiKuPYWWWh8L0zpxT5q7t7m3pHOz557HDNQuausyTGg7WZO"
+        "xwB4djDAtx66b9Xe6JGRDwujantngAtvvdzGn5IXJtGJqEtG4CsHf844BFAol96pJnmCPsK5h8lseT3VQeLO"
+        "CE7prSveNtQ9wVA6XMVyztHhXM9OfCN7s9g37McIIYZ75aoIIpVtXeN4my0RFzKZweBuqWvP0o2p78RmAy1n"
+        "HMCa6qB6SD9zqlm73jyOpnAYY6LS7T5kRiSzR5w0z1z1JHJy4DcETve3icREH39yhAPPHN8mi50cSkJrQ0Is"
+        "p7o4Rhh72bGL6YmVv7r7fwW9SyqeTiI4X62nRcWUEF4I4nLbCgsS85jaoX8th6R9exnZEGCW9QHHCvZ9RLjK"
+        "q9K1ooSsCotu23kgx2zEjVjBEMN7E2RtosBjSHiQeFKnM9iawWgFXakl0d2GE5EQjECJAy3ysVXeKJL6F8UJ"
+        "GT9QT36yMpH5Q5yw1ZNlsDX0G786sdhHT7VrJ2CVFZHePcw3lGVx1PGswZcW4bg6nmFys7fL9BQeraYb372c"
+        "jOfBttVXV2weBwVS32MqFyI0NFqTynF1zMcB3H05ZIB1pKIZAI1847EKZu8jMyjlIAuDDXZrVQ2HdXCqYuAt"
+        "3QAv6f4ZMEo6rJgPXnvHV2wmALy1mdjLyuTJYvrtieURTN9g4wJ2ah7Y3E4sttXCscCUHpEza7gqLFr8Wjcz"
+        "WpI7fj8qWvcOXiMLoE9fdjKiuA73DnAkHfEhxuMJeRKWYzfBgf7Hxox3W0JZz28kP1gJ1QpOB9EYbycAlDo8"
+        "ZDWv4JyC6lJM3v4Ym2E4L2cnbB9H3j7N6yy5mrw6szxIkVMxEIJq1S3HJ2GguwvNx86hW5uKVZ6FGJ6OS3G5"
+        "qOrDjzOwNjUTZF81ZDWDUCzKXId883urDCmz3TSfrdkdXUcFM7HGCe67097je8v7mUK3ZKnstb9QYzqJ59Wf"
+        "OqSSuyFC4eL4dsmwqmIUIVof61IDTJ9UetiSqpoK8FAqP52C9gS9zqtHDDDz2cFzvhtJrujt36ZZzPRTcpas"
+        "7DlQKUv13COK3BHefyw5Do8cKg5X9F7ybEKWn4syztta3l8DvT9AA9Q6dR8CIcWz0W2auVgtNLFfy0K1A0P5"
+        "PMbY0djBMow562OGCIH4l7RE4N3SRRaK"),
+        (225, 11, False,
+        "vt1BFKVgn34kny5V16HQBOVc20hSh5NwuyUTD5m2si0a7ru4ZOcuVeTAvAA0ipBhUsEvXKNuQqpmpDp4F4BE"
+        "mo0p8TuAnJMVSso3q5ITcRtM3Tco00gv13J951Sn73XdkPEJynw8ggYfRLorneIReRxnLg2nE6RvJo8A1QMR"
+        "83EFg73S6gc1x7jZwpN3Sr2E"),
     ],
 }
 
