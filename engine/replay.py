@@ -602,8 +602,7 @@ def load_any(arg: str) -> Replay:
 
     from . import sharecode
 
-    looks_like_file = os.path.exists(arg) or arg.endswith(".json") or os.sep in arg and not arg.startswith(("http:", "https:"))
-    if looks_like_file:
+    if "replay=" not in arg and (os.path.exists(arg) or arg.endswith(".json") or os.sep in arg):
         return Replay.load(arg)
     return sharecode.decode(arg)
 
@@ -611,9 +610,6 @@ def load_any(arg: str) -> Replay:
 def main(argv: list[str] | None = None) -> int:
     """`python -m engine.replay CODE_OR_FILE`: re-simulate a run and check what it claims."""
     import argparse
-    import sys
-
-    from . import sharecode
 
     parser = argparse.ArgumentParser(
         prog="python -m engine.replay", allow_abbrev=False,
@@ -650,7 +646,11 @@ def _check_and_print(parser, args) -> int:
         return 1
     assert out is not None
     if args.code:
-        print(sharecode.encode(replay, out))
+        code = sharecode.encode(replay, out)
+        print(code)
+        if len(code) > sharecode.COMMENT_LIMIT:
+            print(f"{parser.prog}: note: {len(code)} characters, more than a comment takes "
+                  f"({sharecode.COMMENT_LIMIT})", file=sys.stderr)
         return 0
     summary = {"seed": replay.seed, "daily": replay.daily, "rules": replay.rules,
                "endless": replay.endless, "steps": len(replay.steps), **out.summary(),
