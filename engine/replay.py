@@ -624,6 +624,12 @@ def main(argv: list[str] | None = None) -> int:
         return _check_and_print(parser, args)
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:  # `| head`: the reader has what it wanted
+        import os
+        import sys
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
 
 
 def _check_and_print(parser, args) -> int:
