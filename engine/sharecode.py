@@ -1,30 +1,9 @@
 """Share codes: a whole run in one line of letters and digits, small enough for a comment.
 
-    vt1 <base62 payload>
-
-`vt` marks a share code and the third character is the format version (base62 digit). Only
-letters and digits: the code survives URLs, Markdown and chat apps, and a double-click selects
-all of it. The payload is base62 in blocks (8 bytes -> 11 characters, a short last block with
-fewer) of:
-
-    varint body length | body | CRC-32 of body (4 bytes, big-endian)
-
-so a code that lost its end says it is truncated, and one changed character fails the checksum.
-The body is a flags byte (bit 0: the rest is raw-deflated) and then:
-
-    rules version (varint) | run flags (endless, daily) | seed, or the daily's day number
-    | starting allocator (length + ASCII) | the allocator the run counts for, or "mixed" (length +
-    ASCII) | claimed score, lines, pieces (varints), outcome (byte)
-    | digest of the final state (8 bytes) | first step length in ms (float64) | timed inputs
-
-Timed inputs are tokens, kept as three streams one after the other (varint counts of the first
-two lead): ops, one byte per token; gaps, one varint per token, the idle steps (no input,
-current step length) before it; and arguments. op 0..10 is one step holding that single input
-(the common case); 11 a step with several inputs (count and one byte per input in arguments);
-12 changes the step length (float64 in arguments); 13 ends the run. Inputs are numbered by a
-fixed table below, never by enum order, so the format does not move when the engine grows.
-Split this way, deflate finds the repeated move sequences in the ops and codes the rhythm of
-play in the gaps on its own: about 1.5 characters per input for a person's uneven pace.
+`vt` + format version (a base62 digit) + base62 (8-byte blocks -> 11 characters) of
+`varint body length | body | CRC-32`; the body (raw-deflated) holds the rules version, the run's
+flags, seed or daily date, allocators, the claimed result with a digest of the final state, and
+the timed inputs as three streams (ops, gaps, arguments). The format: docs/replays.md.
 """
 
 from __future__ import annotations

@@ -11,7 +11,7 @@ import pytest
 from engine import Input
 from engine.bot import Bot
 from engine.replay import Recorder, Replay, ReplayError, final_state
-from engine.replay import main as replay_main
+from engine.replay_cli import main as replay_main
 
 
 def recorded_run(mode: str, seed: int = 11) -> Recorder:
@@ -201,7 +201,7 @@ def test_a_version_1_file_still_reads_and_verifies():
 @pytest.mark.parametrize("chunk", [1, 2, 7, 64])
 def test_a_file_read_in_small_pieces_reads_the_same(tmp_path, monkeypatch, chunk):
     """Numbers, names and lists cut across read windows are put back together."""
-    import engine.replay as replay_module
+    import engine.replay_json as replay_module
 
     replay = recorded_run("paged", seed=4).finish()
     path = tmp_path / "run.json"

@@ -10,13 +10,17 @@ from pathlib import Path
 
 from engine.modes import NAMES as MODES
 
+from ui.layout import LANDSCAPE, NAMES as LAYOUTS
+
 SCENES = ("title", "play", "help", "pause", "oom", "victory")
 
 USAGE = """\
-python main.py [--mode contiguous|paged] [--seed S] [--daily] [--replay CODE_OR_FILE]
+python main.py [--mode contiguous|paged] [--layout landscape|portrait] [--seed S] [--daily]
+                      [--replay CODE_OR_FILE]
        python main.py --headless --frames N [--screenshot out.png] [--record run.json]
                       [--scene title|play|help|pause|oom|victory] [--mode contiguous|paged]
-                      [--autoplay] [--seed S] [--daily] [--replay CODE_OR_FILE]
+                      [--layout landscape|portrait] [--autoplay] [--seed S] [--daily]
+                      [--replay CODE_OR_FILE]
        python main.py --bench-frame [--frames N] [--seed S]"""
 
 
@@ -30,6 +34,7 @@ class Options:
     mode: str | None = None
     autoplay: bool = False
     seed: int | None = None
+    layout: str = LANDSCAPE
     record: str | None = None
     replay: str | None = None
     daily: bool = False
@@ -53,6 +58,9 @@ def _parser() -> _Parser:
     p.add_argument("--screenshot", help="PNG file for the headless canvas")
     p.add_argument("--scene", choices=SCENES, help="screen to show (default: title, or play with --autoplay)")
     p.add_argument("--mode", choices=MODES, help="allocator mode")
+    p.add_argument("--layout", choices=LAYOUTS, default=LANDSCAPE,
+                   help="screen arrangement: landscape 800x580 (desktop, wide embeds) or portrait "
+                        "420x700 (phones) (default: %(default)s)")
     p.add_argument("--autoplay", action="store_true", help="let the bot play")
     p.add_argument("--seed", type=int, help="random seed for the run")
     p.add_argument("--daily", action="store_true", help="play today's daily challenge (UTC date seed)")
@@ -100,7 +108,7 @@ def parse(argv: list[str]) -> Options:
         raise UsageError("--record records a game: --scene title has no run to record")
     return Options(headless=ns.headless, bench_frame=ns.bench_frame, frames=ns.frames,
                    screenshot=ns.screenshot, scene=ns.scene, mode=ns.mode, autoplay=ns.autoplay,
-                   seed=ns.seed, record=ns.record, replay=ns.replay, daily=ns.daily)
+                   seed=ns.seed, layout=ns.layout, record=ns.record, replay=ns.replay, daily=ns.daily)
 
 
 def screenshot_problem(path: str) -> str | None:

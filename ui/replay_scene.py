@@ -12,11 +12,11 @@ import pygame
 
 from engine import Game, Input
 from engine.replay import Outcome, Replay
-from ui import layout as L
 from ui import theme
 from ui.console_view import ViewState
 from ui.scene import Scene
 from ui.session import GameSession
+from ui.text import fit
 from ui.widgets import Button, hit
 
 SPEEDS = (1, 4, 16)
@@ -25,19 +25,20 @@ BAR_BUTTONS = (("pause", "PAUSE", "Space"), ("x1", "1x", "1"), ("x4", "4x", "2")
 SPEED_KEYS = {pygame.K_1: 1, pygame.K_2: 4, pygame.K_3: 16}
 
 
-def banner_rect() -> L.RectT:
-    """The replay banner: the header band, full width."""
-    return L.HEADER
+def bar_rect(lay) -> pygame.Rect:
+    """Where the play screen's control buttons are: the replay's controls take their place."""
+    rects = [pygame.Rect(r) for r in lay.controls.values()]
+    return rects[0].unionall(rects[1:])
 
 
-def bar_buttons() -> list[Button]:
+def bar_buttons(lay) -> list[Button]:
     """The replay controls, laid out across the play screen's control bar."""
-    n = len(BAR_BUTTONS)
-    gap = 6
-    x0 = L.MARGIN
-    width = theme.CANVAS_W - 2 * L.MARGIN
-    w = (width - gap * (n - 1)) // n
-    return [Button(name, (x0 + i * (w + gap), L.CONTROLS_Y, w, L.CONTROLS_H), label, hint)
+    bar = bar_rect(lay)
+    n, gap = len(BAR_BUTTONS), 6
+    w = (bar.width - gap * (n - 1)) // n
+    keys = not lay.portrait
+    return [Button(name, (bar.x + i * (w + gap), bar.y, w, bar.height), label, hint if keys else "",
+                   touch=lay.touch)
             for i, (name, label, hint) in enumerate(BAR_BUTTONS)]
 
 
@@ -52,7 +53,7 @@ class ReplayScene(Scene):
     def __init__(self, app, replay: Replay) -> None:
         self.app = app
         self.replay = replay
-        self.buttons = bar_buttons()
+        self.buttons = bar_buttons(app.layout)
         self.speed = 1
         self.paused = False
         self.hover: tuple[int, int] | None = None
@@ -68,6 +69,9 @@ class ReplayScene(Scene):
         self.steps: Iterator[tuple[float, tuple[Input, ...]]] = iter(self.replay.steps)
         self.done = False
         self.verdict: str | None = None  # at the end: None when the run is what it claims
+
+    def relayout(self) -> None:
+        self.buttons = bar_buttons(self.app.layout)
 
     # ------------------------------------------------------------------ input
     def handle(self, event: pygame.event.Event) -> None:
@@ -161,19 +165,27 @@ class ReplayScene(Scene):
         return what, f"END  -  score {self.game.score:,}: does not match its code"
 
     def _draw_banner(self, surface: pygame.Surface) -> None:
-        r = pygame.Rect(banner_rect())
+        """Across the header: what this is (left) and where the run is (right, or under it)."""
+        lay = self.app.layout
+        T = lay.text
+        r = pygame.Rect(lay.header)
         edge = theme.AMBER if self.verdict is None else theme.RED
         pygame.draw.rect(surface, (40, 28, 4), r)
-        pygame.draw.line(surface, edge, r.bottomleft, (r.right, r.bottom - 1), 2)
+        pygame.draw.line(surface, edge, (r.x, r.bottom - 2), (r.right, r.bottom - 2), 2)
         what, where = self.banner_text()
         t = self.app.text
-        left = t.blit(surface, what, theme.BODY, edge, (r.x + 12, r.centery), "midleft")
-        t.blit(surface, where, theme.SMALL, theme.TEXT, (max(left.right + 16, r.centerx - 60), r.centery),
-               "midleft")
+        if lay.portrait:  # two lines in the taller phone header
+            t.blit(surface, what, T.small, edge, (r.x + lay.margin, r.y + 4))
+            t.blit(surface, fit(where, T.small, r.width - 2 * lay.margin), T.small, theme.TEXT,
+                   (r.x + lay.margin, r.bottom - 5), "bottomleft")
+            return
+        left = t.blit(surface, what, T.body, edge, (r.x + 12, r.centery), "midleft")
+        x = max(left.right + 16, r.centerx - 60)
+        t.blit(surface, fit(where, T.small, r.right - 8 - x), T.small, theme.TEXT, (x, r.centery), "midleft")
 
     def _draw_bar(self, surface: pygame.Surface) -> None:
-        bar = pygame.Rect(L.MARGIN - 4, L.CONTROLS_Y - 4, theme.CANVAS_W - 2 * L.MARGIN + 8, L.CONTROLS_H + 8)
-        pygame.draw.rect(surface, theme.BG, bar)
+        lay = self.app.layout
+        pygame.draw.rect(surface, theme.BG, bar_rect(lay).inflate(8, 8))
         t = self.app.text
         for b in self.buttons:
             active = (b.name == "pause" and self.paused) or b.name == f"x{self.speed}"
@@ -181,4 +193,4 @@ class ReplayScene(Scene):
             label = None
             if b.name == "pause":
                 label = "AGAIN" if self.done else "PLAY" if self.paused else "PAUSE"
-            b.draw(surface, t, active=active, hover=hover, label=label, accent=theme.AMBER)
+            b.draw(surface, t, active=active, hover=hover, label=label, accent=theme.AMBER, size=lay.text.small)
