@@ -247,3 +247,57 @@ def test_headless_record_needs_no_screenshot_and_writes_a_verifying_replay(tmp_p
     assert problem is None and out.summary()["outcome"] == "oom" and out.mode == "contiguous"
     blocked = run_main("--headless", "--frames", "3", "--scene", "play", "--record", str(tmp_path / "no" / "x.json"))
     assert blocked.returncode == 2 and "Traceback" not in blocked.stderr
+
+
+@pytest.mark.parametrize("layout", ["landscape", "portrait"])
+@pytest.mark.parametrize("done", [False, True])
+def test_the_replay_screen_is_legible_and_finger_sized_in_both_layouts(tmp_path, monkeypatch, layout, done):
+    import itertools
+
+    from tests.test_ui_portrait import _record
+
+    app = make_app(tmp_path, layout=layout)
+    played = finished_run(app)
+    app.watch(sharecode.decode(played.share_code))
+    scene = app.top
+    if done:
+        scene.set_speed(16)
+    pump(app, len(scene.replay.steps) // 16 + 3 if done else 30)
+    assert scene.done is done
+    lay = app.layout
+    drawn = _record(app, monkeypatch)
+    surface = pygame.Surface(lay.size)
+    scene._draw_banner(surface)
+    scene._draw_bar(surface)
+    texts = [(t, px, r) for t, px, r, on in drawn if on]
+    assert any("REPLAY" in t for t, _, _ in texts) and any("16x" == t for t, _, _ in texts)
+    inside = lay.canvas.inflate(-2, -2)
+    for text, px, r in texts:
+        assert px >= lay.text.small, (text, px)
+        assert inside.contains(r), (text, r)
+    for (ta, _, a), (tb, _, b) in itertools.combinations(texts, 2):
+        assert a == b or not a.inflate(0, -4).colliderect(b.inflate(0, -4)), (ta, a, tb, b)
+    for b in scene.buttons:
+        assert b.target.width >= lay.touch and b.target.height >= lay.touch, b.name
+    for a, b in itertools.combinations(scene.buttons, 2):
+        assert not pygame.Rect(a.rect).colliderect(b.rect)
+
+
+@pytest.mark.parametrize("layout", ["landscape", "portrait"])
+def test_the_daily_button_and_share_row_fit_each_layout(tmp_path, layout):
+    import itertools
+
+    app = make_app(tmp_path, layout=layout)
+    title = TitleScene(app)
+    app.reset(title)
+    buttons = [*title.mode_buttons, title.start_button, *title.side_buttons, title.daily_button]
+    for b in buttons:
+        assert b.target.width >= app.layout.touch and b.target.height >= app.layout.touch, b.name
+        assert app.layout.canvas.contains(pygame.Rect(b.rect)), b.name
+    for a, b in itertools.combinations(buttons, 2):
+        assert not pygame.Rect(a.rect).colliderect(b.rect), (a.name, b.name)
+    finished_run(app)
+    report = app.top
+    for a, b in itertools.combinations(report.buttons, 2):
+        assert not pygame.Rect(a.rect).colliderect(b.rect), (a.name, b.name)
+    assert not pygame.Rect(report.code_box).colliderect(report.share_buttons[0].rect)

@@ -463,6 +463,8 @@ class ResultScene(Overlay):
         self.heading = lines[0]
         # A phone's tall dialog has room to spare: the report in the body size when it all fits.
         room = h - bh - 16 - 56 - 120  # under the heading, above the buttons, less score and tips
+        if self.code:
+            room -= bh + 8  # the share row
         for size in ((T.body, T.small) if lay.portrait else (T.small,)):
             self.px = size
             self.cause = wrap(lines[1], size, width)[:3]
@@ -606,7 +608,8 @@ class ResultScene(Overlay):
                 yy += line_h
         for b in self.report_buttons:
             if b in self.share_buttons:
-                b.draw(surface, t, hover=self.hover is not None and b.contains(self.hover), accent=edge)
+                b.draw(surface, t, hover=self.hover is not None and b.contains(self.hover), accent=edge,
+                       size=T.small)
             else:
                 draw_row_button(surface, self.app, b, self.hover, accent=edge)
         if self.code:
