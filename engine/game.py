@@ -595,9 +595,16 @@ class Game:
         board = self.board
         lid = reservation_cells(board.masks, cells)
         if lid:
+            occupied, sealed, tops = self._counts()
+            tops = tops[:]
+            for x, y in lid:  # each right on the request's own top block: no rescan needed
+                if y < tops[x]:
+                    tops[x] = y  # the new column top
+                else:
+                    sealed -= 1  # the request was tucked under an overhang: a sealed hole filled
             board.reserve(lid, request_id)
-            self._stats = None
-            self._note_peak(self._counts()[0])
+            self._stats = (occupied + len(lid), sealed, tops)
+            self._note_peak(occupied + len(lid))
             self._ev.append(ev.Reserved(request_id, kind, tuple(lid)))
 
     def _release_finished(self, finished: frozenset[int]) -> None:

@@ -16,6 +16,7 @@ from engine import MODES, PIECES, Board, Game, Input, Kind
 from engine import memory
 from engine import modes as M
 from engine.bot import Bot
+from tests.enginekit import game_with, put_piece
 from engine import rules as R
 
 steps = st.lists(
@@ -165,3 +166,15 @@ def test_usable_columns_are_the_blocks_some_placement_covers(stack, kind):
     assert {(x, y) for x in range(R.WIDTH) for y in range(R.HEIGHT) if cols[x] >> y & 1} == want
     assert memory.usable_blocks(tops, kind) == len(want)
 
+
+
+def test_a_reservation_under_an_overhang_fills_a_sealed_hole():
+    # Columns 0-2 are roofed three rows up; an O slid in under the roof reserves the free block
+    # above its left column, which was sealed: the counts follow without a rescan.
+    game = game_with(["###.......", "..........", "..........", ".........."])
+    assert game.telemetry().sealed_holes == 9
+    put_piece(game, Kind.O, x=3, y=R.HEIGHT - 2)
+    game.update(0, [Input.LEFT, Input.LEFT, Input.HARD_DROP])
+    assert game.board.reserved_cells() == [(1, R.HEIGHT - 3)]
+    assert figures_read(game) == figures_from_scratch(game)
+    assert game.telemetry().sealed_holes == 9 - 4 - 1
