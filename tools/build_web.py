@@ -44,6 +44,12 @@ BUDGET_KB = 150
 
 GAME_FILES = ("main.py",)
 GAME_DIRS = ("engine", "ui", "assets")
+# Command-line tools that never run in a page (benchmarks, headless screenshots, the LAB's and the
+# autoplay's reports): left out of the archive, so a phone downloads only what it runs.
+# pygbag.ini leaves the same files out of a plain `pygbag .` (it matches file names in any folder,
+# so engine/lab/cli.py, named like ui/cli.py that the page needs, ships).
+DESKTOP_ONLY = ("engine/bench.py", "engine/autoplay.py", "engine/lab/report.py", "engine/lab/sweep.py",
+                "engine/lab/__main__.py", "ui/bench.py", "ui/headless.py", "ui/lab_cli.py")
 TEMPLATE = ROOT / "web" / "vram-tetris.tmpl"
 ICON = ROOT / "web" / "favicon.png"
 EMBED = ROOT / "web" / "embed.html"
@@ -144,6 +150,8 @@ def stage(stage_root: Path, source: Path) -> Path:
     for name in GAME_DIRS:
         if (source / name).is_dir():
             shutil.copytree(source / name, app / name, ignore=ignore)
+    for name in DESKTOP_ONLY:
+        (app / name).unlink(missing_ok=True)
     return app
 
 
