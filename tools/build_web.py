@@ -8,7 +8,7 @@ archive size, and that the page fetches nothing but pygbag's runtime before the 
 
 Usage:
     python tools/build_web.py [--out build/site] [--pygbag-python PY] [--render-python PY]
-                              [--site-url URL] [--budget-kb 150] [--timeout 300]
+                              [--site-url URL] [--budget-kb 160] [--timeout 300]
 Exit status: 0 built and within budget, 1 build or check failed, 2 bad usage.
 """
 
@@ -49,8 +49,9 @@ GAME_DIRS = ("engine", "ui", "assets")
 # autoplay's reports): left out of the archive, so a phone downloads only what it runs.
 # pygbag.ini leaves the same files out of a plain `pygbag .` (it matches file names in any folder;
 # engine/lab/ as a whole is left out there, with the LAB fetched later: see LATER).
-DESKTOP_ONLY = ("engine/bench.py", "engine/autoplay.py", "engine/lab/report.py", "engine/lab/sweep.py",
-                "engine/lab/__main__.py", "engine/lab/cli.py", "ui/bench.py", "ui/headless.py", "ui/lab_cli.py")
+DESKTOP_ONLY = ("engine/bench.py", "engine/autoplay.py", "engine/replay_cli.py", "engine/replay_json.py",
+                "engine/lab/report.py", "engine/lab/sweep.py", "engine/lab/__main__.py", "engine/lab/cli.py",
+                "ui/bench.py", "ui/headless.py", "ui/lab_cli.py")
 TEMPLATE = ROOT / "web" / "vram-tetris.tmpl"
 ICON = ROOT / "web" / "favicon.png"
 EMBED = ROOT / "web" / "embed.html"

@@ -51,3 +51,7 @@ LANGUAGE_KEY = key_hint(Command.LANGUAGE)
 SPLIT_KEY = key_hint("split")
 HOLD_KEY = key_hint("hold")
 BOARD_KEY = "B"  # the run report's BOARD view (the report handles this key itself)
+# Sharing: the title's daily run, the report's COPY and WATCH (each screen handles its own key).
+DAILY_KEY = "D"
+COPY_KEY = "C"
+WATCH_KEY = "W"
