@@ -23,8 +23,8 @@ SCENES = ("title", "play", "help", "pause", "oom", "victory")
 MIN_CSS_PX = 11  # smallest readable text in the article's iframe
 
 
-def _scene(tmp_path, layout: str, scene: str, frames: int = 60):
-    app = make_app(tmp_path, layout=layout)
+def _scene(tmp_path, layout: str, scene: str, frames: int = 60, language: str = "en"):
+    app = make_app(tmp_path, layout=layout, language=language)
     build(app, Options(headless=True, frames=frames, screenshot="x.png", scene=scene, mode="paged",
                        autoplay=True, seed=7, layout=layout), 7)
     return app
@@ -92,15 +92,16 @@ def _draw_recorded(app, monkeypatch) -> list:
         return drawn
     drawn = _record(app, monkeypatch)
     if isinstance(top, PlayScene):  # the console's baked background too (the title covers it)
-        app.view = type(app.view)(app.text, app.layout)
+        app.view = type(app.view)(app.text, app.layout, app.tr)
     _forget_cached_text(app)
     app.draw(surface)
     return drawn
 
 
+@pytest.mark.parametrize("language", ["en", "ko"])
 @pytest.mark.parametrize("layout,scene,extra", CASES)
-def test_text_is_legible_inside_the_canvas_and_never_overlaps(tmp_path, monkeypatch, layout, scene, extra):
-    app = _scene(tmp_path, layout, scene)
+def test_text_is_legible_inside_the_canvas_and_never_overlaps(tmp_path, monkeypatch, layout, scene, extra, language):
+    app = _scene(tmp_path, layout, scene, language=language)
     _extra(app, extra)
     lay = app.layout
     assert lay.text.small * lay.embed_scale >= MIN_CSS_PX
