@@ -229,7 +229,8 @@ def _portrait() -> Layout:
     sx, sw = side_x, side_w
     title_buttons = {
         "start": (sx, board[1] + board[3] - 96, sw, 96),  # under the thumb
-        **_row(m, controls_y, w - 2 * m, controls_h, (*TITLE_SWITCHES[:-1], "daily", TITLE_SWITCHES[-1]), gap),
+        **_row(m, controls_y, w - 2 * m, controls_h, (*TITLE_SWITCHES[:-1], "daily"), gap),
+        "language": (w - m - hb_w, (header_h - hb_h) // 2, hb_w, hb_h),  # in the header, by the title
     }
     details_top = header_h + 8
     return Layout(

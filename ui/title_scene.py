@@ -292,6 +292,10 @@ class TitleScene(MenuScene):
             pygame.draw.rect(surface, theme.BUTTON_HOVER if over else theme.BUTTON, br, border_radius=5)
             pygame.draw.rect(surface, theme.MAGENTA if over else theme.PANEL_EDGE, br, 1, border_radius=5)
             head, state = labels[b.name]
+            if b.name == "language":  # the header's small switch: the language the game speaks
+                t.blit(surface, fit(tr.t("title.switch.language_short"), T.small, br.width - 4), T.small,
+                       theme.AMBER, br.center, "center")
+                continue
             t.blit(surface, fit(head, T.small, br.width - 4), T.small, theme.TEXT, (br.centerx, br.y + 16), "center")
             t.blit(surface, fit(state, T.small, br.width - 4), T.small,
                    theme.AMBER if b.name not in ("help", "lab", "daily") else theme.TEXT_DIM,

@@ -68,6 +68,7 @@ MESSAGES: dict[str, str] = {
     "title.switch.run": "RUN",
     "title.switch.endless": "endless",
     "title.switch.lines": "{lines} lines",
+    "title.switch.language_short": "EN / KO",
     "title.switch.language": "LANG",
     "title.daily_best": "today's daily",
     "title.switch.daily": "DAILY",

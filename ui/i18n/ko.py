@@ -74,6 +74,7 @@ MESSAGES: dict[str, str] = {
     "title.switch.run": "판",
     "title.switch.endless": "무한",
     "title.switch.lines": "{lines}라인",
+    "title.switch.language_short": "한국어",
     "title.switch.language": "언어",
     "title.daily_best": "오늘의 도전",
     "title.switch.daily": "도전",
