@@ -210,7 +210,8 @@ MESSAGES: dict[str, str] = {
     "hud.paged_only": "PAGED only",
     "hud.ready": "READY",
     "hud.block_table": "BLOCK TABLE",
-    "hud.table_empty": "In PAGED mode a request paged on demand, or split with {split}, shows its block table here: logical pages mapped to scattered physical blocks.",
+    "hud.table_empty": ("In PAGED mode a request paged on demand, or split with {split}, "
+                        "shows its block table here: logical pages mapped to scattered physical blocks."),
     "hud.table_logical": "logical",
     "hud.table_physical": "physical block (col, row)",
     "hud.table_page": "page {page}",
