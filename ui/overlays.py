@@ -469,7 +469,8 @@ class ResultScene(Overlay):
         self.code_box = (x + 16, share_y, w - 32 - 2 * sw - 16, bh)
         if self.code:
             self.report_buttons = self.report_buttons + self.share_buttons
-            self.code_line = self._fit_code(self.code, self.code_box[2] - 16, T.small)
+            self.code_line = self._fit_code(self.code, self.code_box[2] - 16, T.small,
+                                            tr.t("report.code_tail", n=len(self.code)))
         self.content_bottom = share_y if self.code else self.report_buttons[0].rect[1]
         self.buttons = [] if self.peeking else self.report_buttons
         # Wrapped once per layout: the report's own lines may be long (big numbers, a long cause).
@@ -622,17 +623,16 @@ class ResultScene(Overlay):
     COPY_NOTES = ("pending", "copied", "selected", "printed")  # catalogue keys report.copy_note.<state>
 
     @staticmethod
-    def _fit_code(code: str, width: int, size: int) -> str:
-        """The code, or its start and its length, in `width` px."""
+    def _fit_code(code: str, width: int, size: int, tail: str) -> str:
+        """The code, or its start and `tail` (its length), in `width` px."""
         font = theme.font(size)
         if font.size(code)[0] <= width:
             return code
-        tail = f"... {len(code)}"
-        room = width - font.size(tail)[0]
-        lo, hi = 0, len(code)  # the longest start that fits
+        lo, hi = 0, len(code)  # the longest start that fits with its tail (drawn as one string)
         while lo < hi:
             mid = (lo + hi + 1) // 2
-            if font.size(code[:mid])[0] <= room:
+            line = code[:mid] + tail
+            if theme.font_for(line, size).size(line)[0] <= width:
                 lo = mid
             else:
                 hi = mid - 1

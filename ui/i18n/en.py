@@ -321,6 +321,7 @@ MESSAGES: dict[str, str] = {
     "report.mixed_no_best": "mixed run: no best score.  {line}",
     "report.copy": "COPY",
     "report.watch": "WATCH",
+    "report.code_tail": "... {n} chars",
     "report.share_code": "SHARE CODE",
     "report.share_code_mixed": "SHARE CODE  ({mode})",
     "report.copy_note.pending": "copying ...",

@@ -326,6 +326,7 @@ MESSAGES: dict[str, str] = {
     "report.mixed_no_best": "혼합 판: 최고 점수 없음.  {line}",
     "report.copy": "복사",
     "report.watch": "보기",
+    "report.code_tail": "... {n}자",
     "report.share_code": "공유 코드",
     "report.share_code_mixed": "공유 코드  ({mode})",
     "report.copy_note.pending": "복사하는 중 ...",
