@@ -449,3 +449,85 @@ def test_pages_workflow_tests_then_publishes_the_checked_bundle() -> None:
     assert re.search(r"permissions:\n\s+pages: write\n\s+id-token: write\n", deploy)
     assert "cancel-in-progress: ${{ github.event_name == 'pull_request' }}" in top
     assert "image: python:3.11-bookworm" in top and "--shm-size" in top  # apt's chromium and nginx
+
+
+# --- The output folder: only the build's own (or an empty one) is ever replaced ------------
+
+
+def tree_digest(folder: Path) -> dict[str, str]:
+    return {str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest() if p.is_file() else "dir"
+            for p in sorted(folder.rglob("*"))}
+
+
+def run_build_tool(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, str(ROOT / "tools" / "build_web.py"), *args],
+                          capture_output=True, text=True, timeout=60, cwd=cwd)
+
+
+def test_out_refuses_a_folder_it_did_not_make_and_leaves_it_intact(tmp_path: Path) -> None:
+    notes = tmp_path / "notes"
+    (notes / "photos").mkdir(parents=True)
+    (notes / "todo.txt").write_text("buy milk\n")
+    (notes / "photos" / "cat.png").write_bytes(bytes(range(256)) * 10)
+    before = tree_digest(notes)
+    res = run_build_tool("--out", str(notes), "--pygbag-python", sys.executable)
+    assert res.returncode == 2, res.stdout + res.stderr
+    assert "--out" in res.stderr and "Traceback" not in res.stderr
+    assert len(res.stderr.strip().splitlines()[-1]) < 300
+    assert tree_digest(notes) == before
+    assert not (tmp_path / "stage").exists()  # checked before any work
+
+
+@pytest.mark.parametrize("name", ["engine", "ui", "web", "tools", ".", "engine/sub", "tests"])
+def test_out_never_touches_a_source_folder(name: str) -> None:
+    before = tree_digest(ROOT / "engine")
+    res = run_build_tool("--out", name)
+    assert res.returncode == 2, res.stdout + res.stderr
+    assert "source" in res.stderr and "Traceback" not in res.stderr
+    assert tree_digest(ROOT / "engine") == before
+
+
+def test_out_rules_for_marked_empty_legacy_and_new_folders(tmp_path: Path) -> None:
+    sources = (ROOT,)
+    build_web.check_replaceable(tmp_path / "new", build_web.LEGACY_OUT, sources)
+    (tmp_path / "empty").mkdir()
+    build_web.check_replaceable(tmp_path / "empty", build_web.LEGACY_OUT, sources)
+    marked = tmp_path / "marked"
+    marked.mkdir()
+    (marked / build_web.MARKER).write_text("x")
+    (marked / "anything.bin").write_bytes(b"1")
+    build_web.check_replaceable(marked, build_web.LEGACY_OUT, sources)
+    legacy = tmp_path / "legacy"
+    legacy.mkdir()
+    for name in ("index.html", "embed.html", "vram-tetris.tar.gz"):
+        (legacy / name).write_text("x")
+    build_web.check_replaceable(legacy, build_web.LEGACY_OUT, sources)
+    (legacy / "notes.txt").write_text("mine")
+    with pytest.raises(build_web.UnsafeFolder, match="did not make"):
+        build_web.check_replaceable(legacy, build_web.LEGACY_OUT, sources)
+    (tmp_path / "file").write_text("x")
+    with pytest.raises(build_web.UnsafeFolder, match="not a folder"):
+        build_web.check_replaceable(tmp_path / "file", build_web.LEGACY_OUT, sources)
+    with pytest.raises(build_web.UnsafeFolder, match="contains the project's source"):
+        build_web.check_replaceable(ROOT.parent, build_web.LEGACY_OUT, sources)
+    # make_fresh replaces a marked folder and marks the new one.
+    build_web.make_fresh(marked, build_web.LEGACY_OUT, sources)
+    assert sorted(p.name for p in marked.iterdir()) == [build_web.MARKER]
+
+
+def test_build_marks_its_output_folder(build) -> None:
+    out, res, _ = build
+    assert res.returncode == 0, res.stdout + res.stderr
+    assert (out / build_web.MARKER).is_file()
+    assert (out.parent / "stage" / build_web.MARKER).is_file()
+
+
+@pytest.mark.parametrize("args", [["--budget-kb", "nan"], ["--budget-kb", "inf"], ["--timeout", "nan"],
+                                  ["--report", "/nonexistent-folder/r.json"], ["--report", "/"],
+                                  ["--out-dir", "x"], ["--budget", "10"]])
+def test_bad_numbers_and_report_paths_exit_2_before_building(args: list[str], tmp_path: Path) -> None:
+    res = run_build_tool("--out", str(tmp_path / "web"), *args)
+    assert res.returncode == 2, res.stdout + res.stderr
+    assert "Traceback" not in res.stderr
+    assert res.stderr.strip().splitlines()[-1].startswith("build_web.py: error: ")
+    assert not (tmp_path / "web").exists() and not (tmp_path / "stage").exists()
