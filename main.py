@@ -5,7 +5,9 @@
     python main.py --bench-frame       cost of one drawn frame
 
 The browser build runs this same file: one asyncio loop, `await asyncio.sleep(0)`
-every frame, no threads and nothing that blocks.
+every frame, no threads and nothing that blocks. On the desktop SIGINT (Ctrl-C) and SIGTERM
+stop every mode within a second, with exit status 130 or 143 and no traceback; the game saves
+its settings first.
 """
 from __future__ import annotations
 
@@ -15,12 +17,14 @@ import sys
 import time
 
 os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
+os.environ.setdefault("SDL_NO_SIGNAL_HANDLERS", "1")  # SIGINT/SIGTERM are ours (see main)
 
 BROWSER = sys.platform == "emscripten"
 FRAME_MS = 1000.0 / 60.0
 
 
-async def run_window(opts) -> None:
+async def run_window(opts, stop: list[int]) -> None:
+    """The game in a window until it quits, or until a signal lands in `stop`."""
     import pygame
 
     from ui import theme
@@ -41,7 +45,7 @@ async def run_window(opts) -> None:
     else:
         app.reset(TitleScene(app))
     last = time.perf_counter()
-    while app.running:
+    while app.running and not stop:
         for event in pygame.event.get():
             app.handle(event)
         now = time.perf_counter()
@@ -56,24 +60,36 @@ async def run_window(opts) -> None:
             if spare > 0.001:
                 await asyncio.sleep(spare)
         await asyncio.sleep(0)
+    if stop:
+        app.save_settings()  # a stopped game keeps what the player chose and achieved
     pygame.quit()
 
 
 async def main() -> None:
+    from engine.cli_args import Stopped, exit_status, stop_on_signals
     from ui.cli import Options, parse_or_exit
 
     opts = Options() if BROWSER else parse_or_exit(sys.argv[1:])
     if opts.headless or opts.bench_frame:
         os.environ["SDL_VIDEODRIVER"] = "dummy"
         os.environ["SDL_AUDIODRIVER"] = "dummy"
-        if opts.headless:
-            from ui import headless
-            code = headless.run(opts)
-        else:
-            from ui import bench
-            code = bench.run(opts.frames, opts.seed)
+        stop_on_signals()  # a signal stops the run where it is
+        try:
+            if opts.headless:
+                from ui import headless
+                code = headless.run(opts)
+            else:
+                from ui import bench
+                code = bench.run(opts.frames, opts.seed)
+        except Stopped as stopped:
+            code = stopped.status
         raise SystemExit(code)
-    await run_window(opts)
+    stop: list[int] = []
+    if not BROWSER:
+        stop_on_signals(stop.append)  # the frame loop sees it, saves and ends
+    await run_window(opts, stop)
+    if stop:
+        raise SystemExit(exit_status(stop[0]))
 
 
 # pygbag runs this file as its program: no __main__ guard, nothing after this line.

@@ -26,7 +26,9 @@ from pathlib import Path
 from typing import Any, TextIO
 
 EXIT_USAGE = 2
-STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+SIGINT, SIGTERM = 2, 15  # the same numbers on every platform Python runs on
+# (getattr: a WebAssembly build of Python may lack some of them; there the page stops the game)
+STOP_SIGNALS = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM") if hasattr(signal, name))
 
 
 # --------------------------------------------------------------------------- parsing
@@ -280,7 +282,7 @@ def run(main: Callable[..., int | None], *args: Any, prog: str | None = None) ->
     except Stopped as stop:
         return stop.status
     except KeyboardInterrupt:
-        return exit_status(signal.SIGINT)
+        return exit_status(SIGINT)
     except BrokenPipeError:
         quiet_stdout()
         return 1

@@ -1,18 +1,50 @@
-"""Command line of main.py: the desktop game, headless screenshots and the frame benchmark."""
+"""Command lines of the UI side: main.py (the desktop game, headless screenshots, the frame
+benchmark) and the pieces every UI tool shares.
+
+The conventions are engine.cli_args' (abbreviations refused, defaults in --help, one-line usage
+errors with exit 2, SIGINT/SIGTERM -> 130/143 without a traceback); this module adds what only
+the UI needs: the pygame banner hidden and SDL kept off the signals (`quiet_pygame`), and the
+screenshot-path check (`screenshot_path`) that every tool writing a PNG uses before it renders.
+"""
 from __future__ import annotations
 
 import argparse
-import sys
+import os
 from dataclasses import dataclass
+from pathlib import Path
+
+from engine import cli_args
 
 SCENES = ("title", "play", "help", "pause", "oom", "victory")
 MODES = ("contiguous", "paged")
+MAX_FRAMES = 1_000_000  # about 4.6 hours of 60 Hz frames
+MAX_SEED = 2**31 - 1
+LAB_COMMAND = "python -m ui.lab_scene"
 
 USAGE = """\
 python main.py [--mode contiguous|paged] [--seed S]
        python main.py --headless --frames N --screenshot out.png [--scene title|play|help|pause|oom|victory]
-                      [--mode contiguous|paged] [--autoplay] [--seed S]
+                      [--mode contiguous|paged] [--autoplay] [--seed S] [--data-dir DIR]
        python main.py --bench-frame [--frames N] [--seed S]"""
+
+
+def quiet_pygame() -> None:
+    """Before pygame is imported: no support banner on stdout, and SDL leaves SIGINT/SIGTERM to
+    us (it would turn them into a quit event that a headless run never reads)."""
+    os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
+    os.environ.setdefault("SDL_NO_SIGNAL_HANDLERS", "1")
+
+
+def check_screenshot(text: str) -> str:
+    """The screenshot-path check: a .png file that can be written, checked before rendering.
+
+    Raises argparse.ArgumentTypeError with a one-line reason (for argparse `type=`)."""
+    return str(cli_args.check_output_file(text, (".png",)))
+
+
+def screenshot_path(text: str) -> str:
+    """argparse type for a --screenshot option (see check_screenshot)."""
+    return check_screenshot(text)
 
 
 @dataclass(frozen=True)
@@ -25,6 +57,7 @@ class Options:
     mode: str | None = None
     autoplay: bool = False
     seed: int | None = None
+    data_dir: str | None = None
 
 
 class UsageError(Exception):
@@ -36,17 +69,33 @@ class _Parser(argparse.ArgumentParser):
         raise UsageError(message)
 
 
+def _scene(text: str) -> str:
+    if text == "lab":
+        raise argparse.ArgumentTypeError(f"the LAB is a tool of its own: run {LAB_COMMAND}")
+    if text not in SCENES:
+        raise argparse.ArgumentTypeError(f"invalid choice: {text[:40]!r} (choose from {', '.join(SCENES)})")
+    return text
+
+
 def _parser() -> _Parser:
-    p = _Parser(prog="main.py", usage=USAGE, add_help=True,
-                description="PagedAttention: VRAM Tetris")
+    p = _Parser(prog="main.py", usage=USAGE, add_help=True, allow_abbrev=False,
+                formatter_class=cli_args.HelpFormatter,
+                description="PagedAttention: VRAM Tetris",
+                epilog=f"The LAB (KV-cache serving simulator) runs with: {LAB_COMMAND}")
     p.add_argument("--headless", action="store_true", help="render without a window and write a PNG")
     p.add_argument("--bench-frame", action="store_true", help="time one drawn frame on a busy board")
-    p.add_argument("--frames", type=int, help="fixed 60 Hz steps to simulate (headless) or frames to time")
-    p.add_argument("--screenshot", help="PNG file for the headless canvas")
-    p.add_argument("--scene", choices=SCENES, help="screen to show (default: title, or play with --autoplay)")
-    p.add_argument("--mode", choices=MODES, help="allocator mode")
+    p.add_argument("--frames", type=cli_args.whole(1, MAX_FRAMES),
+                   help=f"fixed 60 Hz steps to simulate (headless) or frames to time "
+                        f"(default: 600 for --bench-frame), at most {MAX_FRAMES:,}")
+    p.add_argument("--screenshot", type=screenshot_path, help="PNG file for the headless canvas")
+    p.add_argument("--scene", type=_scene, metavar="{" + ",".join(SCENES) + "}",
+                   help="screen to show (default: title, or play with --autoplay)")
+    p.add_argument("--mode", choices=MODES, help="allocator mode (default: the saved one)")
     p.add_argument("--autoplay", action="store_true", help="let the bot play")
-    p.add_argument("--seed", type=int, help="random seed for the run")
+    p.add_argument("--seed", type=cli_args.whole(0, MAX_SEED), help="random seed for the run (default: 7 headless)")
+    p.add_argument("--data-dir", type=cli_args.output_dir(),
+                   help="headless: settings folder to load and save, as the game does "
+                        "(default: a temporary one)")
     return p
 
 
@@ -62,18 +111,14 @@ def parse(argv: list[str]) -> Options:
             raise UsageError("--headless needs --screenshot out.png")
     elif ns.screenshot is not None:
         raise UsageError("--screenshot only works with --headless")
+    elif ns.data_dir is not None:
+        raise UsageError("--data-dir only works with --headless (the game uses your settings folder)")
     elif ns.scene not in (None, "title", "play"):
         raise UsageError(f"--scene {ns.scene} only works with --headless "
                          "(a window starts on the title, or in a game with --scene play)")
-    if ns.frames is not None and not (1 <= ns.frames <= 1_000_000):
-        raise UsageError(f"--frames must be between 1 and 1000000, not {ns.frames}")
-    if ns.screenshot is not None and not ns.screenshot.lower().endswith(".png"):
-        raise UsageError(f"--screenshot must name a .png file, not {ns.screenshot!r}")
-    if ns.seed is not None and not (0 <= ns.seed < 2**31):
-        raise UsageError(f"--seed must be between 0 and {2**31 - 1}")
     return Options(headless=ns.headless, bench_frame=ns.bench_frame, frames=ns.frames,
                    screenshot=ns.screenshot, scene=ns.scene, mode=ns.mode, autoplay=ns.autoplay,
-                   seed=ns.seed)
+                   seed=ns.seed, data_dir=None if ns.data_dir is None else str(ns.data_dir))
 
 
 def parse_or_exit(argv: list[str]) -> Options:
@@ -81,5 +126,17 @@ def parse_or_exit(argv: list[str]) -> Options:
     try:
         return parse(argv)
     except UsageError as exc:
-        print(f"usage: {USAGE}\nmain.py: error: {exc}", file=sys.stderr)
-        raise SystemExit(2) from None
+        raise cli_args.usage_error("main.py", str(exc), f"usage: {USAGE}") from None
+
+
+def data_dir(opts: Options) -> Path | None:
+    """The settings folder a headless run uses, made if missing (None: a temporary one)."""
+    if opts.data_dir is None:
+        return None
+    path = Path(opts.data_dir)
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+__all__ = ["Options", "UsageError", "parse", "parse_or_exit", "quiet_pygame", "check_screenshot",
+           "screenshot_path", "data_dir", "SCENES", "MODES", "MAX_FRAMES"]

@@ -15,6 +15,7 @@ from engine import Input
 from ui import theme
 from ui.app import GameApp
 from ui.autopilot import AutoPilot
+from ui import cli
 from ui.cli import Options
 from ui.storage import Storage
 
@@ -117,8 +118,10 @@ def run(opts: Options) -> int:
     """Render headlessly and write the screenshot; returns the exit status."""
     surface = init_display()
     seed = DEFAULT_SEED if opts.seed is None else opts.seed
-    with tempfile.TemporaryDirectory(prefix="vram-tetris-headless-") as data_dir:
-        app = make_app(surface, seed, data_dir, opts.mode)
+    with tempfile.TemporaryDirectory(prefix="vram-tetris-headless-") as scratch:
+        app = make_app(surface, seed, str(cli.data_dir(opts) or scratch), opts.mode)
+        for _level, notice in app.notices:
+            print(f"main.py: {notice}", file=sys.stderr)
         build(app, opts, seed)
         app.draw(surface)
         assert opts.screenshot is not None

@@ -9,7 +9,7 @@ from ui import theme
 from ui.help_content import CONCEPTS, CONTROLS
 from ui.input import Command, InputMapper
 from ui.scene import MenuScene
-from ui.text import wrap
+from ui.text import short_number, wrap
 from ui.widgets import Button, hit, pulse
 
 
@@ -354,8 +354,9 @@ class ResultScene(Overlay):
             y += 16
         if y + 10 + 16 <= self.report_buttons[0].rect[1] - 6:  # the two allocators side by side
             best = self.app.settings.best_scores
-            t.blit(surface, f"best scores:  contiguous {best.get('contiguous', 0):,}   "
-                            f"paged {best.get('paged', 0):,}", theme.SMALL, theme.TEXT_DIM,
+            each = r.width // 5  # both scores and their labels stay inside the report
+            t.blit(surface, f"best scores:  contiguous {short_number(best.get('contiguous', 0), theme.SMALL, each)}   "
+                            f"paged {short_number(best.get('paged', 0), theme.SMALL, each)}", theme.SMALL, theme.TEXT_DIM,
                    (r.centerx, y + 10), "midtop")
         for b in self.report_buttons:
             draw_row_button(surface, self.app, b, self.hover, accent=edge)

@@ -11,7 +11,7 @@ from ui.console_view import MODE_NOTES, ViewState
 from ui.input import Command, InputMapper
 from ui.scene import MenuScene
 from ui.session import GameSession
-from ui.text import wrap
+from ui.text import short_number, wrap
 from ui.widgets import Button, hit, pulse
 
 LEFT_PANEL = (L.MARGIN, L.TOP, 270, 532)
@@ -201,8 +201,10 @@ class TitleScene(MenuScene):
         t.blit(surface, "BEST SCORES", theme.SMALL, theme.PANEL_TITLE, (x, y))
         for i, m in enumerate(("contiguous", "paged")):
             yy = y + 22 + i * 20
-            t.blit(surface, m, theme.BODY, theme.TEXT, (x, yy))
-            t.blit(surface, f"{self.app.best(m):,}", theme.BODY, theme.AMBER, (r.right - 12, yy), "topright")
+            label = t.blit(surface, m, theme.BODY, theme.TEXT, (x, yy))
+            room = r.right - 12 - label.right - 8  # the score never runs into its label
+            t.blit(surface, short_number(self.app.best(m), theme.BODY, room), theme.BODY, theme.AMBER,
+                   (r.right - 12, yy), "topright")
         if self.notice:
             t.blit(surface, self.notice, theme.SMALL, theme.AMBER, (x, r.bottom - 22))
 
