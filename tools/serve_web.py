@@ -28,6 +28,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 SITE_TEMPLATE = ROOT / "web" / "nginx" / "default.conf.template"
+CONNECTIONS = 1024
 MIME_TYPES_CANDIDATES = (Path("/etc/nginx/mime.types"), Path("/usr/local/etc/nginx/mime.types"))
 
 # Same surroundings as the official image's /etc/nginx/nginx.conf, minus users and daemons.
@@ -37,7 +38,10 @@ master_process off;
 worker_processes 1;
 pid {prefix}/nginx.pid;
 error_log {prefix}/error.log warn;
-events {{ worker_connections 64; }}
+worker_rlimit_nofile 4096;
+# A room of readers opening the page at once: many connections, and a client that sends half a
+# request is dropped within seconds instead of holding a connection for a minute.
+events {{ worker_connections {connections}; }}
 http {{
     include {mime_types};
     default_type application/octet-stream;
@@ -48,7 +52,11 @@ http {{
     uwsgi_temp_path {prefix}/tmp/uwsgi;
     scgi_temp_path {prefix}/tmp/scgi;
     sendfile on;
-    keepalive_timeout 65;
+    client_header_timeout 10s;
+    client_body_timeout 10s;
+    send_timeout 30s;
+    keepalive_timeout 15s;
+    reset_timedout_connection on;
     include {prefix}/site.conf;
 }}
 """
@@ -71,6 +79,11 @@ def site_conf(root: Path, listen: str) -> str:
     return text.replace("${PORT}", listen).replace("${WEB_ROOT}", str(root.resolve()))
 
 
+def main_conf(prefix: Path, mime_types: Path) -> str:
+    """nginx.conf around the site: the official image's surroundings, sized for a room of readers."""
+    return MAIN_CONF.format(prefix=prefix, mime_types=mime_types, connections=CONNECTIONS)
+
+
 def write_prefix(prefix: Path, root: Path, host: str, port: int) -> Path:
     """Write nginx.conf and site.conf under prefix; return the main config's path."""
     mime = next((p for p in MIME_TYPES_CANDIDATES if p.is_file()), None)
@@ -79,7 +92,7 @@ def write_prefix(prefix: Path, root: Path, host: str, port: int) -> Path:
     (prefix / "tmp").mkdir(parents=True, exist_ok=True)
     (prefix / "site.conf").write_text(site_conf(root, f"{host}:{port}"), encoding="utf-8")
     conf = prefix / "nginx.conf"
-    conf.write_text(MAIN_CONF.format(prefix=prefix, mime_types=mime), encoding="utf-8")
+    conf.write_text(main_conf(prefix, mime), encoding="utf-8")
     return conf
 
 
