@@ -1,6 +1,9 @@
 """Seeded bot games in both allocator modes: how much sooner does a contiguous stack run out?
 
     python -m engine.autoplay --mode contiguous|paged|both --seeds N --max-pieces M [--skill K] [--json]
+
+At most MAX_SEEDS games per mode, MAX_PIECES pieces per game and MAX_TOTAL_PIECES pieces per
+mode (about an hour of bot play); a long run shows its progress on a terminal.
 """
 
 from __future__ import annotations
@@ -11,11 +14,13 @@ import statistics
 from dataclasses import asdict, dataclass
 
 from .bot import DEFAULT_SKILL, Bot
+from . import cli_args
 from .cli_args import number, whole
 from .game import MODES, Game
 
 MAX_SEEDS = 10_000
 MAX_PIECES = 1_000_000
+MAX_TOTAL_PIECES = 2_000_000  # seeds x max-pieces per mode
 THINK_MS = 400.0  # game time the bot spends per piece: the split meter recharges meanwhile
 
 
@@ -68,8 +73,14 @@ def play_one(mode: str, seed: int, max_pieces: int, skill: float) -> tuple[GameS
                      resident_sum / n), splits
 
 
-def summarise(mode: str, seeds: int, max_pieces: int, skill: float) -> ModeSummary:
-    stats, splits = zip(*(play_one(mode, s, max_pieces, skill) for s in range(seeds)))
+def summarise(mode: str, seeds: int, max_pieces: int, skill: float,
+              progress: cli_args.Progress | None = None) -> ModeSummary:
+    games = []
+    for seed in range(seeds):
+        games.append(play_one(mode, seed, max_pieces, skill))
+        if progress is not None:
+            progress.update(seed + 1)
+    stats, splits = zip(*games)
     return ModeSummary(
         games=seeds,
         pieces_mean=statistics.fmean(s.pieces for s in stats),
@@ -100,20 +111,30 @@ def format_table(results: dict[str, ModeSummary], max_pieces: int, skill: float)
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="python -m engine.autoplay", description=__doc__.splitlines()[0])
-    p.add_argument("--mode", choices=(*MODES, "both"), default="both")
-    p.add_argument("--seeds", type=whole(1, MAX_SEEDS), default=10, help="games per mode (seeds 0..N-1)")
-    p.add_argument("--max-pieces", type=whole(1, MAX_PIECES), default=1000, help="cap per game")
+    p = cli_args.parser("python -m engine.autoplay", __doc__.splitlines()[0])
+    p.add_argument("--mode", choices=(*MODES, "both"), default="both", help="allocator mode")
+    p.add_argument("--seeds", type=whole(1, MAX_SEEDS), default=10,
+                   help=f"games per mode (seeds 0..N-1), at most {MAX_SEEDS:,}")
+    p.add_argument("--max-pieces", type=whole(1, MAX_PIECES), default=1000,
+                   help=f"cap per game, at most {MAX_PIECES:,} (and --seeds x --max-pieces at most {MAX_TOTAL_PIECES:,})")
     p.add_argument("--skill", type=number(0.0, 1.0), default=DEFAULT_SKILL,
-                   help=f"chance the bot takes its best placement (default {DEFAULT_SKILL})")
+                   help="chance the bot takes its best placement")
     p.add_argument("--json", action="store_true", help="print one JSON object keyed by mode")
     return p
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.seeds * args.max_pieces > MAX_TOTAL_PIECES:
+        parser.error(f"--seeds {args.seeds} x --max-pieces {args.max_pieces} is up to "
+                     f"{args.seeds * args.max_pieces:,} pieces per mode, more than {MAX_TOTAL_PIECES:,}")
     modes = MODES if args.mode == "both" else (args.mode,)
-    results = {m: summarise(m, args.seeds, args.max_pieces, args.skill) for m in modes}
+    results = {}
+    for m in modes:
+        progress = cli_args.Progress(f"{m} games", args.seeds)
+        results[m] = summarise(m, args.seeds, args.max_pieces, args.skill, progress)
+        progress.close()
     if args.json:
         print(json.dumps({m: asdict(r) for m, r in results.items()}, indent=2))
     else:
@@ -122,4 +143,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(cli_args.run(main, prog="python -m engine.autoplay"))

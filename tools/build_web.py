@@ -342,6 +342,37 @@ def first_frame_downloads(index_html: str, cdn: str, version: str) -> list[str]:
     ]
 
 
+def content_security_policy(cdn: str) -> str:
+    """The game page's Content-Security-Policy: what pygbag's runtime needs, and nothing else.
+
+    The runtime's loader (pythons.js) and interpreter (main.js, main.wasm, main.data) come from
+    its CDN and add script elements from there; the interpreter compiles WebAssembly and runs
+    JavaScript through eval() for Python's `platform.window` bridge; the page's own boot screen is
+    inline script with inline handlers. Everything else is this site only: no other script host,
+    no plugins, no <base> or form redirection, fetches only from this site and the runtime's CDN.
+    """
+    m = re.match(r"(?i)(https?://[a-z0-9.\-]+(?::\d+)?)/", cdn)
+    runtime = f" {m.group(1).lower()}" if m else ""
+    return "; ".join((
+        "default-src 'self'",
+        f"script-src 'self'{runtime} 'unsafe-inline' 'unsafe-eval' 'wasm-unsafe-eval'",
+        "style-src 'self' 'unsafe-inline'",
+        f"img-src 'self' data: blob:{runtime}",
+        f"media-src 'self' data: blob:{runtime}",
+        f"connect-src 'self' data: blob:{runtime}",
+        "font-src 'self' data:",
+        "worker-src 'self' blob:",
+        "object-src 'none'",
+        "base-uri 'self'",
+        "form-action 'none'",
+    ))
+
+
+# The article stand-in (embed.html) runs no script at all; it frames the game from anywhere.
+EMBED_CSP = ("default-src 'self'; script-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:; "
+             "frame-src 'self' http: https:; object-src 'none'; base-uri 'self'; form-action 'none'")
+
+
 def fill(text: str, values: dict[str, str], what: str) -> str:
     for key, value in values.items():
         text = text.replace(f"@@{key}@@", value)
@@ -411,13 +442,15 @@ def build(args: argparse.Namespace) -> Report:
     except UnsafeFolder as exc:
         raise BuildError(f"output folder: {exc}") from None
     site = args.site_url.rstrip("/") + "/" if args.site_url else ""
+    site = html.escape(site)  # checked in main(); escaped all the same, as every value put into a page
     values = {"DESCRIPTION": html.escape(DESCRIPTION), "OG_IMAGE": site + OG_NAME, "SITE_URL": site, "TITLE": html.escape(TITLE)}
     # Without a public URL, link-preview URLs stay relative ("./", "og-image.png"); the
     # container's nginx makes them absolute from the address each request came to.
-    (out / "index.html").write_text(fill(index_html, dict(values, PAGE_URL=site or "./"), "index.html"), encoding="utf-8")
+    page_values = dict(values, PAGE_URL=site or "./", CSP=content_security_policy(report.cdn))
+    (out / "index.html").write_text(fill(index_html, page_values, "index.html"), encoding="utf-8")
     shutil.copy2(built / "favicon.png", out / "favicon.png")
     shutil.copy2(built / f"{APP_NAME}.tar.gz", out / f"{APP_NAME}.tar.gz")
-    embed_values = dict(values, PAGE_URL=(site or "./") + "embed.html")
+    embed_values = dict(values, PAGE_URL=(site or "./") + "embed.html", CSP=EMBED_CSP)
     (out / "embed.html").write_text(fill(EMBED.read_text(encoding="utf-8"), embed_values, "embed.html"), encoding="utf-8")
     report.social_image = social_image(out, args.render_python, stage_root, args.source.resolve(), args.timeout)
 
