@@ -158,12 +158,12 @@ class Recorder:
 
 def main(argv: list[str] | None = None) -> int:
     """`python -m engine.replay FILE`: replay a saved run and check it reaches its final state."""
-    import argparse
     import sys
 
-    parser = argparse.ArgumentParser(prog="python -m engine.replay",
-                                     description="Replay a saved run and verify its final state.")
-    parser.add_argument("file")
+    from .cli_args import parser as cli_parser
+
+    parser = cli_parser("python -m engine.replay", "Replay a saved run and verify its final state.")
+    parser.add_argument("file", help="replay file (JSON)")
     args = parser.parse_args(argv)
     try:
         with open(args.file, "rb") as fh:
@@ -195,4 +195,6 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    from .cli_args import run
+
+    raise SystemExit(run(main, prog="python -m engine.replay"))

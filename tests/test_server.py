@@ -245,9 +245,11 @@ def test_serve_command_serves_the_bundle_and_stops_cleanly(bundle: Path, python_
             proc.kill()
             proc.wait(timeout=10)
             raise
+        err = proc.stderr.read()
         proc.stdout.close()
         proc.stderr.close()
-    assert code == 0
+    assert code == 143, err  # stopped by SIGTERM, as every tool: 128 + 15, no traceback
+    assert "Traceback" not in err
 
 
 @pytest.mark.skipif(shutil.which("envsubst") is None, reason="envsubst (gettext-base) is not installed")
@@ -365,3 +367,28 @@ def test_half_sent_requests_do_not_lock_readers_out(server: int) -> None:
     finally:
         for s in stalled:
             s.close()
+
+
+def test_python_fallback_server_hides_its_version_and_lists_no_folder(tmp_path: Path) -> None:
+    import functools
+    import threading
+
+    (tmp_path / "index.html").write_text("<!doctype html><title>x</title>")
+    handler = functools.partial(serve_web.BundleHandler, directory=str(tmp_path))
+    server = serve_web.http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        port = server.server_address[1]
+        resp, _ = get(port, "/index.html")
+        assert resp.status == 200
+        assert resp.getheader("Server") == "vram-tetris"
+        (tmp_path / "nolisting").mkdir()
+        (tmp_path / "nolisting" / "secret.txt").write_text("x")
+        resp, body = get(port, "/nolisting/")
+        assert resp.status == 404 and b"secret.txt" not in body
+        assert b"Python" not in body and "Python" not in (resp.getheader("Server") or "")
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=10)
