@@ -7,7 +7,7 @@ from engine import Game, Input
 from ui.autopilot import AutoPilot
 from ui.cards import CardDeck
 from ui.console_view import ViewState
-from ui.input import Command, GestureReader, InputMapper
+from ui.input import Command, GestureReader, InputMapper, finger_position
 from ui.layout import BOARD
 from ui.theme import CANVAS_SIZE
 from ui.scene import Scene
@@ -94,9 +94,12 @@ class PlayScene(Scene):
 
     def finger(self, event: pygame.event.Event) -> None:
         """Touch: every finger can hold its own control (move while rotating, say)."""
-        pos = (int(event.x * CANVAS_SIZE[0]), int(event.y * CANVAS_SIZE[1]))
         pid = ("finger", getattr(event, "touch_id", 0), event.finger_id)
         if event.type == pygame.FINGERDOWN:
+            found = finger_position(event, CANVAS_SIZE)
+            if found is None:
+                return
+            pos = (int(found[0]), int(found[1]))
             b = hit(self.app.view.controls, pos)
             if b is not None:
                 self._hold_control(pid, b.name)
