@@ -12,6 +12,7 @@ import tempfile
 import pygame
 
 from engine import Input
+from engine.cli_args import Progress
 from ui import theme
 from ui.app import GameApp
 from ui.autopilot import AutoPilot
@@ -43,8 +44,12 @@ def make_app(surface: pygame.Surface, seed: int, data_dir: str, mode: str | None
 
 
 def run_frames(app: GameApp, frames: int) -> None:
-    for _ in range(frames):
+    progress = Progress("frames", frames)  # shown on a terminal only
+    for n in range(frames):
         app.update(theme.STEP_MS)
+        if n & 255 == 255:
+            progress.update(n + 1)
+    progress.close()
 
 
 def force_oom(play) -> None:
