@@ -13,6 +13,7 @@ import http.server
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -117,6 +118,14 @@ def page_at(browser):
     yield open_page
     for ctx in pages:
         ctx.close()
+
+
+def wait_js(pg, expression: str, timeout: float = 5_000) -> None:
+    """page.wait_for_function without eval(): the article page's policy runs no script at all."""
+    deadline = time.monotonic() + timeout / 1000
+    while not pg.evaluate(expression):
+        assert time.monotonic() < deadline, f"timed out waiting for {expression}"
+        pg.wait_for_timeout(50)
 
 
 def stand_in_runtime(pg, body: str = STAND_IN_LOADER) -> None:
@@ -330,7 +339,7 @@ def test_loaded_game_never_takes_the_keyboard_from_the_article(site: str, page_a
     before = pg.evaluate("scrollY")
     pg.keyboard.press("PageDown")
     pg.keyboard.press("Space")
-    pg.wait_for_function(f"scrollY > {before} + 300", timeout=5_000)
+    wait_js(pg, f"scrollY > {before} + 300", timeout=5_000)
     # The keys did not reach the game: it is still waiting for its click.
     assert frame.locator("#boot").get_attribute("data-state") == "ready"
 
@@ -345,11 +354,11 @@ def test_mouse_wheel_over_the_game_scrolls_the_article(site: str, page_at) -> No
     frame.wait_for_selector("#start:visible", timeout=30_000)
     for phase in ("loading screen", "running game"):
         pg.evaluate("window.scrollTo(0, 200)")
-        pg.wait_for_function("scrollY === 200", timeout=5_000)
+        wait_js(pg, "scrollY === 200", timeout=5_000)
         box = frame_el.bounding_box()
         pg.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
         pg.mouse.wheel(0, 300)
-        pg.wait_for_function("scrollY > 400", timeout=5_000)  # fails here if the frame keeps the wheel
+        wait_js(pg, "scrollY > 400", timeout=5_000)  # fails here if the frame keeps the wheel
         if phase == "loading screen":
             frame.click("#start")
             frame.wait_for_selector("#boot[data-state=running]", state="attached", timeout=10_000)
@@ -387,7 +396,7 @@ def test_hovering_the_game_after_leaving_it_keeps_the_keyboard_in_the_article(si
     assert frame.evaluate("window.__refocused || 0") == 0
     before = pg.evaluate("scrollY")
     pg.keyboard.press("PageDown")
-    pg.wait_for_function(f"scrollY > {before} + 300", timeout=5_000)
+    wait_js(pg, f"scrollY > {before} + 300", timeout=5_000)
     # A click still gives the game the keyboard.
     frame.click("#canvas")
     assert pg.evaluate("document.activeElement.tagName") == "IFRAME"
