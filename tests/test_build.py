@@ -532,3 +532,27 @@ def test_bad_numbers_and_report_paths_exit_2_before_building(args: list[str], tm
     assert "Traceback" not in res.stderr
     assert res.stderr.strip().splitlines()[-1].startswith("build_web.py: error: ")
     assert not (tmp_path / "web").exists() and not (tmp_path / "stage").exists()
+
+
+def test_a_stopped_build_stops_its_running_step(tmp_path: Path) -> None:
+    """SIGTERM during a build step (pygbag, the screenshot) ends the step too, with exit 143."""
+    import signal
+    import time
+
+    pidfile = tmp_path / "step.pid"
+    step = f"import os, time; open({str(pidfile)!r}, 'w').write(str(os.getpid())); time.sleep(120)"
+    code = (f"import sys; sys.path.insert(0, {str(ROOT / 'tools')!r}); import build_web\n"
+            f"from engine import cli_args\n"
+            f"sys.exit(cli_args.run(build_web.run, [sys.executable, '-c', {step!r}], 300, build_web.ROOT))\n")
+    proc = subprocess.Popen([sys.executable, "-c", code], cwd=ROOT, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 30
+    while not pidfile.exists() or not pidfile.read_text():
+        assert proc.poll() is None and time.monotonic() < deadline, proc.stderr.read()
+        time.sleep(0.05)
+    child = int(pidfile.read_text())
+    proc.send_signal(signal.SIGTERM)
+    assert proc.wait(timeout=10) == 143
+    assert "Traceback" not in proc.stderr.read()
+    time.sleep(0.2)
+    with pytest.raises(ProcessLookupError):
+        os.kill(child, 0)
