@@ -14,9 +14,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from engine import cli_args
+from engine.modes import NAMES as MODES
 
 SCENES = ("title", "play", "help", "pause", "oom", "victory")
-MODES = ("contiguous", "paged")
 MAX_FRAMES = 1_000_000  # about 4.6 hours of 60 Hz frames
 MAX_SEED = 2**31 - 1
 LAB_COMMAND = "python -m ui.lab_scene"
@@ -121,6 +121,24 @@ def parse(argv: list[str]) -> Options:
                    seed=ns.seed, data_dir=None if ns.data_dir is None else str(ns.data_dir))
 
 
+def screenshot_problem(path: str) -> str | None:
+    """Why ``path`` cannot take a PNG screenshot (check_screenshot, as one line), or None."""
+    try:
+        check_screenshot(path)
+    except argparse.ArgumentTypeError as exc:
+        return f"--screenshot: {exc}"
+    return None
+
+
+# The signal policy is engine.cli_args' (one implementation); these names are the UI tools'.
+Interrupted = cli_args.Stopped  # .status: 130 for SIGINT, 143 for SIGTERM
+
+
+def exit_on_signals() -> None:
+    """SIGINT and SIGTERM raise Interrupted where the program runs (see cli_args.stop_on_signals)."""
+    cli_args.stop_on_signals()
+
+
 def parse_or_exit(argv: list[str]) -> Options:
     """parse(), but print usage and exit with status 2 on bad input (never a traceback)."""
     try:
@@ -139,4 +157,5 @@ def data_dir(opts: Options) -> Path | None:
 
 
 __all__ = ["Options", "UsageError", "parse", "parse_or_exit", "quiet_pygame", "check_screenshot",
-           "screenshot_path", "data_dir", "SCENES", "MODES", "MAX_FRAMES"]
+           "screenshot_path", "screenshot_problem", "Interrupted", "exit_on_signals", "data_dir", "SCENES",
+           "MODES", "MAX_FRAMES"]
