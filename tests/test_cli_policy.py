@@ -31,6 +31,7 @@ TOOLS = {
     "engine.lab bench": (["-m", "engine.lab", "bench"], ["--requests", "1000000"]),
     "engine.replay": (["-m", "engine.replay"], None),
     "ui.sound": (["-m", "ui.sound"], ["--repeat", "1000"]),
+    "ui.lab_scene": (["-m", "ui.lab_scene"], ["--frames", "100000"]),
     "tools/build_web.py": ([str(ROOT / "tools" / "build_web.py")], None),
     "tools/serve_web.py": ([str(ROOT / "tools" / "serve_web.py")], None),
     "tools/social_card.py": ([str(ROOT / "tools" / "social_card.py")], None),
@@ -55,7 +56,7 @@ ABBREVIATIONS = {
     "main.py": ["--head"], "engine.autoplay": ["--seed", "3"], "engine.bench": ["--frame", "5"],
     "engine.lab": ["--request", "5"], "engine.lab sweep": ["--block-size", "4", "--rate", "1", "--request", "5"],
     "engine.lab bench": ["--request", "5"], "engine.replay": ["x.json", "--verb"],
-    "ui.sound": ["--rep", "2"], "tools/build_web.py": ["--budget", "10"],
+    "ui.sound": ["--rep", "2"], "ui.lab_scene": ["--fram", "3"], "tools/build_web.py": ["--budget", "10"],
     "tools/serve_web.py": ["--por", "8000"], "tools/social_card.py": ["card", "x.png", "--screen", "a.png"],
 }
 
