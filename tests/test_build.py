@@ -34,6 +34,7 @@ def game_sources() -> dict[str, str]:
         str(p.relative_to(ROOT)): hashlib.sha256(p.read_bytes()).hexdigest()
         for p in files
         if "__pycache__" not in p.parts and p.suffix != ".pyc"
+        and str(p.relative_to(ROOT)) not in build_web.DESKTOP_ONLY
     }
 
 
@@ -556,3 +557,28 @@ def test_a_stopped_build_stops_its_running_step(tmp_path: Path) -> None:
     time.sleep(0.2)
     with pytest.raises(ProcessLookupError):
         os.kill(child, 0)
+
+
+def test_desktop_tools_stay_out_of_the_archive(build) -> None:
+    out, res, _ = build
+    assert res.returncode == 0, res.stdout + res.stderr
+    with tarfile.open(out / ARCHIVE, "r:gz") as tar:
+        names = {m.name for m in tar.getmembers()}
+    for name in build_web.DESKTOP_ONLY:
+        assert (ROOT / name).is_file(), f"{name} is listed but gone: update DESKTOP_ONLY"
+        assert "assets/" + name not in names
+
+
+@pytest.mark.parametrize("line", ["from ui import headless", "import ui.bench", "from engine.autoplay import main",
+                                  "from ..lab import cli", "from . import lab_cli"])
+def test_a_game_module_importing_a_desktop_tool_fails_the_build(tmp_path: Path, line: str) -> None:
+    app = tmp_path / "vram-tetris"
+    (app / "ui").mkdir(parents=True)
+    (app / "engine" / "x").mkdir(parents=True)
+    (app / "main.py").write_text("import asyncio\nasync def main():\n    pass\nasyncio.run(main())\n")
+    where = app / ("engine/x/m.py" if line.startswith("from ..") else "ui/m.py")
+    where.write_text(line + "\n")
+    problems = build_web.check_sources(app)
+    assert any("desktop-only" in p for p in problems), problems
+    where.write_text("def later():\n    " + line + "\n")  # imported lazily: fine
+    assert not build_web.check_sources(app)

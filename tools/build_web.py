@@ -86,6 +86,10 @@ FORBIDDEN = (
     (re.compile(r"(^|/)(pyproject\.toml|build\.sh|Dockerfile|pygbag\.ini|README\.md)$"), "project file"),
 )
 REQUIRED = ("assets/main.py", "assets/engine/", "assets/ui/")
+# Command-line tools (benchmarks, bot statistics, headless rendering, the LAB's terminal front
+# end): desktop only, never imported by the game in the browser, so they stay out of the archive.
+DESKTOP_ONLY = ("engine/autoplay.py", "engine/bench.py", "engine/lab/cli.py", "engine/lab/__main__.py",
+                "ui/bench.py", "ui/headless.py", "ui/lab_cli.py")
 # Debug terminal parts of pygbag's runtime that the page must not load.
 DEBUG_FEATURES = {"vt", "vtx", "stdout", "fs"}
 DEBUG_FILES = re.compile(r"xterm|vtx?\.js")
@@ -219,6 +223,8 @@ def stage(stage_root: Path, source: Path) -> Path:
     for name in GAME_DIRS:
         if (source / name).is_dir():
             shutil.copytree(source / name, app / name, ignore=ignore)
+    for name in DESKTOP_ONLY:
+        (app / name).unlink(missing_ok=True)
     return app
 
 
@@ -230,6 +236,21 @@ def _imports(tree: ast.AST, top_level_only: bool) -> list[tuple[str, int]]:
             found += [(a.name.split(".")[0], node.lineno) for a in node.names]
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
             found.append((node.module.split(".")[0], node.lineno))
+    return found
+
+
+def _module_imports(tree: ast.AST, path: Path) -> list[tuple[str, int]]:
+    """Dotted modules imported at module level (relative imports resolved against `path`)."""
+    package = list(path.parent.parts)
+    found: list[tuple[str, int]] = []
+    for node in ast.iter_child_nodes(tree):
+        if isinstance(node, ast.Import):
+            found += [(a.name, node.lineno) for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = package[: len(package) - node.level + 1] if node.level else []
+            module = ".".join(base + ([node.module] if node.module else []))
+            found.append((module, node.lineno))
+            found += [(f"{module}.{a.name}", node.lineno) for a in node.names]
     return found
 
 
@@ -268,6 +289,10 @@ def check_sources(app: Path) -> list[str]:
         for mod, line in _imports(tree, top_level_only=True):
             if mod == "numpy":
                 problems.append(f"{path.relative_to(app)}:{line} imports numpy at module level: import it lazily")
+        for mod, line in _module_imports(tree, path.relative_to(app)):
+            if mod.replace(".", "/") + ".py" in DESKTOP_ONLY:
+                problems.append(f"{path.relative_to(app)}:{line} imports {mod}, a desktop-only tool that the "
+                                "archive leaves out: import it lazily, or keep it out of the game")
     return problems
 
 
