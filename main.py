@@ -65,25 +65,25 @@ async def run_window(opts, stop: list[int]) -> None:
     pygame.quit()
 
 
+def run_tool(opts) -> int:
+    """The headless screenshot or the frame benchmark (imports included: a signal may come early)."""
+    if opts.headless:
+        from ui import headless
+        return headless.run(opts)
+    from ui import bench
+    return bench.run(opts.frames, opts.seed)
+
+
 async def main() -> None:
-    from engine.cli_args import Stopped, exit_status, stop_on_signals
+    from engine.cli_args import exit_status, run, stop_on_signals
     from ui.cli import Options, parse_or_exit
 
     opts = Options() if BROWSER else parse_or_exit(sys.argv[1:])
     if opts.headless or opts.bench_frame:
         os.environ["SDL_VIDEODRIVER"] = "dummy"
         os.environ["SDL_AUDIODRIVER"] = "dummy"
-        stop_on_signals()  # a signal stops the run where it is
-        try:
-            if opts.headless:
-                from ui import headless
-                code = headless.run(opts)
-            else:
-                from ui import bench
-                code = bench.run(opts.frames, opts.seed)
-        except Stopped as stopped:
-            code = stopped.status
-        raise SystemExit(code)
+        # Signals stop the run where it is (130/143); a closed pipe or full disk is one line.
+        raise SystemExit(run(run_tool, opts, prog="main.py"))
     stop: list[int] = []
     if not BROWSER:
         stop_on_signals(stop.append)  # the frame loop sees it, saves and ends

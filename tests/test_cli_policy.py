@@ -95,7 +95,8 @@ def test_long_runs_stop_within_a_second_on_signals(tool: str, sig: int, tmp_path
 @pytest.mark.skipif(not Path("/dev/full").exists(), reason="no /dev/full")
 @pytest.mark.parametrize("argv", [["-m", "engine.autoplay", "--seeds", "1", "--max-pieces", "5"],
                                   ["-m", "engine.lab", "--requests", "20"],
-                                  ["-m", "ui.sound", "--repeat", "1"]])
+                                  ["-m", "ui.sound", "--repeat", "1"],
+                                  [str(ROOT / "main.py"), "--headless", "--frames", "2", "--screenshot", "/tmp/vram-full.png"]])
 def test_a_full_disk_on_stdout_is_one_line(argv: list[str]) -> None:
     with open("/dev/full", "w") as full:
         res = subprocess.run([sys.executable, *argv], cwd=ROOT, env=ENV, stdout=full, stderr=subprocess.PIPE,
@@ -106,7 +107,8 @@ def test_a_full_disk_on_stdout_is_one_line(argv: list[str]) -> None:
 
 
 @pytest.mark.parametrize("argv", [["-m", "engine.lab", "--requests", "50"],
-                                  ["-m", "engine.autoplay", "--seeds", "2", "--max-pieces", "20"]])
+                                  ["-m", "engine.autoplay", "--seeds", "2", "--max-pieces", "20"],
+                                  [str(ROOT / "main.py"), "--bench-frame", "--frames", "30"]])
 def test_a_reader_that_goes_away_ends_quietly(argv: list[str]) -> None:
     proc = subprocess.Popen([sys.executable, *argv], cwd=ROOT, env=ENV, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE)
