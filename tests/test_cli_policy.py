@@ -181,3 +181,31 @@ def test_stopped_carries_the_shell_status() -> None:
     assert cli_args.Stopped(signal.SIGINT).status == 130
     assert cli_args.Stopped(signal.SIGTERM).status == 143
     assert not isinstance(cli_args.Stopped(2), Exception)  # `except Exception` never swallows it
+
+
+@pytest.mark.parametrize(("argv", "says"), [
+    (["--max-seq-len", "10"], "--max-seq-len 10"),
+    (["--slots", "10"], "at least --max-seq-len (2048)"),
+    (["--max-seq-len", "1"], "--max-seq-len: must be at least 2"),
+    (["sweep", "--block-sizes", ",".join(["4"] * 17)], "at most 16 values"),
+    (["sweep", "--requests", "1000000"], "more than 2,000,000"),
+    (["sweep", "--ns", "2,4,6", "--requests", "1000000"], "more than 2,000,000"),
+])
+def test_lab_names_the_option_at_fault_and_its_limit(argv: list[str], says: str) -> None:
+    res = run(["-m", "engine.lab", *argv])
+    assert res.returncode == 2 and res.stdout == ""
+    last = res.stderr.strip().splitlines()[-1]
+    assert says in last and "Traceback" not in res.stderr, res.stderr
+
+
+@pytest.mark.parametrize(("argv", "says"), [
+    (["-m", "engine.autoplay", "--seeds", "10000", "--max-pieces", "1000000"], "more than 2,000,000"),
+    (["-m", "engine.bench", "--frames", "100000000"], "at most 10,000,000"),
+    (["-m", "ui.sound", "--repeat", "5000"], "at most 1,000"),
+    ([str(ROOT / "main.py"), "--bench-frame", "--frames", "2000000"], "at most 1,000,000"),
+])
+def test_counts_have_documented_maxima(argv: list[str], says: str) -> None:
+    res = run(argv)
+    assert res.returncode == 2 and says in res.stderr and "Traceback" not in res.stderr, res.stderr
+    helped = run([a for a in argv if not a.isdigit() and not a.startswith("--") or a in ("-m",)] + ["--help"])
+    assert says.split()[-1] in helped.stdout.replace("\n", " ") or "at most" in helped.stdout

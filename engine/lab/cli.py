@@ -108,9 +108,9 @@ def build_parsers() -> dict[str, argparse.ArgumentParser]:
                        help=f"block sizes to sweep, at most {MAX_SWEEP_VALUES} (default: 1,2,4,8,16,32,64,128)")
     sweep.add_argument("--rates", type=listing(_rate, MAX_SWEEP_VALUES),
                        help=f"requests/s list, at most {MAX_SWEEP_VALUES} (default: 0.25x to 2x the paper's rate)")
-    sweep.add_argument("--ns", type=listing(_fan_out), default=None,
+    sweep.add_argument("--ns", type=listing(_fan_out, MAX_SWEEP_VALUES), default=None,
                        help="sweep parallel sampling over these n instead (e.g. 2,4,6) beside Fig. 15")
-    sweep.add_argument("--widths", type=listing(_fan_out), default=None,
+    sweep.add_argument("--widths", type=listing(_fan_out, MAX_SWEEP_VALUES), default=None,
                        help="sweep beam search over these widths instead (e.g. 2,4,6) beside Figs. 14 and 15")
 
     bench = cli_args.parser(
@@ -223,6 +223,10 @@ def _sharing_sweep(parser: argparse.ArgumentParser, args: argparse.Namespace) ->
                       max_batch=config.max_batch, sharing=Sharing(sampling, n))
         except ValueError as err:
             parser.error(f"{sampling} with {n} sequences: {err}")
+    work = args.requests * len(values) * len(ALLOCATORS)
+    if work > MAX_SWEEP_WORK:
+        parser.error(f"--requests {args.requests} over {len(values)} values is {work:,} simulated requests, "
+                     f"more than {MAX_SWEEP_WORK:,}; ask for fewer")
     rate = paper.DEFAULT_RATE[args.dataset] if args.rate is None else args.rate
     start = time.perf_counter()
     timings: dict[str, float] = {}
