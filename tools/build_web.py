@@ -1,4 +1,4 @@
-"""Build the static web bundle (build/web) with pygbag, offline, and check it against the budget.
+"""Build the static web bundle (build/site) with pygbag, offline, and check it against the budget.
 
 pygbag names the game archive after the folder it packs and packs everything in it, so the game
 files (main.py, engine/, ui/, assets/) are first copied into a staging folder with a fixed name.
@@ -11,7 +11,7 @@ it is empty; any other folder, and any folder of the project's sources, is refus
 work starts, so a mistyped --out never deletes anything.
 
 Usage:
-    python tools/build_web.py [--out build/web] [--pygbag-python PY] [--render-python PY]
+    python tools/build_web.py [--out build/site] [--pygbag-python PY] [--render-python PY]
                               [--site-url URL] [--budget-kb 150] [--timeout 300]
 Exit status: 0 built and within budget, 1 build or check failed, 2 bad usage,
 130/143 stopped by SIGINT/SIGTERM.
@@ -398,6 +398,21 @@ EMBED_CSP = ("default-src 'self'; script-src 'none'; style-src 'unsafe-inline'; 
              "frame-src 'self' http: https:; object-src 'none'; base-uri 'self'; form-action 'none'")
 
 
+def js_string(text: str) -> str:
+    """Text for inside a double-quoted JavaScript string in an HTML <script>."""
+    return json.dumps(text)[1:-1].replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+
+
+def default_repo_url() -> str:
+    """REPO_URL, or the repository a GitHub Actions run builds (the Pages workflow)."""
+    if os.environ.get("REPO_URL"):
+        return os.environ["REPO_URL"]
+    repo = os.environ.get("GITHUB_REPOSITORY", "")
+    if re.fullmatch(r"[\w.-]+/[\w.-]+", repo):
+        return f"{os.environ.get('GITHUB_SERVER_URL') or 'https://github.com'}/{repo}"
+    return ""
+
+
 def fill(text: str, values: dict[str, str], what: str) -> str:
     for key, value in values.items():
         text = text.replace(f"@@{key}@@", value)
@@ -466,9 +481,12 @@ def build(args: argparse.Namespace) -> Report:
         make_fresh(out, LEGACY_OUT, sources)
     except UnsafeFolder as exc:
         raise BuildError(f"output folder: {exc}") from None
-    site = args.site_url.rstrip("/") + "/" if args.site_url else ""
-    site = html.escape(site)  # checked in main(); escaped all the same, as every value put into a page
+    raw_site = args.site_url.rstrip("/") + "/" if args.site_url else ""
+    site = html.escape(raw_site)  # checked in main(); escaped all the same, as every value put into a page
     values = {"DESCRIPTION": html.escape(DESCRIPTION), "OG_IMAGE": site + OG_NAME, "SITE_URL": site, "TITLE": html.escape(TITLE)}
+    # Where else to play and where the source is, for the page's error messages (JS strings;
+    # empty when unknown, and the page then leaves the link out).
+    values.update(REPO_URL_JS=js_string(args.repo_url), SITE_URL_JS=js_string(raw_site))
     # Without a public URL, link-preview URLs stay relative ("./", "og-image.png"); the
     # container's nginx makes them absolute from the address each request came to.
     page_values = dict(values, PAGE_URL=site or "./", CSP=content_security_policy(report.cdn))
@@ -509,13 +527,17 @@ def print_report(report: Report, out: Path) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = cli_args.parser("build_web.py", "Build the pygbag web bundle offline and check it.")
-    parser.add_argument("--out", type=Path, default=ROOT / "build" / "web",
-                        help=f"output folder: made, or replaced if a build made it ({MARKER}) or it is empty")
+    parser.add_argument("--out", type=Path, default=ROOT / "build" / "site",
+                        help=f"output folder: made, or replaced if a build made it ({MARKER}) or it is empty "
+                             "(build/web is pygbag's own)")
     parser.add_argument("--source", type=Path, default=ROOT, help="folder holding main.py, engine/, ui/ (default: checkout)")
     parser.add_argument("--stage", type=Path, default=None, help="staging folder, same rules as --out (default: next to --out)")
     parser.add_argument("--pygbag-python", default=sys.executable, help="python with pygbag and without black")
     parser.add_argument("--render-python", default=None, help="python with pygame-ce, to render the preview image")
     parser.add_argument("--site-url", default=os.environ.get("SITE_URL", ""), help="public URL, for absolute og:url and og:image")
+    parser.add_argument("--repo-url", default=default_repo_url(),
+                        help="source repository, linked from the page's error messages "
+                             "(default: REPO_URL, or GitHub Actions' repository)")
     parser.add_argument("--cdn", default=None, help="override pygbag's runtime CDN URL")
     parser.add_argument("--budget-kb", type=cli_args.number(0, MAX_BUDGET_KB, above=True), default=BUDGET_KB,
                         help=f"game archive budget in KB, at most {MAX_BUDGET_KB:,}")
@@ -530,7 +552,11 @@ def main(argv: list[str] | None = None) -> int:
             setattr(args, attr, str(Path(value).absolute()))
     if args.site_url and not re.match(r"https?://[^\s\"'<>]+$", args.site_url):
         parser.error(f"--site-url must be an http:// or https:// address, got {args.site_url[:80]!r}")
+    if args.repo_url and not re.fullmatch(r"https?://[^\s\"'<>\\]+", args.repo_url):
+        parser.error(f"--repo-url must be an http:// or https:// URL, got {args.repo_url[:80]!r}")
     out = args.out.resolve()
+    if out == ROOT / "build" / "web":
+        parser.error(f"--out {args.out} is pygbag's own build folder (pygbag . writes there); pick another")
     stage_root = (args.stage or args.out.parent / "stage").resolve()
     sources = (ROOT, args.source.resolve())
     for option, folder, legacy in (("--out", out, LEGACY_OUT), ("--stage", stage_root, LEGACY_STAGE)):

@@ -10,7 +10,7 @@ pygbag's runtime expects its own development server and fetches pygame-ce from /
 server, which a static server does not have.
 
 Usage:
-    python tools/serve_web.py [--root build/web] [--port 8000] [--host 127.0.0.1]
+    python tools/serve_web.py [--root build/site] [--port 8000] [--host 127.0.0.1]
 Exit status: 130/143 stopped by SIGINT (Ctrl-C) or SIGTERM, 1 server failed, 2 bad usage.
 """
 
@@ -172,7 +172,7 @@ def serve_nginx(nginx: str, root: Path, host: str, port: int) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     parser = cli_args.parser("serve_web.py", "Serve the web bundle locally.")
-    parser.add_argument("--root", type=Path, default=ROOT / "build" / "web", help="bundle folder")
+    parser.add_argument("--root", type=Path, default=ROOT / "build" / "site", help="bundle folder")
     parser.add_argument("--port", type=cli_args.whole(1, 65535), default=8000, help="TCP port")
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on")
     parser.add_argument("--python-server", action="store_true", help="use http.server even if nginx is installed")

@@ -483,6 +483,11 @@ class Sound:
 # --------------------------------------------------------------------------- command line
 
 
+# The suffix is kept apart from its dot: pygbag's optimiser (plain `pygbag .`) rewrites every
+# module with a dot-wav string literal into a "-pygbag" copy beside it, in the source tree.
+WAV = "wav"
+
+
 def _write_wav(path: Path, samples: Samples, rate: int) -> None:
     import wave  # command line only: the browser's trimmed stdlib need not have it
 
@@ -507,7 +512,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--channels", type=cli_args.whole(1, 8), default=2, help="channel count")
     parser.add_argument("--repeat", type=cli_args.whole(1, MAX_REPEAT), default=5,
                         help=f"timed runs, at most {MAX_REPEAT}")
-    parser.add_argument("--wav", type=cli_args.output_dir(), help="also write each effect as DIR/NAME.wav")
+    parser.add_argument("--wav", type=cli_args.output_dir(), help="also write each effect into DIR as a NAME.wav file")
     args = parser.parse_args(argv)
     if args.wav is not None:
         try:
@@ -538,9 +543,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"  {name:<8} {len(samples) / args.rate * 1000:6.0f} ms long  {ms:6.1f} ms to make")
         if args.wav:
             try:
-                _write_wav(args.wav / f"{name}.wav", samples, args.rate)
+                _write_wav(args.wav / f"{name}.{WAV}", samples, args.rate)
             except OSError as exc:
-                print(f"python -m ui.sound: error: cannot write {args.wav / name}.wav: {exc.strerror or exc}",
+                print(f"python -m ui.sound: error: cannot write {args.wav / name}.{WAV}: {exc.strerror or exc}",
                       file=sys.stderr)
                 return 1
     if args.wav:

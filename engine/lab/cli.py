@@ -170,7 +170,13 @@ def cmd_sweep(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         parser.error(f"--requests {args.requests} over {len(args.block_sizes)} block sizes and {len(rates)} rates "
                      f"is {work:,} simulated requests, more than {MAX_SWEEP_WORK:,}; ask for fewer")
     start = time.perf_counter()
-    import numpy  # noqa: F401  (imported by the sweep; timed apart)
+    try:
+        import numpy  # noqa: F401  (imported by the sweep; timed apart)
+    except ImportError:
+        # The browser build has no numpy; run and bench need none.
+        print(f"{parser.prog}: needs numpy, which is not installed in this Python "
+              "(pip install numpy; `run` and `bench` work without it)", file=sys.stderr)
+        return 1
 
     timings: dict[str, float] = {"numpy_import": time.perf_counter() - start}
     blocks = block_size_sweep(args.dataset, rate, args.requests, args.seed, config, args.block_sizes, timings)
