@@ -570,7 +570,7 @@ def test_desktop_tools_stay_out_of_the_archive(build) -> None:
 
 
 @pytest.mark.parametrize("line", ["from ui import headless", "import ui.bench", "from engine.autoplay import main",
-                                  "from ..lab import cli", "from . import lab_cli"])
+                                  "from ..lab import __main__", "from . import lab_cli"])
 def test_a_game_module_importing_a_desktop_tool_fails_the_build(tmp_path: Path, line: str) -> None:
     app = tmp_path / "vram-tetris"
     (app / "ui").mkdir(parents=True)
@@ -582,3 +582,16 @@ def test_a_game_module_importing_a_desktop_tool_fails_the_build(tmp_path: Path, 
     assert any("desktop-only" in p for p in problems), problems
     where.write_text("def later():\n    " + line + "\n")  # imported lazily: fine
     assert not build_web.check_sources(app)
+
+
+def test_pygbag_ini_leaves_out_exactly_the_desktop_tools() -> None:
+    """pygbag.ini matches file names in any folder: each name must be desktop-only wherever it is."""
+    ini = (ROOT / "pygbag.ini").read_text()
+    ignored = set(re.findall(r'"([^"/]+)"', re.search(r"ignoreFiles = \[(.*)\]", ini).group(1)))
+    names = {Path(p).name for p in build_web.DESKTOP_ONLY}
+    assert names <= ignored
+    for d in build_web.GAME_DIRS:
+        for path in (ROOT / d).rglob("*.py"):
+            rel = path.relative_to(ROOT).as_posix()
+            if path.name in ignored and "__pycache__" not in path.parts:
+                assert rel in build_web.DESKTOP_ONLY, f"pygbag . would leave out {rel}, a game file"

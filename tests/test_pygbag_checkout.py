@@ -43,7 +43,8 @@ def game_files(root: Path) -> list[Path]:
     files = [root / name for name in build_web.GAME_FILES]
     for name in build_web.GAME_DIRS:
         files += [p for p in sorted((root / name).rglob("*")) if p.is_file() and "__pycache__" not in p.parts
-                  and p.suffix not in (".pyc", ".pyo")]
+                  and p.suffix not in (".pyc", ".pyo")
+                  and p.relative_to(root).as_posix() not in build_web.DESKTOP_ONLY]
     return files
 
 

@@ -88,7 +88,9 @@ FORBIDDEN = (
 REQUIRED = ("assets/main.py", "assets/engine/", "assets/ui/")
 # Command-line tools (benchmarks, bot statistics, headless rendering, the LAB's terminal front
 # end): desktop only, never imported by the game in the browser, so they stay out of the archive.
-DESKTOP_ONLY = ("engine/autoplay.py", "engine/bench.py", "engine/lab/cli.py", "engine/lab/__main__.py",
+# pygbag.ini leaves out the same files for `pygbag .` (it matches file names in any folder, so
+# every name here must belong to desktop-only files alone).
+DESKTOP_ONLY = ("engine/autoplay.py", "engine/bench.py", "engine/lab/__main__.py",
                 "ui/bench.py", "ui/headless.py", "ui/lab_cli.py")
 # Debug terminal parts of pygbag's runtime that the page must not load.
 DEBUG_FEATURES = {"vt", "vtx", "stdout", "fs"}
