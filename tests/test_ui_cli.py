@@ -70,11 +70,13 @@ def test_headless_screenshot_is_deterministic(tmp_path):
     assert pygame.image.tobytes(img, "RGB") == pygame.image.tobytes(pygame.image.load(str(b)), "RGB")
 
 
-def test_desktop_loop_runs_without_error(tmp_path):
+@pytest.mark.parametrize("layout", ["landscape", "portrait"])
+def test_desktop_loop_runs_without_error(tmp_path, layout):
     env = {"SDL_VIDEODRIVER": "dummy", "SDL_AUDIODRIVER": "dummy", "PATH": "/usr/bin:/bin",
            "PYGAME_HIDE_SUPPORT_PROMPT": "1", "VRAM_TETRIS_DATA_DIR": str(tmp_path)}
     try:
-        proc = subprocess.run([sys.executable, str(ROOT / "main.py"), "--autoplay", "--mode", "paged"],
+        proc = subprocess.run([sys.executable, str(ROOT / "main.py"), "--autoplay", "--mode", "paged",
+                               "--layout", layout],
                               cwd=ROOT, env=env, capture_output=True, text=True, timeout=3)
     except subprocess.TimeoutExpired as exc:  # still running: the loop is alive
         err = exc.stderr.decode() if isinstance(exc.stderr, bytes) else (exc.stderr or "")

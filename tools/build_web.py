@@ -54,6 +54,10 @@ BUDGET_KB = 150
 
 GAME_FILES = ("main.py",)
 GAME_DIRS = ("engine", "ui", "assets")
+# Command-line tools that never run in a page (benchmarks, headless screenshots, the LAB's and the
+# autoplay's reports): left out of the archive, so a phone downloads only what it runs.
+DESKTOP_ONLY = ("engine/bench.py", "engine/autoplay.py", "engine/lab/report.py", "engine/lab/sweep.py",
+                "engine/lab/__main__.py", "ui/bench.py", "ui/headless.py", "ui/lab_cli.py")
 TEMPLATE = ROOT / "web" / "vram-tetris.tmpl"
 ICON = ROOT / "web" / "favicon.png"
 EMBED = ROOT / "web" / "embed.html"
@@ -86,12 +90,6 @@ FORBIDDEN = (
     (re.compile(r"(^|/)(pyproject\.toml|build\.sh|Dockerfile|pygbag\.ini|README\.md)$"), "project file"),
 )
 REQUIRED = ("assets/main.py", "assets/engine/", "assets/ui/")
-# Command-line tools (benchmarks, bot statistics, headless rendering, the LAB's terminal front
-# end): desktop only, never imported by the game in the browser, so they stay out of the archive.
-# pygbag.ini leaves out the same files for `pygbag .` (it matches file names in any folder, so
-# every name here must belong to desktop-only files alone).
-DESKTOP_ONLY = ("engine/autoplay.py", "engine/bench.py", "engine/lab/__main__.py",
-                "ui/bench.py", "ui/headless.py", "ui/lab_cli.py")
 # Debug terminal parts of pygbag's runtime that the page must not load.
 DEBUG_FEATURES = {"vt", "vtx", "stdout", "fs"}
 DEBUG_FILES = re.compile(r"xterm|vtx?\.js")
@@ -241,21 +239,6 @@ def _imports(tree: ast.AST, top_level_only: bool) -> list[tuple[str, int]]:
     return found
 
 
-def _module_imports(tree: ast.AST, path: Path) -> list[tuple[str, int]]:
-    """Dotted modules imported at module level (relative imports resolved against `path`)."""
-    package = list(path.parent.parts)
-    found: list[tuple[str, int]] = []
-    for node in ast.iter_child_nodes(tree):
-        if isinstance(node, ast.Import):
-            found += [(a.name, node.lineno) for a in node.names]
-        elif isinstance(node, ast.ImportFrom):
-            base = package[: len(package) - node.level + 1] if node.level else []
-            module = ".".join(base + ([node.module] if node.module else []))
-            found.append((module, node.lineno))
-            found += [(f"{module}.{a.name}", node.lineno) for a in node.names]
-    return found
-
-
 def check_main_source(main_src: str) -> list[str]:
     """pygbag preloads every package main.py names (imports and PEP 723 header) before it runs."""
     problems: list[str] = []
@@ -291,10 +274,6 @@ def check_sources(app: Path) -> list[str]:
         for mod, line in _imports(tree, top_level_only=True):
             if mod == "numpy":
                 problems.append(f"{path.relative_to(app)}:{line} imports numpy at module level: import it lazily")
-        for mod, line in _module_imports(tree, path.relative_to(app)):
-            if mod.replace(".", "/") + ".py" in DESKTOP_ONLY:
-                problems.append(f"{path.relative_to(app)}:{line} imports {mod}, a desktop-only tool that the "
-                                "archive leaves out: import it lazily, or keep it out of the game")
     return problems
 
 

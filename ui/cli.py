@@ -16,15 +16,18 @@ from pathlib import Path
 from engine import cli_args
 from engine.modes import NAMES as MODES
 
+from ui.layout import LANDSCAPE, NAMES as LAYOUTS
+
 SCENES = ("title", "play", "help", "pause", "oom", "victory")
 MAX_FRAMES = 1_000_000  # about 4.6 hours of 60 Hz frames
 MAX_SEED = 2**31 - 1
 LAB_COMMAND = "python -m ui.lab_scene"
 
 USAGE = """\
-python main.py [--mode contiguous|paged] [--seed S]
+python main.py [--mode contiguous|paged] [--layout landscape|portrait] [--seed S]
        python main.py --headless --frames N --screenshot out.png [--scene title|play|help|pause|oom|victory]
-                      [--mode contiguous|paged] [--autoplay] [--seed S] [--data-dir DIR]
+                      [--mode contiguous|paged] [--layout landscape|portrait] [--autoplay] [--seed S]
+                      [--data-dir DIR]
        python main.py --bench-frame [--frames N] [--seed S]"""
 
 
@@ -58,6 +61,7 @@ class Options:
     autoplay: bool = False
     seed: int | None = None
     data_dir: str | None = None
+    layout: str = LANDSCAPE
 
 
 class UsageError(Exception):
@@ -91,6 +95,9 @@ def _parser() -> _Parser:
     p.add_argument("--scene", type=_scene, metavar="{" + ",".join(SCENES) + "}",
                    help="screen to show (default: title, or play with --autoplay)")
     p.add_argument("--mode", choices=MODES, help="allocator mode (default: the saved one)")
+    p.add_argument("--layout", choices=LAYOUTS, default=LANDSCAPE,
+                   help="screen arrangement: landscape 800x580 (desktop, wide embeds) or portrait "
+                        "420x700 (phones) (default: %(default)s)")
     p.add_argument("--autoplay", action="store_true", help="let the bot play")
     p.add_argument("--seed", type=cli_args.whole(0, MAX_SEED), help="random seed for the run (default: 7 headless)")
     p.add_argument("--data-dir", type=cli_args.output_dir(),
@@ -118,7 +125,8 @@ def parse(argv: list[str]) -> Options:
                          "(a window starts on the title, or in a game with --scene play)")
     return Options(headless=ns.headless, bench_frame=ns.bench_frame, frames=ns.frames,
                    screenshot=ns.screenshot, scene=ns.scene, mode=ns.mode, autoplay=ns.autoplay,
-                   seed=ns.seed, data_dir=None if ns.data_dir is None else str(ns.data_dir))
+                   seed=ns.seed, data_dir=None if ns.data_dir is None else str(ns.data_dir),
+                   layout=ns.layout)
 
 
 def screenshot_problem(path: str) -> str | None:
