@@ -86,18 +86,22 @@ def run_tool(opts) -> int:
 
 
 async def main() -> None:
-    from engine.cli_args import exit_status, run, stop_on_signals
-    from ui.cli import Options, parse_or_exit
+    if BROWSER:  # no command line, no signals: the page runs the game (the CLI modules are not shipped)
+        from ui.options import Options
 
-    opts = Options() if BROWSER else parse_or_exit(sys.argv[1:])
+        await run_window(Options(), [])
+        return
+    from engine.cli_args import exit_status, run, stop_on_signals
+    from ui.cli import parse_or_exit
+
+    opts = parse_or_exit(sys.argv[1:])
     if opts.headless or opts.bench_frame:
         os.environ["SDL_VIDEODRIVER"] = "dummy"
         os.environ["SDL_AUDIODRIVER"] = "dummy"
         # Signals stop the run where it is (130/143); a closed pipe or full disk is one line.
         raise SystemExit(run(run_tool, opts, prog="main.py"))
     stop: list[int] = []
-    if not BROWSER:
-        stop_on_signals(stop.append)  # the frame loop sees it, saves and ends
+    stop_on_signals(stop.append)  # the frame loop sees it, saves and ends
     await run_window(opts, stop)
     if stop:
         raise SystemExit(exit_status(stop[0]))

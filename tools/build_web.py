@@ -54,10 +54,12 @@ BUDGET_KB = 150
 
 GAME_FILES = ("main.py",)
 GAME_DIRS = ("engine", "ui", "assets")
-# Command-line tools that never run in a page (benchmarks, headless screenshots, the LAB's and the
-# autoplay's reports): left out of the archive, so a phone downloads only what it runs.
+# Command-line tools that never run in a page (benchmarks, headless screenshots, the command lines
+# and their shared argument checks, the LAB's and the autoplay's reports): left out of the
+# archive, so a phone downloads only what it runs.
 DESKTOP_ONLY = ("engine/bench.py", "engine/autoplay.py", "engine/lab/report.py", "engine/lab/sweep.py",
-                "engine/lab/__main__.py", "ui/bench.py", "ui/headless.py", "ui/lab_cli.py")
+                "engine/lab/__main__.py", "engine/lab/cli.py", "engine/cli_args.py", "ui/cli.py",
+                "ui/bench.py", "ui/headless.py", "ui/lab_cli.py")
 TEMPLATE = ROOT / "web" / "vram-tetris.tmpl"
 ICON = ROOT / "web" / "favicon.png"
 EMBED = ROOT / "web" / "embed.html"

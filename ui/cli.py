@@ -1,5 +1,6 @@
 """Command lines of the UI side: main.py (the desktop game, headless screenshots, the frame
-benchmark) and the pieces every UI tool shares.
+benchmark) and the pieces every UI tool shares. Desktop only: the browser never parses a command
+line (main.py builds ui.options.Options there), so this module stays out of the web archive.
 
 The conventions are engine.cli_args' (abbreviations refused, defaults in --help, one-line usage
 errors with exit 2, SIGINT/SIGTERM -> 130/143 without a traceback); this module adds what only
@@ -10,11 +11,11 @@ from __future__ import annotations
 
 import argparse
 import os
-from dataclasses import dataclass
 from pathlib import Path
 
 from engine import cli_args
 from engine.modes import NAMES as MODES
+from ui.options import Options
 
 from ui.layout import LANDSCAPE, NAMES as LAYOUTS
 
@@ -48,20 +49,6 @@ def check_screenshot(text: str) -> str:
 def screenshot_path(text: str) -> str:
     """argparse type for a --screenshot option (see check_screenshot)."""
     return check_screenshot(text)
-
-
-@dataclass(frozen=True)
-class Options:
-    headless: bool = False
-    bench_frame: bool = False
-    frames: int | None = None
-    screenshot: str | None = None
-    scene: str | None = None
-    mode: str | None = None
-    autoplay: bool = False
-    seed: int | None = None
-    data_dir: str | None = None
-    layout: str = LANDSCAPE
 
 
 class UsageError(Exception):
