@@ -1,6 +1,9 @@
 """PagedAttention: VRAM Tetris - entry point for the browser (pygbag), the desktop and headless tools.
 
     python main.py                     play in a window
+    python main.py --daily             today's daily challenge (the same requests for everyone)
+    python main.py --replay CODE_OR_FILE   watch a recorded run (in the browser: ?replay=CODE)
+    python main.py --headless --frames 10800 --scene play --autoplay --record run.json
     python main.py --headless --frames 600 --screenshot out.png --scene play --autoplay
     python main.py --bench-frame       cost of one drawn frame
 
@@ -23,8 +26,26 @@ BROWSER = sys.platform == "emscripten"
 FRAME_MS = 1000.0 / 60.0
 
 
-async def run_window(opts, stop: list[int]) -> None:
-    """The game in a window until it quits, or until a signal lands in `stop`."""
+def load_replay(source: str | None):
+    """(replay, None), or (None, a one-line reason) for a code or file that cannot be watched."""
+    if not source:
+        return None, None
+    from engine.replay import ReplayError
+
+    try:
+        if BROWSER:  # a page only ever gets a code (?replay=CODE)
+            from engine.sharecode import decode
+
+            return decode(source), None
+        from engine.replay_cli import load_any
+
+        return load_any(source), None
+    except (ReplayError, OSError) as exc:
+        return None, str(exc)
+
+
+async def run_window(opts, stop: list[int], replay=None, problem: str | None = None) -> None:
+    """The game in a window (or the page) until it quits, or until a signal lands in `stop`."""
     import pygame
 
     from ui import theme, web
@@ -44,10 +65,14 @@ async def run_window(opts, stop: list[int]) -> None:
     app = GameApp(screen, seed=opts.seed, layout=layout, resize=resize)
     if opts.mode is not None:
         app.set_mode(opts.mode)
-    if (opts.scene or ("play" if opts.autoplay else "title")) == "play":
+    if replay is not None:
+        app.watch(replay)
+    elif opts.daily:
+        app.start_game(opts.mode, autoplay=opts.autoplay, daily=app.today())
+    elif (opts.scene or ("play" if opts.autoplay else "title")) == "play":
         app.start_game(opts.mode, autoplay=opts.autoplay)
     else:
-        app.show_title()
+        app.show_title(notice=f"replay link: {problem}" if problem else "")
     last = time.perf_counter()
     frame = 0
     while app.running and not stop:
@@ -88,8 +113,10 @@ def run_tool(opts) -> int:
 async def main() -> None:
     if BROWSER:  # no command line, no signals: the page runs the game (the CLI modules are not shipped)
         from ui.options import Options
+        from ui.share import page_replay_code
 
-        await run_window(Options(), [])
+        replay, problem = load_replay(page_replay_code())
+        await run_window(Options(), [], replay, problem)
         return
     from engine.cli_args import exit_status, run, stop_on_signals
     from ui.cli import parse_or_exit
@@ -100,9 +127,13 @@ async def main() -> None:
         os.environ["SDL_AUDIODRIVER"] = "dummy"
         # Signals stop the run where it is (130/143); a closed pipe or full disk is one line.
         raise SystemExit(run(run_tool, opts, prog="main.py"))
+    replay, problem = load_replay(opts.replay)
+    if problem:
+        print(f"main.py: error: cannot watch {opts.replay}: {problem}", file=sys.stderr)
+        raise SystemExit(2)
     stop: list[int] = []
     stop_on_signals(stop.append)  # the frame loop sees it, saves and ends
-    await run_window(opts, stop)
+    await run_window(opts, stop, replay, problem)
     if stop:
         raise SystemExit(exit_status(stop[0]))
 

@@ -25,10 +25,12 @@ MAX_SEED = 2**31 - 1
 LAB_COMMAND = "python -m ui.lab_scene"
 
 USAGE = """\
-python main.py [--mode contiguous|paged] [--layout landscape|portrait] [--seed S]
-       python main.py --headless --frames N --screenshot out.png [--scene title|play|help|pause|oom|victory]
-                      [--mode contiguous|paged] [--layout landscape|portrait] [--autoplay] [--seed S]
-                      [--data-dir DIR]
+python main.py [--mode contiguous|paged] [--layout landscape|portrait] [--seed S] [--daily]
+                      [--replay CODE_OR_FILE]
+       python main.py --headless --frames N [--screenshot out.png] [--record run.json]
+                      [--scene title|play|help|pause|oom|victory] [--mode contiguous|paged]
+                      [--layout landscape|portrait] [--autoplay] [--seed S] [--daily]
+                      [--replay CODE_OR_FILE] [--data-dir DIR]
        python main.py --bench-frame [--frames N] [--seed S]"""
 
 
@@ -90,6 +92,10 @@ def _parser() -> _Parser:
     p.add_argument("--data-dir", type=cli_args.output_dir(),
                    help="headless: settings folder to load and save, as the game does "
                         "(default: a temporary one)")
+    p.add_argument("--daily", action="store_true", help="play today's daily challenge (UTC date seed)")
+    p.add_argument("--replay", metavar="CODE_OR_FILE", help="watch a run: a share code or a replay file")
+    p.add_argument("--record", metavar="FILE", type=cli_args.output_file(".json"),
+                   help="headless: write the run's replay (JSON) to FILE")
     return p
 
 
@@ -101,19 +107,32 @@ def parse(argv: list[str]) -> Options:
     if ns.headless:
         if ns.frames is None:
             raise UsageError("--headless needs --frames N")
-        if ns.screenshot is None:
-            raise UsageError("--headless needs --screenshot out.png")
+        if ns.screenshot is None and ns.record is None:
+            raise UsageError("--headless needs --screenshot out.png (or --record run.json)")
     elif ns.screenshot is not None:
         raise UsageError("--screenshot only works with --headless")
+    elif ns.record is not None:
+        raise UsageError("--record only works with --headless (the game keeps every run's share code)")
     elif ns.data_dir is not None:
         raise UsageError("--data-dir only works with --headless (the game uses your settings folder)")
     elif ns.scene not in (None, "title", "play"):
         raise UsageError(f"--scene {ns.scene} only works with --headless "
                          "(a window starts on the title, or in a game with --scene play)")
+    if ns.replay is not None and (ns.daily or ns.autoplay or ns.record is not None or ns.seed is not None
+                                  or ns.mode is not None or ns.scene not in (None, "play")):
+        raise UsageError("--replay plays a recorded run: it takes no --daily, --autoplay, --record, "
+                         "--seed, --mode or --scene")
+    if ns.daily and ns.seed is not None:
+        raise UsageError("--daily sets the seed from today's UTC date: leave out --seed")
+    if ns.daily and ns.scene not in (None, "play", "oom", "victory", "pause", "help"):
+        raise UsageError("--daily starts a game: --scene title does not apply")
+    if ns.record is not None and ns.scene not in (None, "play", "oom", "victory", "pause", "help"):
+        raise UsageError("--record records a game: --scene title has no run to record")
     return Options(headless=ns.headless, bench_frame=ns.bench_frame, frames=ns.frames,
                    screenshot=ns.screenshot, scene=ns.scene, mode=ns.mode, autoplay=ns.autoplay,
-                   seed=ns.seed, data_dir=None if ns.data_dir is None else str(ns.data_dir),
-                   layout=ns.layout)
+                   seed=ns.seed, layout=ns.layout, record=None if ns.record is None else str(ns.record),
+                   replay=ns.replay, daily=ns.daily,
+                   data_dir=None if ns.data_dir is None else str(ns.data_dir))
 
 
 def screenshot_problem(path: str) -> str | None:

@@ -17,5 +17,8 @@ class Options:
     mode: str | None = None
     autoplay: bool = False
     seed: int | None = None
-    data_dir: str | None = None
     layout: str = LANDSCAPE
+    record: str | None = None
+    replay: str | None = None
+    daily: bool = False
+    data_dir: str | None = None

@@ -35,6 +35,7 @@ MAX_GAMES = 10**9
 MAX_SAVE_BYTES = 1 << 20  # a real save is well under 4 KB; read no more than this
 BAD_SUFFIX = ".bad-"
 MAX_KEPT_ASIDE = 50  # copies compared before keeping another (identical ones are not repeated)
+MAX_DAILY_DAYS = 62  # daily bests kept: about two months, the oldest dropped first
 
 
 def _default_best() -> dict[str, int]:
@@ -52,6 +53,7 @@ class Settings:
     mode: str = DEFAULT_MODE
     endless: bool = False
     games_played: int = 0
+    daily_best: dict[str, int] = field(default_factory=dict)  # UTC date (YYYY-MM-DD) -> best score
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict (sets become sorted lists so saves diff cleanly)."""
@@ -64,6 +66,7 @@ class Settings:
             "mode": self.mode,
             "endless": self.endless,
             "games_played": self.games_played,
+            "daily_best": {day: int(score) for day, score in sorted(self.daily_best.items())},
         }
 
     @classmethod
@@ -80,6 +83,7 @@ class Settings:
             mode=data["mode"] if data.get("mode") in MODES else default.mode,
             endless=_bool(data.get("endless"), default.endless),
             games_played=_count(data.get("games_played"), MAX_GAMES),
+            daily_best=_daily_best(data.get("daily_best")),
         )
 
 
@@ -106,6 +110,39 @@ def _seen_cards(value: object) -> set[str]:
     if not isinstance(value, (list, tuple)):
         return set()
     return {item for item in value[:MAX_SEEN_CARDS] if isinstance(item, str)}
+
+
+def _is_day(text: object) -> bool:
+    if not isinstance(text, str) or len(text) != 10:
+        return False
+    try:
+        from datetime import date
+
+        date.fromisoformat(text)
+    except ValueError:
+        return False
+    return True
+
+
+def _daily_best(value: object) -> dict[str, int]:
+    if not isinstance(value, dict):
+        return {}
+    days = sorted(day for day in value if _is_day(day))[-MAX_DAILY_DAYS:]
+    return {day: _count(value[day], MAX_SCORE) for day in days}
+
+
+def record_daily(settings: Settings, day: str, score: int) -> bool:
+    """Store `score` as the best of the daily challenge of `day`; True when it beat the old one."""
+    if not _is_day(day) or isinstance(score, bool) or not isinstance(score, int) or score < 0:
+        return False
+    score = min(score, MAX_SCORE)
+    best = settings.daily_best
+    if day in best and score <= best[day]:
+        return False
+    best[day] = score
+    for old in sorted(best)[:-MAX_DAILY_DAYS]:
+        del best[old]
+    return True
 
 
 def record_best(settings: Settings, mode: str, score: int) -> bool:
