@@ -49,7 +49,7 @@ def frame_costs(mode: str, frames: int, seed: int = 1,
 
 
 def recording_costs(mode: str, frames: int, seed: int = 1) -> tuple[list[float], int]:
-    """µs per frame the game spends writing the run down (Tape.record + observe), and the share
+    """µs per frame the game spends writing the run down (Tape.record), and the share
     code's length for those frames, while a bot plays one key press per frame."""
     from .replay import Tape
     from .sharecode import encode
@@ -68,7 +68,6 @@ def recording_costs(mode: str, frames: int, seed: int = 1) -> tuple[list[float],
         inputs = (pending.pop(0),) if pending else ()
         t0 = clock()
         tape.record(FRAME_MS, inputs)
-        tape.observe()
         costs.append((clock() - t0) / 1000.0)
         game.update(FRAME_MS, inputs)
     return costs, len(encode(tape.finish()))
