@@ -167,7 +167,7 @@ class GameApp:
 
     # ------------------------------------------------------------------ screens
     # Screens ask the app to move on; the app alone knows every screen.
-    def show_title(self, seed: int | None = None, notice: str = "") -> None:
+    def show_title(self, seed: int | None = None, notice: "i18n.Msg | str" = "") -> None:
         """Drop whatever runs and show the title screen (with a one-line `notice`, if any)."""
         from ui.title_scene import TitleScene
         title = TitleScene(self, seed=seed)

@@ -14,7 +14,7 @@ from ui.keys import (BOARD_KEY, CARDS_KEY, COPY_KEY, HELP_KEY, LANGUAGE_KEY, MUT
                      WATCH_KEY)
 from ui.layout import Layout, RectT
 from ui.scene import MenuScene
-from ui.text import fit, wrap
+from ui.text import fit, short_number, wrap
 from ui.widgets import Button, draw_panel, hit, pulse
 
 
@@ -601,8 +601,10 @@ class ResultScene(Overlay):
             y += line_h
         if y + 10 + line_h <= self.content_bottom - 6:  # the two allocators side by side
             best = self.app.settings.best_scores
+            each = r.width // 5  # both scores and their labels stay inside the report
             line = tr.t("report.best_scores", scores="   ".join(
-                tr.t("report.best_entry", mode=mode_name(tr, m), score=tr.num(best.get(m, 0))) for m in modes.NAMES))
+                tr.t("report.best_entry", mode=mode_name(tr, m), score=short_number(best.get(m, 0), theme.SMALL, each))
+                for m in modes.NAMES))
             if self.report.mixed:
                 line = tr.t("report.mixed_no_best", line=line)
             yy = y + 10

@@ -17,7 +17,7 @@ from ui.i18n.game_text import mode_label, mode_name, mode_note
 from ui.input import Command, InputMapper
 from ui.scene import MenuScene
 from ui.session import GameSession
-from ui.text import fit, wrap
+from ui.text import fit, short_number, wrap
 from ui.widgets import Button, hit, pulse
 
 HOW_TO = ("contiguous", "paged", "row")  # title.how.<name>.head / .body
@@ -48,6 +48,11 @@ def mode_choice(lay) -> list[Button]:
     return [Button(m.name, (x + i * (bw + gap), y, bw, h), m.label, touch=lay.touch)
             for i, m in enumerate(modes.MODES)]
 
+
+
+def score_text(value: int | None, size: int, room: int) -> str:
+    """A best score that fits `room` pixels (12.3K, 4.56M beyond), or "-" for none yet."""
+    return "-" if value is None else short_number(value, size, max(room, 1))
 
 class TitleScene(MenuScene):
     can_open_lab = True
@@ -89,7 +94,8 @@ class TitleScene(MenuScene):
     def enter(self) -> None:
         self.mapper.reset()
         self.state.muted = self.app.settings.muted
-        self.notice = ""  # back from the LAB: what was said about opening it is past
+        if isinstance(self.notice, Msg) and self.notice.key == "title.lab_loading":
+            self.notice = ""  # back from the LAB it was fetching: that is past
 
     def command(self, cmd: Command) -> None:
         if cmd is Command.START:
@@ -187,12 +193,11 @@ class TitleScene(MenuScene):
                 self.notice, over, self.today, self.app.daily_best(self.today), self.app.language,
                 self.app.wanted_language, self.app.font_problem)
 
-    def _best_rows(self) -> list[tuple[str, str]]:
-        """Each allocator's best score, and today's daily best."""
+    def _best_rows(self) -> list[tuple[str, int | None]]:
+        """Each allocator's best score, and today's daily best (None: not played today)."""
         tr = self.app.tr
-        daily = self.app.daily_best(self.today)
-        return [*((mode_name(tr, m), tr.num(self.app.best(m))) for m in modes.NAMES),
-                (tr.t("title.daily_best"), tr.num(daily) if daily is not None else "-")]
+        return [*((mode_name(tr, m), self.app.best(m)) for m in modes.NAMES),
+                (tr.t("title.daily_best"), self.app.daily_best(self.today))]
 
     def _render_layer(self) -> None:
         lay = self.app.layout
@@ -267,8 +272,9 @@ class TitleScene(MenuScene):
         t.blit(surface, tr.t("title.best_scores"), T.small, theme.PANEL_TITLE, (r.x, y))
         for i, (name, value) in enumerate(rows):
             yy = y + 22 + i * 20
-            t.blit(surface, name, T.small, theme.TEXT, (r.x, yy))
-            t.blit(surface, value, T.small, theme.AMBER, (r.right, yy), "topright")
+            label = t.blit(surface, name, T.small, theme.TEXT, (r.x, yy))
+            room = r.right - label.right - 8
+            t.blit(surface, score_text(value, T.small, room), T.small, theme.AMBER, (r.right, yy), "topright")
         notice = self._notice_text()
         if notice:  # between the allocator note and the scores
             for i, line in enumerate(wrap(notice, T.small, r.width)[:2]):
@@ -333,8 +339,9 @@ class TitleScene(MenuScene):
         t.blit(surface, tr.t("title.best_scores"), T.small, theme.PANEL_TITLE, (x, y))
         for i, (name, value) in enumerate(self._best_rows()):
             yy = y + 20 + i * 19
-            t.blit(surface, name, T.body, theme.TEXT, (x, yy))
-            t.blit(surface, value, T.body, theme.AMBER, (r.right - 12, yy), "topright")
+            label = t.blit(surface, name, T.body, theme.TEXT, (x, yy))
+            room = r.right - 12 - label.right - 8  # the score never runs into its label
+            t.blit(surface, score_text(value, T.body, room), T.body, theme.AMBER, (r.right - 12, yy), "topright")
         notice = self._notice_text()
         if notice:
             t.blit(surface, fit(notice, T.small, r.width - 24), T.small, theme.AMBER, (x, r.bottom - 22))

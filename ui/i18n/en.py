@@ -73,6 +73,7 @@ MESSAGES: dict[str, str] = {
     "title.daily_best": "today's daily",
     "title.switch.daily": "DAILY",
     "title.daily_run": "DAILY RUN",
+    "title.replay_problem": "replay link: {reason}",
     "title.lab_loading": "loading the memory lab ...",
     "title.lab_missing": "LAB is not part of this build",
     "title.lab_unavailable": "LAB unavailable: {reason}",

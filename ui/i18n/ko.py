@@ -79,6 +79,7 @@ MESSAGES: dict[str, str] = {
     "title.daily_best": "오늘의 도전",
     "title.switch.daily": "도전",
     "title.daily_run": "일일 도전",
+    "title.replay_problem": "리플레이 링크: {reason}",
     "title.lab_loading": "메모리 실험실을 불러오는 중 ...",
     "title.lab_missing": "이 빌드에는 실험실이 없습니다",
     "title.lab_unavailable": "실험실을 열 수 없음: {reason}",
