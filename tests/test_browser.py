@@ -700,11 +700,16 @@ def test_korean_failure_message_and_the_font_beside_the_page(site: str, browser)
 def test_embed_page_in_korean_tells_the_game(site: str, browser) -> None:
     ctx, pg = korean_page(browser, width=1000, locale="en-US")
     try:
-        pg.goto(f"{site}/embed.html?lang=ko")
+        pg.goto(f"{site}/embed.html")
+        pg.click("a[hreflang=ko]")  # the article's Korean edition, linked from the English one
+        pg.wait_for_url("**/embed.ko.html")
         assert pg.evaluate("document.documentElement.lang") == "ko"
         assert "외부 파편화" in pg.inner_text("article")
         assert "What you are looking at" not in pg.inner_text("article")
         assert pg.get_attribute("iframe#game", "src") == "index.html?lang=ko"
+        frame = pg.wait_for_selector("iframe#game").content_frame()
+        frame.wait_for_selector("#boot", state="attached", timeout=30_000)
+        assert frame.evaluate("vtBoot.language") == "ko"  # the game in the frame speaks Korean too
         pg.screenshot(path=str(OUT / "browser-embed-ko.png"))
     finally:
         ctx.close()

@@ -65,7 +65,9 @@ def test_build_succeeds_and_prints_figures(build) -> None:
     # (the server never serves dotfiles; it lets the next build replace this folder); the LAB and
     # the Korean pack lie beside the page, for later.
     assert sorted(p.name for p in out.iterdir()) == sorted(["index.html", "favicon.png", ARCHIVE, "embed.html", "og-image.png",
-                                                            build_web.MARKER, "later"])
+                                                            build_web.MARKER, "later", "embed.ko.html"])
+    korean = (out / "embed.ko.html").read_text(encoding="utf-8")
+    assert '<html lang="ko">' in korean and 'src="index.html?lang=ko"' in korean and "@@" not in korean
     later = sorted(p.relative_to(out).as_posix() for p in (out / "later").rglob("*") if p.is_file())
     assert later == sorted(set(build_web.LATER.values()))
     for pack, files in build_web.PACKS.items():  # each pack: exactly its files, as in the checkout
@@ -592,7 +594,7 @@ def test_pygbag_ini_leaves_out_exactly_the_desktop_tools() -> None:
         for path in (ROOT / d).rglob("*.py"):
             rel = path.relative_to(ROOT).as_posix()
             if path.name in ignored and "__pycache__" not in path.parts:
-                assert rel in build_web.DESKTOP_ONLY, f"pygbag . would leave out {rel}, a game file"
+                assert rel in (*build_web.DESKTOP_ONLY, *build_web.LATER), f"pygbag . would leave out {rel}, a game file"
 
 
 def test_the_page_never_needs_the_desktop_only_tools(tmp_path) -> None:

@@ -67,6 +67,7 @@ DESKTOP_ONLY = ("engine/bench.py", "engine/autoplay.py", "engine/replay_cli.py",
 TEMPLATE = ROOT / "web" / "vram-tetris.tmpl"
 ICON = ROOT / "web" / "favicon.png"
 EMBED = ROOT / "web" / "embed.html"
+EMBED_KO = ROOT / "web" / "embed.ko.html"  # the article's Korean edition, framing the game in Korean
 FALLBACK_CARD = ROOT / "web" / "og-image.png"
 # Served beside the page, not packed: what the first frame does not need (the memory LAB, the
 # Korean font and catalogue) is fetched by the game when a player asks for it (ui/packs.py).
@@ -493,6 +494,9 @@ def build(args: argparse.Namespace) -> Report:
     shutil.copy2(built / f"{APP_NAME}.tar.gz", out / f"{APP_NAME}.tar.gz")
     embed_values = dict(values, PAGE_URL=(site or "./") + "embed.html", CSP=EMBED_CSP)
     (out / "embed.html").write_text(fill(EMBED.read_text(encoding="utf-8"), embed_values, "embed.html"), encoding="utf-8")
+    embed_values = dict(values, PAGE_URL=(site or "./") + "embed.ko.html", CSP=EMBED_CSP)
+    (out / "embed.ko.html").write_text(fill(EMBED_KO.read_text(encoding="utf-8"), embed_values, "embed.ko.html"),
+                                       encoding="utf-8")
     report.social_image = social_image(out, args.render_python, stage_root, args.source.resolve(), args.timeout)
     source = args.source.resolve()
     for pack, files in PACKS.items():
