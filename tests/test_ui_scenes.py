@@ -538,3 +538,22 @@ def test_a_long_toast_stays_over_the_board(tmp_path):
     app.draw()
     size = app.view._score_sizes[text]
     assert theme.font(size).size(text)[0] + 18 <= L.BOARD[2]  # its plate (text + 18 px) fits
+
+
+@pytest.mark.parametrize("layout", ["landscape", "portrait"])
+@pytest.mark.parametrize("cause", ["memory_full", "no_free_range", "spawn_blocked", "ceiling", "victory"])
+def test_the_report_tip_is_never_cut_short(tmp_path, monkeypatch, layout, cause):
+    import dataclasses
+
+    app = make_app(tmp_path, layout=layout)
+    play = start_play(app, mode="contiguous")
+    force_oom(play)
+    report = dataclasses.replace(play.game.result, cause_code=cause, usable_blocks=120,
+                                 outcome="victory" if cause == "victory" else "oom")
+    scene = ResultScene(app, play, report)
+    assert " ".join(scene.tips).split() == scene.tip().split()
+    app.push(scene)
+    drawn = _record_text(app, monkeypatch)
+    scene.draw(app.surface)
+    texts = [text for text, _ in drawn]
+    assert all(line in texts for line in scene.tips), "every line of the tip is on screen"

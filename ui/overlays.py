@@ -448,14 +448,15 @@ class ResultScene(Overlay):
         self.heading = lines[0]
         # A phone's tall dialog has room to spare: the report in the body size when it all fits.
         room = h - bh - 16 - 56 - 120  # under the heading, above the buttons, less score and tips
+        most_tips = 5 if lay.portrait else 3  # the narrow dialog wraps the same tip into more lines
         for size in ((T.body, T.small) if lay.portrait else (T.small,)):
             self.px = size
             self.cause = wrap(lines[1], size, width)[:3]
             self.body = [part for line in lines[2:] for part in wrap(line, size, width - 12)]
             tips = wrap(self.tip(), size, width)
-            self.tips = tips[:3]
+            self.tips = tips[:most_tips]
             used = theme.font(size).get_linesize() * (len(self.cause) + len(self.body) + len(self.tips) + 1)
-            if used <= room and len(tips) <= 3:
+            if used <= room and len(tips) <= most_tips:
                 break
 
     def command(self, cmd: Command) -> None:
