@@ -540,6 +540,17 @@ def test_a_long_toast_stays_over_the_board(tmp_path):
     assert theme.font(size).size(text)[0] + 18 <= L.BOARD[2]  # its plate (text + 18 px) fits
 
 
+def test_victory_tip_counts_the_lines_the_run_really_served(tmp_path):
+    import dataclasses
+
+    app = make_app(tmp_path)
+    play = start_play(app, mode="contiguous")
+    force_oom(play)
+    won = dataclasses.replace(play.game.result, outcome="victory", cause_code="victory", lines=41)
+    tip = ResultScene(app, play, won).tip()
+    assert tip.startswith("41 lines served"), tip
+
+
 @pytest.mark.parametrize("layout", ["landscape", "portrait"])
 @pytest.mark.parametrize("cause", ["memory_full", "no_free_range", "spawn_blocked", "ceiling", "victory"])
 def test_the_report_tip_is_never_cut_short(tmp_path, monkeypatch, layout, cause):

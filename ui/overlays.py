@@ -495,7 +495,7 @@ class ResultScene(Overlay):
         """What to take away, matching the cause the engine found."""
         r = self.report
         if not self.oom:
-            return (f"{R.VICTORY_LINES} lines served at a peak of {r.peak_utilisation * 100:.0f} % "
+            return (f"{r.lines} lines served at a peak of {r.peak_utilisation * 100:.0f} % "
                     "VRAM. Try the other allocator and compare.")
         if r.cause_code == "memory_full":
             return ("Memory really was full: fewer free blocks than the request needs. With "
