@@ -551,6 +551,24 @@ def test_victory_tip_counts_the_lines_the_run_really_served(tmp_path):
     assert tip.startswith("41 lines served"), tip
 
 
+def test_ceiling_tip_says_when_free_blocks_could_still_take_the_request(tmp_path):
+    import dataclasses
+
+    from engine import rules as R
+
+    app = make_app(tmp_path)
+    play = start_play(app, mode="contiguous")
+    force_oom(play)
+    crash = play.game.result
+    roomy = dataclasses.replace(crash, cause_code="ceiling", usable_blocks=120)
+    tip = ResultScene(app, play, roomy).tip()
+    assert "120 free blocks elsewhere could still take this request" in tip
+    assert "lock above" not in tip  # no engine jargon for a newcomer
+    short = dataclasses.replace(crash, cause_code="ceiling", usable_blocks=R.BLOCKS_PER_REQUEST - 1)
+    tip = ResultScene(app, play, short).tip()
+    assert tip.startswith("Reservations and holes pushed the stack to the ceiling")
+
+
 @pytest.mark.parametrize("layout", ["landscape", "portrait"])
 @pytest.mark.parametrize("cause", ["memory_full", "no_free_range", "spawn_blocked", "ceiling", "victory"])
 def test_the_report_tip_is_never_cut_short(tmp_path, monkeypatch, layout, cause):

@@ -506,8 +506,11 @@ class ResultScene(Overlay):
         if r.cause_code == "spawn_blocked":
             return ("The game admits requests only at the top, and reservations and holes had "
                     "raised the stack. In PAGED mode the request is paged into free blocks.")
-        return ("Reservations and holes pushed the stack to the ceiling. In PAGED mode a request "
-                "that would lock above VRAM is paged into free blocks.")
+        paged = "In PAGED mode a request that does not fit under the ceiling is paged into free blocks."
+        if r.usable_blocks >= R.BLOCKS_PER_REQUEST:  # the player stacked one spot, memory was not short
+            return (f"{r.usable_blocks} free blocks elsewhere could still take this request whole: "
+                    f"the stack grew too tall in one place. {paged}")
+        return f"Reservations and holes pushed the stack to the ceiling. {paged}"
 
     def draw(self, surface: pygame.Surface) -> None:
         lay = self.app.layout
