@@ -430,14 +430,14 @@ class Game:
             self.active = None
             self._page_in(a.request_id, a.kind, cells, auto=True)
             return
-        sealed_cells = self._commit_cells(a, cells)
-        sealed = len(sealed_cells)
         self.active = None
-        if a.y + fp.max_dy < R.HIDDEN:  # every block above the visible board
-            self._ev.append(ev.Locked(ev.LockResult(a.request_id, a.kind, tuple(cells), 0, 0, 0,
-                                                    sealed, drop_cells, sealed_cells)))
+        if a.y + fp.max_dy < R.HIDDEN:
+            # Every block above the visible board: the request is not admitted, so it commits
+            # no blocks and seals nothing (its shadow over open columns is not fragmentation).
             self._oom(a.request_id, a.kind, "ceiling")
             return
+        sealed_cells = self._commit_cells(a, cells)
+        sealed = len(sealed_cells)
         clear = self._collect(range(a.y + fp.min_dy, a.y + fp.max_dy + 1))
         lines, tokens, points = self._yield(clear)
         self._ev.append(ev.Locked(ev.LockResult(a.request_id, a.kind, tuple(cells), lines, tokens,

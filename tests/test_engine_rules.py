@@ -545,3 +545,26 @@ def test_a_long_move_stops_at_a_wall():
 def test_board_text_owner_zero_is_free():
     board = Board.from_strings(["0#"])
     assert board.grid[-1][:2] == [0, 1] and board.masks[-1] == 0b10
+
+
+def test_a_request_stopped_above_vram_holds_nothing_and_seals_nothing():
+    # Only the two centre columns are full to the top: the rest of VRAM is open and free.
+    game = game_with(["....##...."] * R.VISIBLE, Kind.I)
+    put_piece(game, Kind.I, x=3, y=0)  # flat, in the spawn rows, over the full centre
+    game.update(0, [Input.HARD_DROP])
+    assert game.over and game.result.cause_code == "ceiling"
+    report = game.result
+    rid = report.request_id
+    assert report.sealed_holes == 0 and report.sealed_cells == ()  # the open columns stay open
+    assert report.free_cells == 8 * R.VISIBLE
+    assert report.usable_blocks == report.free_cells
+    assert report.resident == 1  # only the board's own request: the failed one was never admitted
+    assert all(v != rid for row in game.board.grid for v in row)
+    assert game.telemetry().resident == 1 and game.telemetry().sealed_holes == 0
+
+
+def test_the_log_never_says_a_request_stopped_above_vram_committed_blocks():
+    game = game_with(["....##...."] * R.VISIBLE, Kind.I)
+    put_piece(game, Kind.I, x=3, y=0)
+    events = game.update(0, [Input.HARD_DROP])
+    assert not of(events, ev.Locked) and len(of(events, ev.Oom)) == 1
