@@ -342,3 +342,26 @@ def test_a_screen_that_cannot_rearrange_keeps_its_layout_until_it_closes(tmp_pat
     assert isinstance(app.top, TitleScene)
     assert app.want_layout("portrait") is False and app.wanted_layout is None
     assert app.want_layout("landscape") and app.layout.name == "landscape"
+
+
+def test_the_details_block_table_does_not_point_at_a_board_it_hides(tmp_path, monkeypatch):
+    app = make_app(tmp_path, layout="portrait")
+    play = app.start_game("paged", seed=3, autoplay=True)
+    for _ in range(200):
+        if play.game.block_table is not None:
+            break
+        pump(app, 30)
+    assert play.game.block_table is not None
+    click(app, centre(app.view.details_button.rect))
+    assert isinstance(app.top, DetailsScene)
+    drawn: list[str] = []
+    blit = app.text.blit
+
+    def recording(surface, text, *args, **kwargs):
+        drawn.append(text)
+        return blit(surface, text, *args, **kwargs)
+
+    monkeypatch.setattr(app.text, "blit", recording)
+    app.top.draw(app.surface)
+    assert not any("outlined on the board" in text for text in drawn)
+    assert any("row 0 is the top" in text for text in drawn)

@@ -703,12 +703,16 @@ class ConsoleView:
         bt = session.game.block_table
         key = (bt, session.table_pages, size)
         if self._table is None or self._table_key != key:
-            self._table = self._render_block_table(bt, dict(session.table_pages), (size[0] + 4, size[1] + 24))
+            # Shown beside no board (the phone's DETAILS sheet): say how to read the coordinates.
+            footer = f"(col, row): row 0 is the top, {R.VISIBLE - 1} the bottom"
+            self._table = self._render_block_table(bt, dict(session.table_pages), (size[0] + 4, size[1] + 24),
+                                                   footer)
             self._table_key = key
         return self._table
 
     def _render_block_table(self, bt, pages: dict[int, tuple[int, int] | None],
-                            panel: tuple[int, int] | None = None) -> pygame.Surface:
+                            panel: tuple[int, int] | None = None,
+                            footer: str = "blocks outlined on the board") -> pygame.Surface:
         t = self.text
         w, h = panel if panel is not None else self.L.panels["blocks"][2:]
         surf = pygame.Surface((w - 4, h - 24)).convert()
@@ -738,5 +742,5 @@ class ConsoleView:
                 cx, cy = now
                 row = R.visible_row(cy)
                 t.blit(surf, f"#{row * R.WIDTH + cx:03d}  ({cx}, {row})", self.T.small, theme.TEXT, (x + 84, ry))
-        t.blit(surf, "blocks outlined on the board", self.T.small, theme.TEXT_DIM, (x + 8, y + h - 20))
+        t.blit(surf, fit(footer, self.T.small, w - 16), self.T.small, theme.TEXT_DIM, (x + 8, y + h - 20))
         return surf
