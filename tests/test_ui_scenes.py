@@ -586,3 +586,12 @@ def test_the_report_tip_is_never_cut_short(tmp_path, monkeypatch, layout, cause)
     scene.draw(app.surface)
     texts = [text for text, _ in drawn]
     assert all(line in texts for line in scene.tips), "every line of the tip is on screen"
+
+
+def test_help_states_the_paged_oom_rule_the_engine_applies():
+    from ui.help_content import CONCEPTS
+
+    paged = dict(CONCEPTS)["PAGED mode"]
+    # engine.memory: a paged run ends when fewer blocks are free than the request needs,
+    # not only when none is left.
+    assert "fewer are free than a request needs" in paged and "none is left" not in paged

@@ -35,7 +35,7 @@ CONCEPTS: tuple[tuple[str, str], ...] = (
     ("Stack hits the top", "CUDA out of memory; the report says why: holes, reservations or "
                            "memory really full."),
     ("PAGED mode", "vLLM's PagedAttention: blocks on demand, anywhere free; OOM only when "
-                   "none is left."),
+                   "fewer are free than a request needs."),
     ("Block table", "Per-request map from logical pages to physical blocks."),
     ("Split, meter", "Game rules (Shift/P, paced by its meter): vLLM pages every request."),
     ("Hold", "Preemption: park a request and resume it later."),
