@@ -142,3 +142,16 @@ def test_frame_benchmark_prints_median_and_p99():
     assert proc.returncode == 0, proc.stderr
     draw = next(line for line in proc.stdout.splitlines() if line.startswith("draw"))
     assert "median" in draw and "p99" in draw and draw.split()[2].isdigit()
+
+
+def test_a_paged_crash_screenshot_says_it_shows_a_contiguous_run(tmp_path):
+    out = tmp_path / "oom.png"
+    proc = run_main("--headless", "--scene", "oom", "--mode", "paged", "--frames", "1",
+                    "--seed", "3", "--screenshot", str(out))
+    assert proc.returncode == 0, proc.stderr
+    assert out.exists()
+    assert "note: a paged run ends only when memory is really full" in proc.stdout
+    assert "crash shown is from contiguous mode" in proc.stdout
+    same = run_main("--headless", "--scene", "oom", "--mode", "contiguous", "--frames", "1",
+                    "--seed", "3", "--screenshot", str(out))
+    assert same.returncode == 0 and "note:" not in same.stdout

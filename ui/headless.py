@@ -81,14 +81,15 @@ def force_victory(play, seed: int) -> bool:
     return play.game.over and play.game.result is not None and play.game.result.outcome == "victory"
 
 
-def build(app: GameApp, opts: Options, seed: int) -> None:
-    """Put the requested scene on the app's stack after `opts.frames` steps."""
+def build(app: GameApp, opts: Options, seed: int) -> str:
+    """Put the requested scene on the app's stack after `opts.frames` steps; returns a note for
+    the caller when the scene shown differs from the one asked for ("" otherwise)."""
     scene = opts.scene or ("play" if opts.autoplay else "title")
     frames = opts.frames or 1
     if scene == "title":
         app.show_title(seed=seed)
         run_frames(app, frames)
-        return
+        return ""
     if scene == "victory":
         for attempt in range(8):
             play = app.start_game(opts.mode or "paged", seed=seed + attempt, autoplay=opts.autoplay)
@@ -96,7 +97,7 @@ def build(app: GameApp, opts: Options, seed: int) -> None:
                 break
         settle(app, play)
         run_frames(app, frames)
-        return
+        return ""
     # A crash report comes from CONTIGUOUS: a paged run ends only when memory is really full,
     # which rows clearing as they fill never let happen.
     mode = modes.DEFAULT if scene == "oom" and opts.mode and modes.get(opts.mode).pages_on_demand else opts.mode
@@ -112,6 +113,10 @@ def build(app: GameApp, opts: Options, seed: int) -> None:
     elif scene == "oom":
         force_oom(play, seed)
         settle(app, play)
+    if mode != opts.mode:
+        return (f"a {opts.mode} run ends only when memory is really full, which a steady "
+                f"player never reaches: the crash shown is from {mode} mode")
+    return ""
 
 
 def settle(app: GameApp, play) -> None:
@@ -129,7 +134,7 @@ def run(opts: Options) -> int:
     seed = DEFAULT_SEED if opts.seed is None else opts.seed
     with tempfile.TemporaryDirectory(prefix="vram-tetris-headless-") as data_dir:
         app = make_app(surface, seed, data_dir, opts.mode, opts.layout)
-        build(app, opts, seed)
+        note = build(app, opts, seed)
         surface = app.surface
         app.draw(surface)
         assert opts.screenshot is not None
@@ -141,4 +146,6 @@ def run(opts: Options) -> int:
     top = type(app.top).__name__ if app.top is not None else "none"
     w, h = app.layout.size
     print(f"wrote {opts.screenshot} ({w}x{h}, {app.layout.name}, scene {top})")
+    if note:
+        print(f"note: {note}")
     return 0
