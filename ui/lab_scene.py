@@ -531,7 +531,7 @@ class LabScene(Scene):
             line = f"{LABELS[self.contiguous]}: slots {ranges}{more}, {contiguous.length(run)} of {run.reserve} used"
         else:
             line = f"{LABELS[self.contiguous]}: {self._where(contiguous, rid)}"
-        lines.append((fit(line, small, width), LEFT_ACCENT))
+        lines += [(part, LEFT_ACCENT) for part in wrap(line, small, width)]  # "n of m used" is the point
         run = paged.running.get(rid)
         if run is None:
             lines.append((f"vLLM (paged): {self._where(paged, rid)}", RIGHT_ACCENT))
