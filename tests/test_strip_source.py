@@ -171,3 +171,40 @@ def test_cli_prints_sizes_and_refuses_bad_input(tmp_path: Path, capsys: pytest.C
         assert main(argv) == 2
         err = capsys.readouterr().err
         assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
+
+
+@pytest.mark.timeout(600)
+def test_stripped_sources_compile_and_run_in_cpython_312_for_webassembly(tmp_path: Path) -> None:
+    """The browser runs CPython 3.12, the build strips with the build's Python: every stripped game
+    module compiles there, and the stripped engine plays the same games there as natively."""
+    import json
+
+    import wasm_python
+
+    from tests.test_wasm_core import skip_reason
+
+    reason = skip_reason()
+    if reason:
+        pytest.skip(reason)
+    copy = tmp_path / "stripped"
+    files = {"main.py": ROOT / "main.py"}
+    files.update({p.relative_to(ROOT).as_posix(): p for d in ("engine", "ui") for p in sorted((ROOT / d).rglob("*.py"))
+                  if "__pycache__" not in p.parts})
+    sources = {}
+    for name, path in files.items():
+        sources[name] = strip(path.read_text(encoding="utf-8"), name)
+        (copy / name).parent.mkdir(parents=True, exist_ok=True)
+        (copy / name).write_text(sources[name], encoding="utf-8")
+    args = ["--json", "--seeds", "2", "--max-pieces", "150"]
+    native = subprocess.run([sys.executable, "-B", "-m", "engine.autoplay", *args], cwd=ROOT,
+                            capture_output=True, text=True, timeout=120)
+    assert native.returncode == 0, native.stderr
+    with wasm_python.wasm_python(root=copy) as wasm:
+        code = ("import json, sys\n"
+                f"sources = json.loads({json.dumps(sources)!r})\n"
+                "for name, text in sources.items():\n"
+                "    compile(text, name, 'exec')\n"
+                "json.dumps([list(sys.version_info[:2]), len(sources)])")
+        version, compiled = json.loads(wasm.run(code))
+        assert version == [3, 12] and compiled == len(sources) > 50
+        assert wasm.run_module("engine.autoplay", args) == (0, native.stdout, "")
