@@ -167,10 +167,16 @@ def test_cli_prints_sizes_and_refuses_bad_input(tmp_path: Path, capsys: pytest.C
     assert good.read_text(encoding="utf-8") == SAMPLE  # reports only, never rewrites
     bad = tmp_path / "bad.py"
     bad.write_text("def f(:\n", encoding="utf-8")
-    for argv in ([str(bad)], [str(tmp_path / "missing.py")], []):
+    for argv in ([str(bad)], [str(tmp_path / "missing.py")]):
         assert main(argv) == 2
         err = capsys.readouterr().err
         assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
+    for argv in ([], ["--bogus", str(good)]):
+        with pytest.raises(SystemExit) as exit_:
+            main(argv)
+        assert exit_.value.code == 2
+        err = capsys.readouterr().err
+        assert len(err.strip().splitlines()) == 1 and err.startswith("strip_source.py: error:")
 
 
 @pytest.mark.timeout(600)

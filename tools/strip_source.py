@@ -14,10 +14,12 @@ Usage: python tools/strip_source.py FILE...   (prints each file's size before an
 
 from __future__ import annotations
 
+import argparse
 import ast
 import re
 import sys
 from pathlib import Path
+from typing import NoReturn
 
 _PEP723 = re.compile(r"(?m)^# /// script$.*?^# ///$\n?", re.S)
 _BODIES = (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)
@@ -63,21 +65,33 @@ def strip(source: str, filename: str = "<source>") -> str:
     return (header.group(0).rstrip("\n") + "\n" + out) if header else out
 
 
+class _Parser(argparse.ArgumentParser):
+    """Bad input: one line on stderr and exit status 2."""
+
+    def error(self, message: str) -> NoReturn:
+        print(f"{self.prog}: error: {message} (--help for usage)", file=sys.stderr)
+        raise SystemExit(2)
+
+
 def main(argv: list[str] | None = None) -> int:
-    paths = [Path(p) for p in (sys.argv[1:] if argv is None else argv)]
-    if not paths:
-        print("usage: strip_source.py FILE...", file=sys.stderr)
-        return 2
+    """Print each file's size as written and as the web archive ships it; never rewrites a file."""
+    parser = _Parser(prog="strip_source.py", allow_abbrev=False,
+                     description="Sizes of Python files without docstrings and comments (as the web archive ships them).")
+    parser.add_argument("files", nargs="+", type=Path, metavar="FILE", help="Python source files")
+    args = parser.parse_args(argv)
     before = after = 0
-    for path in paths:
-        try:
-            text = path.read_text(encoding="utf-8")
-            small = strip(text, str(path))
-        except (OSError, UnicodeDecodeError, SyntaxError, StripError) as exc:
-            print(f"strip_source.py: {path}: {exc}".splitlines()[0], file=sys.stderr)
-            return 2
-        before, after = before + len(text.encode()), after + len(small.encode())
-        print(f"{len(text.encode()):8d} {len(small.encode()):8d}  {path}")
+    try:
+        for path in args.files:
+            try:
+                text = path.read_text(encoding="utf-8")
+                small = strip(text, str(path))
+            except (OSError, UnicodeDecodeError, SyntaxError, StripError) as exc:
+                print(f"strip_source.py: {path}: {exc}".splitlines()[0], file=sys.stderr)
+                return 2
+            before, after = before + len(text.encode()), after + len(small.encode())
+            print(f"{len(text.encode()):8d} {len(small.encode()):8d}  {path}")
+    except KeyboardInterrupt:
+        return 130
     print(f"{before:8d} {after:8d}  total")
     return 0
 
