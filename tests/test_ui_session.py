@@ -6,7 +6,7 @@ from hypothesis import strategies as st
 
 from engine import Game, Input, Kind
 from engine import events as ev
-from tests.test_ui_fixtures import canvas
+from tests.uikit import canvas
 from ui import theme
 from ui.app import FixedStep
 from ui.cards import CARDS, MIN_SHOW_MS, CardDeck, card_for

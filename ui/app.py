@@ -224,19 +224,17 @@ class GameApp:
         self.notices.clear()
 
     def open_lab(self, on_missing: Callable[[str], None] | None = None) -> bool:
-        """Push the LAB screen if that module is part of this build."""
+        """Push the LAB screen if that module is part of this build.
+
+        Only a build without the LAB module plays on without it (False, and `on_missing` hears
+        why); a LAB that is present but cannot open is a bug, and its error propagates.
+        """
         try:
             from ui.lab_scene import LabScene
-
-            scene = LabScene(self)
         except ModuleNotFoundError as exc:
             if on_missing is not None:
                 on_missing("LAB is not part of this build" if exc.name == "ui.lab_scene"
                            else f"LAB unavailable: {exc}")
             return False
-        except Exception as exc:  # a broken extra screen must not end the game
-            if on_missing is not None:
-                on_missing(f"LAB unavailable: {type(exc).__name__}: {exc}")
-            return False
-        self.push(scene)
+        self.push(LabScene(self))
         return True
