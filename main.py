@@ -1,6 +1,7 @@
 """PagedAttention: VRAM Tetris - entry point for the browser (pygbag), the desktop and headless tools.
 
     python main.py                     play in a window
+    python main.py --frames 60         play in a window for 60 frames, then leave (smoke tests)
     python main.py --headless --frames 600 --screenshot out.png --scene play --autoplay
     python main.py --bench-frame       cost of one drawn frame
 
@@ -41,7 +42,10 @@ async def run_window(opts) -> None:
     else:
         app.reset(TitleScene(app))
     last = time.perf_counter()
-    while app.running:
+    frames_left = opts.frames  # None: until the player quits
+    while app.running and frames_left != 0:
+        if frames_left is not None:
+            frames_left -= 1
         for event in pygame.event.get():
             app.handle(event)
         now = time.perf_counter()

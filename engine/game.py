@@ -135,6 +135,32 @@ class Game:
             self.active = None
             self._spawn(a.kind, a.request_id)
 
+    def set_active(self, kind: Kind, rotation: int = 0, x: int | None = None,
+                   y: int | None = None) -> None:
+        """Make the falling request a `kind` at a given pose (puzzles, lessons, tests).
+
+        The request keeps its id. The pose defaults to the spawn pose, one row lower when that
+        row is free, as a spawn places it; gravity, lock delay and its resets start afresh, as
+        for a new piece. Raises ValueError when the run is over or the cells are not free.
+        """
+        a = self.active
+        if a is None:
+            raise ValueError("no falling request: the run is over")
+        p = PIECES[kind]
+        rotation %= 4
+        x = p.spawn_x if x is None else x
+        shape = FOOTPRINTS[kind][rotation]
+        if y is None:
+            y = p.spawn_y + (1 if self.board.fits(shape, x, p.spawn_y + 1) else 0)
+        if not self.board.fits(shape, x, y):
+            raise ValueError(f"{p.name} does not fit at ({x}, {y}) in rotation {rotation}")
+        self.requests[a.request_id] = Request(a.request_id, kind)
+        self.active = Active(kind, rotation, x, y, a.request_id)
+        self._gravity_acc = 0.0
+        self._lock_timer = 0.0
+        self._lock_resets = 0
+        self._lowest_y = y
+
     # ------------------------------------------------------------------ queries
     @property
     def next_queue(self) -> tuple[Kind, ...]:

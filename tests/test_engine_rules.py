@@ -11,7 +11,7 @@ from engine import events as ev
 from engine import rules as R
 from engine.bag import SevenBag
 from engine.rotation import I_KICKS, JLSTZ_KICKS
-from tests.enginekit import cells_on_board, game_with, put_piece
+from tests.enginekit import cells_on_board, clear_lines, game_with, put_piece
 
 
 def of(events, cls):
@@ -157,15 +157,18 @@ def test_gravity_curve_speeds_up_with_level():
 
 
 def test_gravity_moves_one_row_per_interval():
-    game = game_with([], Kind.T)
+    game = game_with([], Kind.T, endless=True)
     y = game.active.y
     game.update(999)
     assert game.active.y == y
     events = game.update(1)
     assert game.active.y == y + 1 and of(events, ev.Moved)[0].dy == 1
-    game.level = 10
+    clear_lines(game, 90)  # level 10
+    put_piece(game, Kind.T)
+    y = game.active.y
+    assert game.level == 10
     game.update(R.gravity_ms(10) * 3 + 0.01)
-    assert game.active.y == y + 4
+    assert game.active.y == y + 3
 
 
 def test_lock_delay_is_500_ms():
@@ -228,19 +231,24 @@ def test_spawn_positions_and_the_one_row_drop():
 def test_line_clear_points_times_level(count, points):
     rows = ["#########."] * count
     for level in (1, 3):
-        game = game_with(rows, Kind.I)
-        game.level = level
+        game = game_with([], Kind.I)
+        clear_lines(game, (level - 1) * R.LINES_PER_LEVEL)
+        assert game.level == level
+        lines, tokens = game.lines, game.tokens
+        game.set_board(Board.from_strings(rows, owner=100))
         put_piece(game, Kind.I, rotation=1, x=7, y=10)  # vertical, in column 9
         events = game.update(0, [Input.HARD_DROP])
         cleared = of(events, ev.LinesCleared)[0]
         assert cleared.count == count and cleared.points == points * level
         assert cleared.tokens == count * R.TOKENS_PER_LINE == count * 200
-        assert game.tokens == count * 200 and game.lines == count
+        assert game.tokens - tokens == count * 200 and game.lines - lines == count
 
 
 def test_a_level_every_ten_lines():
-    game = game_with(["#########."], Kind.I)
-    game.lines = 9
+    game = game_with([], Kind.I)
+    clear_lines(game, 9)
+    assert game.level == 1
+    game.set_board(Board.from_strings(["#########."], owner=100))
     put_piece(game, Kind.I, rotation=1, x=7, y=10)
     events = game.update(0, [Input.HARD_DROP])
     assert game.level == 2 and of(events, ev.LevelUp)[0].level_now == 2
@@ -249,7 +257,6 @@ def test_a_level_every_ten_lines():
 def test_cleared_rows_free_their_requests():
     game = game_with(["1111122222"], Kind.O)
     assert game.telemetry().resident == 2
-    game.board.grid[-1][0] = 0  # sanity: a helper board is a real board
     game.set_board(Board.from_strings(["11111222.."]))
     put_piece(game, Kind.O, x=8, y=5)
     game.update(0, [Input.HARD_DROP])
@@ -370,8 +377,10 @@ def test_crash_report_counts_sealed_holes():
 
 def test_victory_at_forty_lines_and_endless_option():
     for endless in (False, True):
-        game = game_with(["#########."], Kind.I, endless=endless)
-        game.lines = 39
+        game = game_with([], Kind.I, endless=endless)
+        clear_lines(game, 39)
+        assert not game.over
+        game.set_board(Board.from_strings(["#########."], owner=100))
         put_piece(game, Kind.I, rotation=1, x=7, y=10)
         events = game.update(0, [Input.HARD_DROP])
         if endless:
@@ -501,8 +510,9 @@ def test_kick_tables_are_the_published_ones_with_y_flipped():
 
 
 def test_points_use_the_level_before_the_clear():
-    game = game_with(["#########."] * 4, Kind.I)
-    game.lines = 9
+    game = game_with([], Kind.I)
+    clear_lines(game, 9)
+    game.set_board(Board.from_strings(["#########."] * 4, owner=100))
     put_piece(game, Kind.I, rotation=1, x=7, y=10)
     events = game.update(0, [Input.HARD_DROP])
     assert of(events, ev.LinesCleared)[0].points == 800 and game.level == 2

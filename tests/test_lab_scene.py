@@ -293,7 +293,7 @@ def test_contiguous_cells_show_how_full_each_range_is(tmp_path):
     block = lab.block
     for rid, cells in contiguous.map.owned.items():
         run = contiguous.sim.running[rid]
-        solid = [contiguous.map.states[i] & 63 for i in cells]
+        solid = [contiguous.map.solid(i) for i in cells]
         assert all(contiguous.map.owner(i) == rid for i in cells)
         assert solid == sorted(solid, reverse=True)  # tokens fill a range from its start
         assert solid[0] == width or run.start % block or contiguous.sim.length(run) < block

@@ -9,7 +9,7 @@ SCENES = ("title", "play", "help", "pause", "oom", "victory")
 MODES = ("contiguous", "paged")
 
 USAGE = """\
-python main.py [--mode contiguous|paged] [--seed S]
+python main.py [--mode contiguous|paged] [--seed S] [--scene title|play] [--autoplay] [--frames N]
        python main.py --headless --frames N --screenshot out.png [--scene title|play|help|pause|oom|victory]
                       [--mode contiguous|paged] [--autoplay] [--seed S]
        python main.py --bench-frame [--frames N] [--seed S]"""
@@ -41,7 +41,8 @@ def _parser() -> _Parser:
                 description="PagedAttention: VRAM Tetris")
     p.add_argument("--headless", action="store_true", help="render without a window and write a PNG")
     p.add_argument("--bench-frame", action="store_true", help="time one drawn frame on a busy board")
-    p.add_argument("--frames", type=int, help="fixed 60 Hz steps to simulate (headless) or frames to time")
+    p.add_argument("--frames", type=int, help="fixed 60 Hz steps to simulate (headless), frames to time (--bench-frame) "
+                   "or frames before the window closes by itself")
     p.add_argument("--screenshot", help="PNG file for the headless canvas")
     p.add_argument("--scene", choices=SCENES, help="screen to show (default: title, or play with --autoplay)")
     p.add_argument("--mode", choices=MODES, help="allocator mode")

@@ -206,6 +206,11 @@ class MemoryMap:
         """The request shown in cell ``i`` (None: free)."""
         return state_owner(self.states[i])
 
+    def solid(self, i: int) -> int:
+        """How many pixel columns of cell ``i`` hold tokens (0: free)."""
+        state = self.states[i]
+        return 0 if state < 0 else state & ((1 << SOLID_BITS) - 1)
+
     def owner_at(self, pos: tuple[int, int]) -> int | None:
         i = self.grid.index_at(pos)
         return None if i is None else self.owner(i)

@@ -16,7 +16,7 @@ import random
 import sys
 import time
 from array import array
-from collections.abc import Callable, Generator, Iterable
+from collections.abc import Callable, Generator, Iterable, Mapping
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
@@ -444,6 +444,11 @@ class Sound:
         """Flip mute; returns the new state (True = muted) for the caller to persist."""
         self.muted = not self._muted
         return self._muted
+
+    @property
+    def effects(self) -> Mapping[str, Any]:
+        """The mixer sounds made by start(), by effect name (empty while silent); read-only."""
+        return MappingProxyType(self._sounds)
 
     def play(self, name: str) -> None:
         if name not in DESIGNS:
