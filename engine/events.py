@@ -162,7 +162,9 @@ class Held(Event):
 
 
 @dataclass(frozen=True, slots=True)
-class Warning(Event):
+class Alert(Event):
+    """Something the player should know: a refused action or memory running short."""
+
     code: str
     message: str
     level: ClassVar[str] = "WARN"
@@ -205,6 +207,6 @@ class Victory(Event):
 
 __all__ = [
     "BlockTable", "LockResult", "Event", "Spawned", "Moved", "Rotated", "Locked",
-    "LinesCleared", "PageSplit", "ModeSwitched", "Held", "Warning", "LevelUp", "Oom",
+    "LinesCleared", "PageSplit", "ModeSwitched", "Held", "Alert", "LevelUp", "Oom",
     "Victory",
 ]

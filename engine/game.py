@@ -13,7 +13,7 @@ from enum import Enum
 
 from . import events as ev
 from . import rules as R
-from .bag import SevenBag
+from .bag import PieceBag
 from .board import Board, Cell
 from .pieces import COLUMNS, FOOTPRINTS, PIECES, Kind
 from .reports import RunReport
@@ -40,7 +40,10 @@ class Input(str, Enum):
 
 
 @dataclass(frozen=True, slots=True)
-class Request:
+class PieceRequest:
+    """A request of the game: one falling tetromino and, once placed, the blocks it owns.
+    (The LAB's serving requests are engine.lab.Request.)"""
+
     id: int
     kind: Kind
 
@@ -78,7 +81,7 @@ class Game:
         self.endless = endless
         self.board = Board()
         self._rng = random.Random(seed)
-        self._bag = SevenBag(self._rng)
+        self._bag = PieceBag(self._rng)
         self.score = 0
         self.lines = 0
         self.level = 1
@@ -91,7 +94,7 @@ class Game:
         self.hold_kind: Kind | None = None
         self._hold_request = 0
         self.can_hold = True
-        self.requests: dict[int, Request] = {}
+        self.requests: dict[int, PieceRequest] = {}
         self._live: dict[int, int] = {}  # request id -> blocks it holds on the board
         self._next_id = 1
         self.active: Active | None = None
@@ -123,14 +126,14 @@ class Game:
                     self._live[owner] = self._live.get(owner, 0) + 1
         for owner in self._live:
             if owner not in self.requests:
-                self.requests[owner] = Request(owner, Kind(owner % len(Kind)))
+                self.requests[owner] = PieceRequest(owner, Kind(owner % len(Kind)))
         self._next_id = max(self._next_id, max(self._live, default=0) + 1)
         self.peak_utilisation = max(self.peak_utilisation, utilisation(self._counts()[0]))
         a = self.active
         if a is not None:
             if a.request_id in self._live:
                 a.request_id = self._next_id
-                self.requests[a.request_id] = Request(a.request_id, a.kind)
+                self.requests[a.request_id] = PieceRequest(a.request_id, a.kind)
                 self._next_id += 1
             self.active = None
             self._spawn(a.kind, a.request_id)
@@ -154,7 +157,7 @@ class Game:
             y = p.spawn_y + (1 if self.board.fits(shape, x, p.spawn_y + 1) else 0)
         if not self.board.fits(shape, x, y):
             raise ValueError(f"{p.name} does not fit at ({x}, {y}) in rotation {rotation}")
-        self.requests[a.request_id] = Request(a.request_id, kind)
+        self.requests[a.request_id] = PieceRequest(a.request_id, kind)
         self.active = Active(kind, rotation, x, y, a.request_id)
         self._gravity_acc = 0.0
         self._lock_timer = 0.0
@@ -321,7 +324,7 @@ class Game:
         if a is None:
             return
         if not self.can_hold:
-            self._ev.append(ev.Warning("hold_used", "hold queue already used for this request"))
+            self._ev.append(ev.Alert("hold_used", "hold queue already used for this request"))
             return
         held_kind, held_id = self.hold_kind, self._hold_request
         self.hold_kind, self._hold_request = a.kind, a.request_id
@@ -380,7 +383,7 @@ class Game:
         if request_id is None:
             request_id = self._next_id
             self._next_id += 1
-            self.requests[request_id] = Request(request_id, kind)
+            self.requests[request_id] = PieceRequest(request_id, kind)
             self._ev.append(ev.Spawned(request_id, kind))
         p = PIECES[kind]
         a = Active(kind, 0, p.spawn_x, p.spawn_y, request_id)
@@ -458,13 +461,13 @@ class Game:
         if a is None:
             return
         if self.mode != "paged":
-            self._ev.append(ev.Warning(
+            self._ev.append(ev.Alert(
                 "split_refused",
                 f"split refused: the contiguous allocator needs req#{a.request_id} in one range "
                 "(switch to PAGED)"))
             return
         if self.charge < 1.0:
-            self._ev.append(ev.Warning(
+            self._ev.append(ev.Alert(
                 "split_uncharged", f"page table busy: split meter at {self.charge * 100:.0f} %"))
             return
         board = self.board
@@ -535,7 +538,7 @@ class Game:
                 self._ev.append(ev.LevelUp(level))
         if util > R.VRAM_WARN and not self._vram_warned:
             self._vram_warned = True
-            self._ev.append(ev.Warning("vram_high", f"VRAM utilisation {util * 100:.0f} %: close to OOM"))
+            self._ev.append(ev.Alert("vram_high", f"VRAM utilisation {util * 100:.0f} %: close to OOM"))
         elif util < R.VRAM_REARM:
             self._vram_warned = False
         if not self.endless and self.lines >= R.VICTORY_LINES:

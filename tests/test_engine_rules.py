@@ -9,7 +9,7 @@ import pytest
 from engine import PIECES, Board, Game, Input, Kind
 from engine import events as ev
 from engine import rules as R
-from engine.bag import SevenBag
+from engine.bag import PieceBag
 from engine.rotation import I_KICKS, JLSTZ_KICKS
 from tests.enginekit import cells_on_board, clear_lines, game_with, put_piece
 
@@ -92,8 +92,9 @@ def test_blocked_rotation_does_nothing():
 
 
 # ---------------------------------------------------------------- randomizer
-def test_seven_bag_deals_each_piece_once_per_bag():
-    bag = SevenBag(random.Random(5))
+def test_the_bag_deals_each_kind_once_per_bag_of_seven():
+    assert len(Kind) == 7  # the seven tetrominoes: a 7-bag
+    bag = PieceBag(random.Random(5))
     seq = [bag.pop() for _ in range(70)]
     for i in range(0, 70, 7):
         assert sorted(seq[i:i + 7]) == sorted(Kind)
@@ -101,7 +102,7 @@ def test_seven_bag_deals_each_piece_once_per_bag():
 
 def test_same_seed_same_pieces_and_seed_zero_is_a_real_seed():
     def first(seed):
-        bag = SevenBag(random.Random(seed))
+        bag = PieceBag(random.Random(seed))
         return [bag.pop() for _ in range(21)]
     assert first(0) == first(0)
     assert first(0) != first(1)
@@ -125,7 +126,7 @@ def test_hold_once_per_piece_and_swap_keeps_the_request():
     assert not game.can_hold
     second = game.active.kind
     events = game.update(0, [Input.HOLD])
-    assert of(events, ev.Warning)[0].code == "hold_used" and game.active.kind == second
+    assert of(events, ev.Alert)[0].code == "hold_used" and game.active.kind == second
     game.update(0, [Input.HARD_DROP])
     assert game.can_hold
     game.update(0, [Input.HOLD])
@@ -278,14 +279,14 @@ def test_split_is_refused_in_contiguous_mode():
     game = game_with([], Kind.T)
     before = sorted(game.active.cells())
     events = game.update(0, [Input.SPLIT])
-    assert of(events, ev.Warning)[0].code == "split_refused"
+    assert of(events, ev.Alert)[0].code == "split_refused"
     assert sorted(game.active.cells()) == before and game.charge == 1.0
 
 
 def test_split_needs_a_full_meter():
     game = game_with([], Kind.T, mode="paged")
     game.charge = 0.9
-    assert of(game.update(0, [Input.SPLIT]), ev.Warning)[0].code == "split_uncharged"
+    assert of(game.update(0, [Input.SPLIT]), ev.Alert)[0].code == "split_uncharged"
 
 
 SEALED = ["....#.....",
@@ -437,9 +438,9 @@ def test_vram_warning_once_per_crossing():
     game = game_with(rows, Kind.O)
     put_piece(game, Kind.O, x=0, y=2)
     events = game.update(0, [Input.HARD_DROP])
-    assert [w.code for w in of(events, ev.Warning)] == ["vram_high"]
+    assert [w.code for w in of(events, ev.Alert)] == ["vram_high"]
     events = game.update(0, [Input.HARD_DROP])
-    assert of(events, ev.Warning) == []
+    assert of(events, ev.Alert) == []
 
 
 def test_locked_counts_newly_sealed_holes():
@@ -459,7 +460,7 @@ def test_every_event_renders_a_console_line():
         events += game.update(16, [rng.choice(list(Input)), Input.HARD_DROP])
     kinds = {type(e) for e in events}
     assert {ev.Spawned, ev.Moved, ev.Rotated, ev.Held, ev.PageSplit, ev.ModeSwitched,
-            ev.Warning, ev.Locked, ev.Oom} <= kinds
+            ev.Alert, ev.Locked, ev.Oom} <= kinds
     for e in events:
         assert e.text and e.level in ("INFO", "WARN", "ERROR")
     assert of(events, ev.Oom)[0].level == "ERROR"

@@ -272,7 +272,7 @@ def test_start_twice_keeps_the_sounds(recorded: list[int]) -> None:
 
 def test_event_table_covers_the_brief() -> None:
     types_in_table = {row[0] for row in EVENT_SOUNDS}
-    assert {"Moved", "Rotated", "Locked", "PageSplit", "LinesCleared", "Warning",
+    assert {"Moved", "Rotated", "Locked", "PageSplit", "LinesCleared", "Alert",
             "Oom"} <= types_in_table
     assert {row[2] for row in EVENT_SOUNDS} <= set(NAMES)
 
@@ -295,7 +295,7 @@ def test_play_for_engine_events(recorded: list[int]) -> None:
         (ev.Locked(hard), "drop"),
         (ev.PageSplit(table, 1), "split"),
         (ev.LinesCleared((21,), 1, 200, 100), "clear"),
-        (ev.Warning("split_refused", "no"), "warning"),
+        (ev.Alert("split_refused", "no"), "warning"),
         (ev.Held(Kind.T, None), "hold"),
         (ev.LevelUp(2), "levelup"),
         (ev.Spawned(3, Kind.I), None),

@@ -29,9 +29,9 @@ def test_each_teaching_card_has_its_trigger():
     assert card_for(lock(0)) is None
     assert card_for(ev.LinesCleared((21,), 1, 200, 100)) == "gc_row"
     assert card_for(ev.PageSplit(table(), 1)) == "split"
-    assert card_for(ev.Warning("vram_high", "x")) == "vram_high"
-    assert card_for(ev.Warning("split_refused", "x")) == "split_refused"
-    assert card_for(ev.Warning("hold_used", "x")) is None
+    assert card_for(ev.Alert("vram_high", "x")) == "vram_high"
+    assert card_for(ev.Alert("split_refused", "x")) == "split_refused"
+    assert card_for(ev.Alert("hold_used", "x")) is None
     assert set(CARDS) == {"sealed_hole", "gc_row", "split", "vram_high", "split_refused"}
 
 
@@ -72,7 +72,7 @@ def test_dismiss_shows_the_waiting_card_and_switching_off_drops_it():
     enabled = [True]
     seen: set[str] = set()
     deck = CardDeck(lambda: enabled[0], lambda: seen, seen.add)
-    deck.observe(ev.Warning("vram_high", "x"))
+    deck.observe(ev.Alert("vram_high", "x"))
     deck.observe(lock(1))
     deck.observe(lock(1))  # already waiting: not queued twice
     assert [c.id for c in deck.waiting] == ["sealed_hole"]

@@ -55,7 +55,7 @@ def card_for(event: ev.Event) -> str | None:
         return "gc_row"
     if isinstance(event, ev.PageSplit):
         return "split"
-    if isinstance(event, ev.Warning) and event.code in ("vram_high", "split_refused"):
+    if isinstance(event, ev.Alert) and event.code in ("vram_high", "split_refused"):
         return event.code
     return None
 

@@ -178,7 +178,7 @@ class PlayScene(Scene):
         self.gestures.reset()
 
     def set_mode(self, mode: str) -> None:
-        self.session.act(self.game.set_mode(mode))
+        self.session.consume(self.game.set_mode(mode))
         self.app.set_mode(self.game.mode)
         self.state.best = self.app.best(self.game.mode)
 

@@ -344,7 +344,7 @@ EVENT_SOUNDS: tuple[tuple[str, Callable[[Any], bool] | None, str], ...] = (
     ("Locked", None, "land"),
     ("PageSplit", None, "split"),
     ("LinesCleared", None, "clear"),
-    ("Warning", None, "warning"),
+    ("Alert", None, "warning"),
     ("Oom", None, "oom"),
     ("Held", None, "hold"),
     ("LevelUp", None, "levelup"),

@@ -102,7 +102,7 @@ class TitleScene(MenuScene):
 
     def choose_mode(self, mode: str) -> None:
         self.app.set_mode(mode)
-        self.demo.act(self.demo.game.set_mode(mode))
+        self.demo.consume(self.demo.game.set_mode(mode))
 
     def open_lab(self) -> None:
         def missing(text: str) -> None:
