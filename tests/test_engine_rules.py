@@ -366,6 +366,16 @@ def test_oom_when_a_piece_locks_above_the_visible_board():
     assert game.result.peak_utilisation == pytest.approx(0.9)
 
 
+def test_a_piece_reaching_into_the_top_visible_row_is_not_an_oom():
+    # Columns 0-1 full up to the top visible row: an O moved there rests half in the spawn rows.
+    game = game_with(["##........"] * (R.VISIBLE - 1), Kind.O)
+    events = game.update(0, [Input.LEFT] * 5 + [Input.HARD_DROP])
+    rows = {y for _, y in of(events, ev.Locked)[0].result.cells}
+    assert rows == {R.HIDDEN - 1, R.HIDDEN}  # one row in the spawn rows, one on the top visible row
+    assert game.pieces == 1 and not game.over and of(events, ev.Oom) == []
+    assert game.board_stats()[0] == 2 * (R.VISIBLE - 1) + 2  # its lower half is in VRAM
+
+
 def test_crash_report_counts_sealed_holes():
     rows = ["##.######."] + ["#########."] * 17 + ["#.#######."] * 2
     game = game_with(rows, Kind.O)
