@@ -98,7 +98,7 @@ def test_log_keeps_newest_last_and_wraps_to_the_panel():
     log = LogConsole((0, 0, 270, 214))
     for i in range(60):
         log.add(i * 1000.0, "INFO" if i % 3 else "WARN", f"[GC] entry {i} " + "word " * (i % 7))
-    lines = log._layout_lines()
+    lines = log.shown_lines()
     assert lines[-1][0].text.startswith("[GC] entry 59")
     assert len(lines) <= (214 - 22 - 7) // 16
     assert log.entries.maxlen == len(log.entries) == 40
@@ -110,17 +110,17 @@ def test_log_makes_room_for_a_card_and_marks_a_cut_entry():
     log = LogConsole((0, 0, 270, 214))
     for i in range(6):
         log.add(i * 1000.0, "WARN", f"[ALLOC] req#{i} " + "could not allocate a contiguous range " * 2)
-    full = log._layout_lines()
+    full = log.shown_lines()
     log.draw(canvas(), TextCache(), covered=132)  # a teaching card over the top of the panel
-    lines = log._layout_lines()
+    lines = log.shown_lines()
     assert len(lines) <= (214 - 134 - 7) // 16 < len(full)
     assert lines[-1][0] is log.entries[-1]  # the newest entry is still whole, at the bottom
     first_shown = lines[0][0]
     shown = [text for entry, _, text in lines if entry is first_shown]
-    if len(shown) < len(log._wrapped(first_shown)):
+    if len(shown) < len(log.wrapped(first_shown)):
         assert shown[-1].endswith("...")
     log.draw(canvas(), TextCache(), covered=0)
-    assert len(log._layout_lines()) == len(full)
+    assert len(log.shown_lines()) == len(full)
 
 
 def test_unknown_log_level_is_shown_as_info():
@@ -134,7 +134,7 @@ def test_block_table_follows_later_clears():
     canvas()
     session = GameSession(Game(seed=1, mode="paged"))
     bt = table()
-    session._snapshot()
+    session.step(0.0)  # the frame before the split: nothing happens in it
     session.consume([ev.PageSplit(bt, 0)])
     assert dict(session.table_pages)[0] == (1, 21)
     session.consume([ev.LinesCleared((21,), 1, 200, 100)])
@@ -148,7 +148,7 @@ def test_a_splits_own_clear_is_not_applied_twice():
     canvas()
     session = GameSession(Game(seed=1, mode="paged"))
     bt = table()
-    session._snapshot()
+    session.step(0.0)  # the frame before the split: nothing happens in it
     session.consume([ev.PageSplit(bt, 0), ev.LinesCleared((17,), 1, 200, 100)])
     assert session.table_pages == bt.resident
 

@@ -54,7 +54,8 @@ class LogConsole:
         self.entries.append(LogEntry(time_ms, level, text))
         self._dirty = True
 
-    def _wrapped(self, entry: LogEntry) -> tuple[str, ...]:
+    def wrapped(self, entry: LogEntry) -> tuple[str, ...]:
+        """The panel lines of one entry (time stamp and level first), wrapped to the panel width."""
         if not entry.lines:
             head = f"{stamp(entry.time_ms)} {entry.level} "
             lines = tuple(wrap(head + entry.text, theme.SMALL, self.rect[2] - 2 * PAD - INDENT))
@@ -65,12 +66,12 @@ class LogConsole:
         self.entries.clear()
         self._dirty = True
 
-    def _layout_lines(self) -> list[tuple[LogEntry, int, str]]:
+    def shown_lines(self) -> list[tuple[LogEntry, int, str]]:
         """(entry, line index within entry, text) for the lines that fit, newest last."""
         room = (self.rect[3] - max(TITLE_H, self._covered + 2) - PAD) // LINE_H
         out: list[tuple[LogEntry, int, str]] = []
         for entry in reversed(self.entries):
-            lines = self._wrapped(entry)
+            lines = self.wrapped(entry)
             block = [(entry, i, line) for i, line in enumerate(lines)]
             if len(out) + len(block) > room:
                 keep = room - len(out)
@@ -98,7 +99,7 @@ class LogConsole:
         surf.fill(theme.PANEL)
         pygame.draw.rect(surf, theme.PANEL_EDGE, surf.get_rect(), 1, border_radius=4)
         text.blit(surf, "SYSTEM LOG", theme.SMALL, theme.PANEL_TITLE, (PAD, 4))
-        lines = self._layout_lines()
+        lines = self.shown_lines()
         cy = h - PAD - LINE_H * len(lines)
         for entry, index, line in lines:
             colour = TEXT_COLOURS[entry.level]
