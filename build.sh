@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # Build, serve, play and test VRAM Tetris.
 #
-#   ./build.sh test [pytest args]  set everything up (venvs, Chromium, nginx) and run the tests
+#   ./build.sh test [pytest args]  set everything up (venvs, Chromium, nginx), check types, run the tests
+#   ./build.sh types               the type gate alone: mypy --strict on engine/, mypy on ui/, main.py, tools/
+#   ./build.sh mutate [args]       break the game on purpose in copies of the source; every break must
+#                                  fail a test (tools/mutate.py --help)
 #   ./build.sh play [args]         run the desktop game
 #   ./build.sh bench [args]        engine benchmarks
 #   ./build.sh web [args]          build the web bundle into build/web (offline, checked)
@@ -17,7 +20,7 @@ WEB_VENV=${WEB_VENV:-build/venv-web}
 PY=${PYTHON:-python3}
 
 usage() {
-  echo "usage: ./build.sh test|play|bench|web|serve|preview|setup|web-env [args]" >&2
+  echo "usage: ./build.sh test|types|mutate|play|bench|web|serve|preview|setup|web-env [args]" >&2
   exit 2
 }
 
@@ -81,6 +84,12 @@ setup_system() {
   DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq "${need[@]}" >/dev/null
 }
 
+# The type gate: the engine is held to mypy --strict, the frontend and tools to mypy's defaults.
+types() {
+  "$VENV/bin/python" -m mypy --strict engine
+  "$VENV/bin/python" -m mypy ui main.py tools
+}
+
 build_web() {
   setup_web
   local render=()
@@ -97,8 +106,11 @@ case "$cmd" in
     setup_web
     setup_system
     export WEB_PYTHON="$PWD/$WEB_VENV/bin/python"
+    types
     "$VENV/bin/python" -m pytest "$@"
     ;;
+  types) setup; types ;;
+  mutate) setup; "$VENV/bin/python" tools/mutate.py "$@" ;;
   play)  setup; "$VENV/bin/python" main.py "$@" ;;
   bench) setup; "$VENV/bin/python" -m engine.bench "$@" ;;
   setup) setup ;;
