@@ -39,5 +39,13 @@ def clear_lines(game: Game, count: int) -> None:
         count -= n
 
 
+def spend_split(game: Game) -> None:
+    """Split the falling piece (paged mode, full meter): the meter is spent afterwards (empty, or
+    a quarter per line the pages completed)."""
+    assert game.mode == "paged" and game.charge == 1.0
+    game.update(0, [Input.SPLIT])
+    assert game.charge < 1.0
+
+
 def cells_on_board(game: Game) -> int:
     return sum(1 for row in game.board.grid for v in row if v)

@@ -11,7 +11,7 @@ from engine import events as ev
 from engine import rules as R
 from engine.bag import PieceBag
 from engine.rotation import I_KICKS, JLSTZ_KICKS
-from tests.enginekit import cells_on_board, clear_lines, game_with, put_piece
+from tests.enginekit import cells_on_board, clear_lines, game_with, put_piece, spend_split
 
 
 def of(events, cls):
@@ -285,7 +285,9 @@ def test_split_is_refused_in_contiguous_mode():
 
 def test_split_needs_a_full_meter():
     game = game_with([], Kind.T, mode="paged")
-    game.charge = 0.9
+    spend_split(game)
+    game.update(1000)  # recharging, far from full
+    assert 0 < game.charge < 1
     assert of(game.update(0, [Input.SPLIT]), ev.Alert)[0].code == "split_uncharged"
 
 
@@ -330,17 +332,17 @@ def test_a_full_column_sends_pages_to_the_nearest_column_with_room():
 
 
 def test_charge_rules():
-    game = game_with(["#########."], Kind.I, mode="paged")
-    game.charge = 0.5
+    game = game_with([], Kind.I, mode="paged")
+    spend_split(game)
+    game.set_board(Board.from_strings(["#########."], owner=100))
     put_piece(game, Kind.I, rotation=1, x=7, y=10)
     game.update(0, [Input.HARD_DROP])
-    assert game.charge == pytest.approx(0.75)
-    game.charge = 0.0
+    assert game.lines == 1 and game.charge == pytest.approx(R.CHARGE_PER_LINE)
     game.update(1000)
-    assert game.charge == pytest.approx(R.CHARGE_PER_SECOND)
+    assert game.charge == pytest.approx(R.CHARGE_PER_LINE + R.CHARGE_PER_SECOND)
     game.update(0, [Input.MODE_CONTIGUOUS])
     game.update(1000)
-    assert game.charge == pytest.approx(R.CHARGE_PER_SECOND)  # no recharge in contiguous mode
+    assert game.charge == pytest.approx(R.CHARGE_PER_LINE + R.CHARGE_PER_SECOND)  # no recharge in contiguous mode
     assert Game().charge == 1.0
 
 
@@ -428,8 +430,11 @@ def test_paging_efficiency_is_the_share_of_free_memory_the_next_request_can_use(
     assert game.telemetry().paging_efficiency == pytest.approx((free - 1) / free)
     game.update(0, [Input.MODE_PAGED])
     assert game.telemetry().paging_efficiency == 1.0
-    game.charge = 0.2
-    assert game.telemetry().paging_efficiency == pytest.approx((free - 1) / free)
+    game.update(0, [Input.RIGHT] * 4)  # over columns 7-9: its pages complete no line
+    spend_split(game)  # no charge left: the next request goes in whole, as in contiguous mode
+    t = game.telemetry()
+    assert t.sealed_holes > 0
+    assert t.paging_efficiency == pytest.approx((t.free_cells - t.sealed_holes) / t.free_cells)
 
 
 def test_throughput_is_a_rolling_five_seconds():

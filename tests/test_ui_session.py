@@ -172,6 +172,7 @@ def test_refused_and_uncharged_splits_say_so_over_the_board():
     contiguous.step(0.0, [Input.SPLIT])
     assert [t.text for t in contiguous.effects.toasts] == ["PAGED MODE ONLY"]
     paged = GameSession(Game(seed=1, mode="paged"))
-    paged.game.charge = 0.1
+    paged.step(0.0, [Input.SPLIT])  # spends the meter
+    assert paged.game.charge < 1.0
     paged.step(0.0, [Input.SPLIT])
     assert [t.text for t in paged.effects.toasts] == ["SPLIT NOT CHARGED"]
