@@ -134,15 +134,30 @@ def line_score_table(root: Path) -> Edit:
 
 
 def split_skips_sealed_holes(root: Path) -> Edit:
-    """A page frame is only ever the cell above a column's top: sealed holes are never filled."""
-    path, text, fn = _only(_functions(root, "engine", "lowest_empty"), "def lowest_empty under engine/")
-    assert isinstance(fn, ast.FunctionDef)
-    args = [a.arg for a in fn.args.args]
-    if args[:1] != ["self"] or len(args) != 2:
-        raise TargetMissing(f"{path}:{fn.lineno}: expected lowest_empty(self, x)")
+    """A page frame is only ever the cell above a column's top: sealed holes are never filled.
+
+    The target is the rule "lowest free visible row of a column": `lowest_frame(masks, col)` in
+    the page-placement module when there is one, else `Board.lowest_empty(self, x)`."""
+    frames = [f for f in _functions(root, "engine", "lowest_frame") if "lab" not in f[0].parts]
+    if frames:
+        path, text, fn = _only(frames, "def lowest_frame under engine/")
+        assert isinstance(fn, ast.FunctionDef)
+        args = [a.arg for a in fn.args.args]
+        if len(args) != 2:
+            raise TargetMissing(f"{path}:{fn.lineno}: expected lowest_frame(masks, col)")
+        masks, col = args
+        hidden = "HIDDEN"
+    else:
+        path, text, fn = _only(_functions(root, "engine", "lowest_empty"), "def lowest_empty under engine/")
+        assert isinstance(fn, ast.FunctionDef)
+        args = [a.arg for a in fn.args.args]
+        if args[:1] != ["self"] or len(args) != 2:
+            raise TargetMissing(f"{path}:{fn.lineno}: expected lowest_empty(self, x)")
+        masks, col, hidden = "self.masks", args[1], "type(self).HIDDEN"
     return _replace_body(path, text, fn, [
-        f"top = self.column_top({args[1]})",
-        "return top - 1 if top - 1 >= type(self).HIDDEN else -1",
+        f"bit_ = 1 << {col}",
+        f"top_ = next((y_ for y_, m_ in enumerate({masks}) if m_ & bit_), len({masks}))",
+        f"return top_ - 1 if top_ - 1 >= {hidden} else -1",
     ])
 
 
@@ -192,16 +207,28 @@ def oom_off_by_one(root: Path) -> Edit:
 
 
 def replay_drops_a_step(root: Path) -> Edit:
-    """Replaying skips the middle step of the recording."""
+    """Replaying skips the middle step (or run of repeated steps) of the recording.
+
+    The target is the loop over the recorded steps in the replay module's function that builds
+    a Game and drives it."""
     found: list[tuple[Path, str, ast.AST]] = []
     for path, text, tree in _sources(root, "engine"):
+        if "replay" not in path.name:
+            continue
         for fn in ast.walk(tree):
-            if isinstance(fn, ast.FunctionDef) and fn.name == "play" and "replay" in str(path):
-                found += [(path, text, n.iter) for n in ast.walk(fn)
-                          if isinstance(n, ast.For) and "steps" in ast.unparse(n.iter)]
-    path, text, it = _only(found, "a `for ... in ...steps` loop in a def play under engine/*replay*")
-    src = ast.unparse(it)
-    return _replace(path, text, it, f"[s for i, s in enumerate({src}) if i != len({src}) // 2]")
+            if not isinstance(fn, ast.FunctionDef):
+                continue
+            builds_game = any(isinstance(c, ast.Call) and ast.unparse(c.func) == "Game"
+                              for c in ast.walk(fn))
+            loops = sorted((n for n in ast.walk(fn)
+                            if isinstance(n, ast.For) and "steps" in ast.unparse(n.iter)),
+                           key=lambda n: n.lineno)
+            if builds_game and loops:
+                found.append((path, text, loops[0].iter))
+    path, text, it = _only(found, "a function in engine/*replay*.py that builds a Game and loops "
+                                  "over the recorded steps")
+    drop = "(lambda s_: s_[:len(s_) // 2] + s_[len(s_) // 2 + 1:])"
+    return _replace(path, text, it, f"{drop}(list({ast.unparse(it)}))")
 
 
 MUTATIONS = (
