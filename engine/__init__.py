@@ -1,6 +1,6 @@
 """VRAM Tetris engine: the pure-Python game core (standard library only)."""
 
-from . import events
+from . import events, memory, modes, paging
 from .board import Board
 from .events import BlockTable, LockResult
 from .game import MODES, Active, Game, Input, PieceRequest
@@ -9,6 +9,6 @@ from .reports import RunReport
 from .telemetry import Telemetry
 
 __all__ = [
-    "events", "Board", "BlockTable", "LockResult", "MODES", "Active", "Game", "Input", "PieceRequest",
+    "events", "memory", "modes", "paging", "Board", "BlockTable", "LockResult", "MODES", "Active", "Game", "Input", "PieceRequest",
     "KINDS", "PIECES", "Kind", "PieceDef", "RunReport", "Telemetry",
 ]

@@ -13,6 +13,9 @@ from dataclasses import asdict, dataclass
 from .bot import DEFAULT_SKILL, Bot
 from .cli_args import number, whole
 from .game import MODES, Game
+from .memory import OOM_CAUSES
+from .rules import VISIBLE_CELLS
+from .telemetry import reserved_share
 
 MAX_SEEDS = 10_000
 MAX_PIECES = 1_000_000
@@ -27,6 +30,10 @@ class GameStats:
     frag_mean: float
     frag_peak: float
     resident_mean: float
+    reserved_share_mean: float  # reserved-but-empty / held blocks, averaged over placements
+    vram_at_oom: float | None  # held / all blocks when the run ran out of memory
+    free_at_oom: int | None  # free visible blocks at that moment
+    oom_cause: str | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,13 +47,17 @@ class ModeSummary:
     resident_mean: float
     oom_count: int
     splits_mean: float
+    vram_at_oom_mean: float | None  # over the games that ended in OOM; None when none did
+    free_at_oom_max: int | None
+    reserved_share_mean: float
+    oom_causes: dict[str, int]
 
 
 def play_one(mode: str, seed: int, max_pieces: int, skill: float) -> tuple[GameStats, int]:
     """One endless bot game; telemetry is sampled after every placement."""
     game = Game(seed=seed, mode=mode, endless=True)
     bot = Bot(skill=skill, seed=seed)
-    frag_sum = frag_peak = 0.0
+    frag_sum = frag_peak = reserved_sum = 0.0
     resident_sum = 0
     samples = splits = 0
     while not game.over and game.pieces < max_pieces:
@@ -62,14 +73,22 @@ def play_one(mode: str, seed: int, max_pieces: int, skill: float) -> tuple[GameS
         frag_sum += t.fragmentation
         frag_peak = max(frag_peak, t.fragmentation)
         resident_sum += t.resident
+        reserved_sum += reserved_share(t.reserved, VISIBLE_CELLS - t.free_cells)
         samples += 1
     n = max(1, samples)
-    return GameStats(game.pieces, game.lines, game.over, frag_sum / n, frag_peak,
-                     resident_sum / n), splits
+    r = game.result if game.over and game.result is not None and game.result.outcome == "oom" else None
+    return GameStats(game.pieces, game.lines, r is not None, frag_sum / n, frag_peak,
+                     resident_sum / n, reserved_sum / n,
+                     r.utilisation if r else None, r.free_cells if r else None,
+                     r.cause_code if r else None), splits
 
 
 def summarise(mode: str, seeds: int, max_pieces: int, skill: float) -> ModeSummary:
     stats, splits = zip(*(play_one(mode, s, max_pieces, skill) for s in range(seeds)))
+    ooms = [s for s in stats if s.oom]
+    causes = dict.fromkeys(OOM_CAUSES, 0)
+    for s in ooms:
+        causes[s.oom_cause] += 1
     return ModeSummary(
         games=seeds,
         pieces_mean=statistics.fmean(s.pieces for s in stats),
@@ -80,17 +99,28 @@ def summarise(mode: str, seeds: int, max_pieces: int, skill: float) -> ModeSumma
         resident_mean=statistics.fmean(s.resident_mean for s in stats),
         oom_count=sum(s.oom for s in stats),
         splits_mean=statistics.fmean(splits),
+        vram_at_oom_mean=statistics.fmean(s.vram_at_oom for s in ooms) if ooms else None,
+        free_at_oom_max=max(s.free_at_oom for s in ooms) if ooms else None,
+        reserved_share_mean=statistics.fmean(s.reserved_share_mean for s in stats),
+        oom_causes=causes,
     )
 
 
 def format_table(results: dict[str, ModeSummary], max_pieces: int, skill: float) -> str:
     lines = [f"bot skill {skill:g}, games capped at {max_pieces} pieces",
              f"{'mode':<12}{'pieces mean':>12}{'median':>9}{'lines':>8}{'frag mean':>11}"
-             f"{'frag peak':>11}{'resident':>10}{'OOM':>8}{'splits':>8}"]
+             f"{'frag peak':>11}{'resident':>10}{'OOM':>8}{'splits':>8}{'reserved':>10}"
+             f"{'VRAM@OOM':>10}{'free@OOM':>10}"]
     for mode, r in results.items():
         lines.append(f"{mode:<12}{r.pieces_mean:>12.1f}{r.pieces_median:>9.1f}{r.lines_mean:>8.1f}"
                      f"{r.frag_mean * 100:>10.1f}%{r.frag_peak * 100:>10.1f}%{r.resident_mean:>10.1f}"
-                     f"{f'{r.oom_count}/{r.games}':>8}{r.splits_mean:>8.1f}")
+                     f"{f'{r.oom_count}/{r.games}':>8}{r.splits_mean:>8.1f}"
+                     f"{r.reserved_share_mean * 100:>9.1f}%"
+                     f"{'-' if r.vram_at_oom_mean is None else f'{r.vram_at_oom_mean * 100:.1f}%':>10}"
+                     f"{'-' if r.free_at_oom_max is None else r.free_at_oom_max:>10}")
+        causes = ", ".join(f"{k} {v}" for k, v in r.oom_causes.items() if v)
+        if causes:
+            lines.append(f"{'':<12}OOM causes: {causes}")
     if "contiguous" in results and "paged" in results:
         c, p = results["contiguous"], results["paged"]
         if c.pieces_mean:

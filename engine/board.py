@@ -1,13 +1,16 @@
-"""The VRAM board: a grid of KV blocks, each empty (0) or owned by a request id.
+"""The VRAM board: a grid of KV blocks, each empty (0) or held by a request id.
 
-Rows are lists indexed [y][x]; y = 0 is the top hidden spawn row. Outside the board counts as
-solid, so collision needs no special cases for walls and floor.
+A held block either stores the request's tokens or is *reserved*: held for the request's
+maximum length but still empty (contiguous allocators reserve up front). Rows are lists indexed
+[y][x]; y = 0 is the top hidden spawn row. Outside the board counts as solid, so collision needs
+no special cases for walls and floor.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 
+from . import paging
 from .pieces import Footprint
 from .rules import HEIGHT, HIDDEN, WIDTH
 
@@ -16,11 +19,12 @@ FULL = (1 << WIDTH) - 1
 
 
 class Board:
-    """`grid` holds owners for drawing and logs; `masks` (one bit per occupied cell, a row per
-    int) mirror it for the counts taken after every placement. Write only through place(),
-    clear_rows() and from_strings() so the two never disagree."""
+    """`grid` holds owners for drawing and logs; `masks` (one bit per held cell, a row per int)
+    mirror it for collision and the counts taken after every placement; `reserved` marks the
+    held cells that are reservations, not tokens. Write only through place(), reserve(),
+    release(), clear_rows() and from_strings() so they never disagree."""
 
-    __slots__ = ("grid", "masks")
+    __slots__ = ("grid", "masks", "reserved")
 
     width = WIDTH
     height = HEIGHT
@@ -30,6 +34,7 @@ class Board:
     def __init__(self) -> None:
         self.grid: list[list[int]] = [[0] * WIDTH for _ in range(HEIGHT)]
         self.masks: list[int] = [0] * HEIGHT
+        self.reserved: list[int] = [0] * HEIGHT
 
     @classmethod
     def from_strings(cls, rows: Iterable[str], owner: int = 1) -> Board:
@@ -49,6 +54,37 @@ class Board:
         for x, y in cells:
             grid[y][x] = owner
             masks[y] |= 1 << x
+
+    def reserve(self, cells: Iterable[Cell], owner: int) -> None:
+        """Hold free cells for `owner` without storing tokens in them."""
+        grid, masks, reserved = self.grid, self.masks, self.reserved
+        for x, y in cells:
+            grid[y][x] = owner
+            masks[y] |= 1 << x
+            reserved[y] |= 1 << x
+
+    def reserved_cells(self, owners: Iterable[int] | None = None) -> list[Cell]:
+        """Reserved cells, of every request or of `owners` only, top row first."""
+        want = None if owners is None else set(owners)
+        out: list[Cell] = []
+        for y, bits in enumerate(self.reserved):
+            while bits:
+                low = bits & -bits
+                x = low.bit_length() - 1
+                if want is None or self.grid[y][x] in want:
+                    out.append((x, y))
+                bits ^= low
+        return out
+
+    def release(self, cells: Iterable[Cell]) -> None:
+        """Give reserved cells back to the free pool."""
+        grid, masks, reserved = self.grid, self.masks, self.reserved
+        for x, y in cells:
+            bit = 1 << x
+            assert reserved[y] & bit, "only reserved cells are released"
+            grid[y][x] = 0
+            masks[y] &= ~bit
+            reserved[y] &= ~bit
 
     def fits(self, fp: Footprint, x: int, y: int) -> bool:
         """Whether a shape (as its footprint) at (x, y) lies inside the board on free cells."""
@@ -98,43 +134,42 @@ class Board:
         return HEIGHT
 
     def lowest_empty(self, x: int) -> int:
-        """Lowest free visible row of column x, holes included; -1 when none is free.
-
-        Only visible rows are page frames: the hidden spawn rows are not memory."""
-        bit = 1 << x
-        masks = self.masks
-        for y in range(HEIGHT - 1, HIDDEN - 1, -1):
-            if not masks[y] & bit:
-                return y
-        return -1
+        """Lowest free visible row of column x, holes included; -1 when none is free
+        (engine.paging's rule: only visible rows are page frames)."""
+        return paging.lowest_frame(self.masks, x)
 
     def column_with_room(self, x: int) -> int:
         """x if its column has a free visible cell, else the nearest column that does (left
-        first); -1 if none has. Where a split page goes when its own column is full."""
-        for d in range(WIDTH):
-            for col in ((x,) if d == 0 else (x - d, x + d)):
-                if 0 <= col < WIDTH and self.lowest_empty(col) >= 0:
-                    return col
-        return -1
+        first); -1 if none has. Where a page goes when its own column is full."""
+        cell = paging.frame_for(self.masks, x)
+        return -1 if cell is None else cell[0]
+
+    def free_visible(self) -> int:
+        return sum(WIDTH - m.bit_count() for m in self.masks[HIDDEN:])
 
     def full_rows(self, rows: Iterable[int]) -> list[int]:
-        """The full rows among `rows` (given in increasing order, without repeats)."""
+        """The full rows among `rows` (given in increasing order, without repeats); a reserved
+        block fills its cell like a token block does."""
         masks = self.masks
         return [y for y in rows if masks[y] == FULL]
 
     def clear_rows(self, rows: list[int]) -> list[int]:
-        """Remove `rows` (sorted) and let everything above fall; returns the freed owners."""
+        """Remove `rows` (sorted) and let everything above fall; returns the owner of every token
+        block freed (reserved blocks in those rows are freed too, but held no tokens)."""
         grid = self.grid
         freed: list[int] = []
         for y in rows:
-            freed.extend(grid[y])
+            res = self.reserved[y]
+            freed.extend(o for x, o in enumerate(grid[y]) if not res >> x & 1)
         keep = set(rows)
         self.grid = [[0] * WIDTH for _ in rows] + [r for y, r in enumerate(grid) if y not in keep]
         self.masks = [0] * len(rows) + [m for y, m in enumerate(self.masks) if y not in keep]
+        self.reserved = [0] * len(rows) + [m for y, m in enumerate(self.reserved) if y not in keep]
         return freed
 
     def stats(self) -> tuple[int, int, list[int]]:
-        """(occupied, sealed, column tops) over the visible rows.
+        """(occupied, sealed, column tops) over the visible rows; occupied counts reserved cells
+        (they are held memory) and a reserved cell seals the free cells under it.
 
         A free cell is *sealed* when some occupied cell stands above it in its column: no
         contiguous piece can reach it, exactly as a free gap between two live allocations

@@ -2,8 +2,10 @@
 
 It scores every placement reachable by turning at the current height, sliding, and dropping,
 with Pierre Dellacherie's features as weighted by El-Tetris (landing height of the piece's
-centre, eroded piece cells, row and column transitions, holes, wells). In paged mode, with the split meter full, it also
-scores splitting the piece at each position and splits when that is clearly better.
+centre, eroded piece cells, row and column transitions, holes, wells). In contiguous mode it counts
+the blocks a placed request reserves for its maximum length; in paged mode, with the split meter
+full, it also scores splitting the piece at each position (where engine.paging puts the pages)
+and splits when that is clearly better.
 
 `skill` is the chance of taking the best placement. Otherwise the bot is hurried: it takes a
 random placement from the better half, which is what fills a real stack with holes.
@@ -14,11 +16,13 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
+from . import paging
 from .board import Board
 from .game import Game, Input
 from .pieces import COLUMNS, FOOTPRINTS, PIECES, Kind
 from .rotation import KICKS
-from .rules import HEIGHT, HIDDEN, WIDTH
+from .reservation import reservation_cells
+from .rules import HEIGHT, WIDTH
 
 FULL = (1 << WIDTH) - 1
 DEFAULT_SKILL = 0.8
@@ -95,6 +99,13 @@ def _clear(masks: list[int]) -> tuple[list[int], int]:
     return ([0] * n + kept if n else masks), n
 
 
+def _with_lid(masks: list[int], cells) -> None:
+    """Add to `masks` (in place) the blocks a contiguous request reserves over `cells`
+    (engine.reservation's rule, as Game applies it)."""
+    for x, y in reservation_cells(masks, cells):
+        masks[y] |= 1 << x
+
+
 TURNS: dict[int, tuple[Input, ...]] = {
     0: (), 1: (Input.ROTATE_CW,), 2: (Input.ROTATE_CW, Input.ROTATE_CW), 3: (Input.ROTATE_CCW,),
 }
@@ -119,26 +130,6 @@ def _reachable(board: Board, kind: Kind, rot: int, x: int, y: int):
                 break
         else:
             yield r, turns, cx, cy
-
-
-def _page_frame(masks: list[int], col: int) -> int:
-    """Lowest free visible row of a column in `masks`, -1 if none (as Board.lowest_empty)."""
-    bit = 1 << col
-    for y in range(HEIGHT - 1, HIDDEN - 1, -1):
-        if not masks[y] & bit:
-            return y
-    return -1
-
-
-def _column_with_frame(masks: list[int], col: int) -> tuple[int, int]:
-    """(column, row) where a page for `col` goes: as Board.column_with_room; (-1, -1) if none."""
-    for d in range(WIDTH):
-        for c in ((col,) if d == 0 else (col - d, col + d)):
-            if 0 <= c < WIDTH:
-                y = _page_frame(masks, c)
-                if y >= 0:
-                    return c, y
-    return -1, -1
 
 
 class Bot:
@@ -176,6 +167,8 @@ class Bot:
         assert a is not None
         board = game.board
         masks = board.masks
+        reserved = board.reserved
+        reserves = game.allocator.reserves_max_length
         tops = board.stats()[2]
         shapes = PIECES[a.kind].rotations
         profiles = COLUMNS[a.kind]
@@ -204,24 +197,31 @@ class Bot:
                 eroded = len(full) * sum(1 for _, cy in shape if y + cy in full)
                 top, bottom = min(rows), max(rows)
                 landing = HEIGHT - 1 - bottom + (bottom - top + 1) / 2
+                if reserves and not full:
+                    _with_lid(new, [(x + cx, y + cy) for cx, cy in shape])
                 cleared, _ = _clear(new)
                 plans.append(Plan(rot, turns, x - rx, False,
                                   evaluate(cleared, landing, eroded, self.weights)))
                 if can_split:
-                    plans.append(self._split_plan(masks, shape, x, rot, turns, x - rx))
+                    plans.append(self._split_plan(masks, reserved, shape, x, rot, turns, x - rx))
         return plans
 
-    def _split_plan(self, masks: list[int], shape, x: int, rot: int, turns, dx: int) -> Plan:
-        """Score splitting at column offset x: each page to the lowest free visible cell of its
-        column, or of the nearest column with one (as Game does)."""
+    @staticmethod
+    def split_cells(masks: list[int], shape, x: int) -> list[tuple[int, int]] | None:
+        """Where splitting a shape at column offset x puts its pages: engine.paging's rule,
+        the one the game applies."""
+        return paging.page_frames(masks, [x + cx for cx, _ in shape])
+
+    def _split_plan(self, masks: list[int], reserved: list[int], shape, x: int, rot: int, turns,
+                    dx: int) -> Plan:
+        """Score splitting at column offset x."""
+        cells = self.split_cells(masks, shape, x)
+        if cells is None:
+            return Plan(rot, turns, dx, True, float("-inf"))
         new = masks[:]
-        rows: list[int] = []
-        for cx, _ in shape:
-            col, frame = _column_with_frame(new, x + cx)
-            if col < 0:
-                return Plan(rot, turns, dx, True, float("-inf"))
-            new[frame] |= 1 << col
-            rows.append(frame)
+        rows = [y for _, y in cells]
+        for c, y in cells:
+            new[y] |= 1 << c
         full = [r for r in set(rows) if new[r] == FULL]
         eroded = len(full) * sum(1 for r in rows if r in full)
         cleared, _ = _clear(new)

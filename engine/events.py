@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar, NamedTuple
 
 from .pieces import PIECES, Kind
-from .rules import WIDTH
+from .rules import TOKENS_PER_BLOCK, WIDTH, visible_row
 
 if TYPE_CHECKING:
     from .reports import RunReport
@@ -22,12 +22,17 @@ def _req(request_id: int, kind: Kind) -> str:
     return f"req#{request_id} {PIECES[kind].name}"
 
 
+def cell_text(cell: Cell) -> str:
+    """A block as the player reads it: (column, visible row)."""
+    return f"({cell[0]},{visible_row(cell[1])})"
+
+
 @dataclass(frozen=True, slots=True)
 class BlockTable:
-    """A split request's page table: logical page -> physical cell (x, y in board rows).
+    """A paged request's block table: logical page -> physical cell (x, y in board rows).
 
-    `entries` are the cells written at split time; `resident` maps each page to where it lives
-    after the rows cleared by that split were garbage-collected (None: freed).
+    `entries` are the cells written when the request was paged; `resident` maps each page to
+    where it lives now, after every row garbage-collected since (None: freed).
     """
 
     request_id: int
@@ -51,6 +56,7 @@ class LockResult(NamedTuple):
     points: int
     holes_sealed: int
     drop_cells: int = 0
+    sealed_cells: tuple[Cell, ...] = ()  # the free cells this placement sealed off
 
 
 class Event:
@@ -71,7 +77,7 @@ class Spawned(Event):
 
     @property
     def text(self) -> str:
-        return f"[SCHED] {_req(self.request_id, self.kind)} admitted: allocating 4 KV blocks"
+        return f"[SCHED] {_req(self.request_id, self.kind)} arrives: needs 4 KV blocks"
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,28 +120,63 @@ class Locked(Event):
 
 
 @dataclass(frozen=True, slots=True)
+class Reserved(Event):
+    """A contiguous request holds free blocks for its maximum length (tokens it may yet write)."""
+
+    request_id: int
+    kind: Kind
+    cells: tuple[Cell, ...]
+
+    @property
+    def text(self) -> str:
+        return (f"[ALLOC] {_req(self.request_id, self.kind)} reserves {len(self.cells)} more "
+                f"block(s) for its maximum length ({len(self.cells) * TOKENS_PER_BLOCK} tokens "
+                "held empty)")
+
+
+@dataclass(frozen=True, slots=True)
+class Released(Event):
+    """A finished request's reservation went back to the free pool."""
+
+    request_id: int
+    cells: tuple[Cell, ...]
+
+    @property
+    def text(self) -> str:
+        return (f"[FREE] req#{self.request_id} finished: {len(self.cells)} reserved block(s) it "
+                "never filled are free again")
+
+
+@dataclass(frozen=True, slots=True)
 class LinesCleared(Event):
     rows: tuple[int, ...]
     count: int
     tokens: int
     points: int
+    owners: tuple[tuple[int, ...], ...] = ()  # per cleared row, the request id of every block
+    table: BlockTable | None = None  # the last block table, as it is after this clear
+    finished: tuple[int, ...] = ()  # requests that had tokens in these rows: they are done
 
     @property
     def text(self) -> str:
-        return (f"[GC] batch finished: {self.count} row(s) freed, "
-                f"{self.count * WIDTH} KV blocks reclaimed, {self.tokens} tokens dispatched")
+        return (f"[GC] batch finished: {self.count} row(s) of finished requests freed, "
+                f"{self.count * WIDTH} KV blocks back in the pool, {self.tokens} tokens "
+                "dispatched; live blocks stay where they are")
 
 
 @dataclass(frozen=True, slots=True)
 class PageSplit(Event):
     block_table: BlockTable
     holes_filled: int
+    origin: tuple[Cell, ...] = ()  # where the request's blocks were before it was paged
+    auto: bool = False  # paged on demand by the allocator, not split by the player
 
     @property
     def text(self) -> str:
         bt = self.block_table
-        cells = ", ".join(f"{p}->({x},{y})" for p, (x, y) in bt.entries)
-        return (f"[PAGED] {_req(bt.request_id, bt.kind)} split into {len(bt.entries)} pages "
+        cells = ", ".join(f"{p}->{cell_text(c)}" for p, c in bt.entries)
+        how = "paged on demand" if self.auto else "split"
+        return (f"[PAGED] {_req(bt.request_id, bt.kind)} {how} into {len(bt.entries)} pages "
                 f"({self.holes_filled} into sealed holes): {cells}")
 
 
@@ -145,9 +186,9 @@ class ModeSwitched(Event):
 
     @property
     def text(self) -> str:
-        if self.mode == "paged":
-            return "[MODE] allocator -> PAGED: requests may be split into non-contiguous pages"
-        return "[MODE] allocator -> CONTIGUOUS: each request needs one unbroken range"
+        from .modes import get
+        m = get(self.mode)
+        return f"[MODE] allocator -> {m.label}: {m.summary}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -191,8 +232,8 @@ class Oom(Event):
     @property
     def text(self) -> str:
         r = self.report
-        return (f"[FATAL] CUDA out of memory: {r.request_name} (req#{r.request_id}) could not "
-                f"allocate with {r.free_cells} blocks free ({r.sealed_holes} sealed)")
+        return (f"[FATAL] CUDA out of memory: {r.request_name} (req#{r.request_id}) not "
+                f"admitted: {r.cause}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -207,6 +248,6 @@ class Victory(Event):
 
 __all__ = [
     "BlockTable", "LockResult", "Event", "Spawned", "Moved", "Rotated", "Locked",
-    "LinesCleared", "PageSplit", "ModeSwitched", "Held", "Alert", "LevelUp", "Oom",
+    "LinesCleared", "PageSplit", "Reserved", "Released", "ModeSwitched", "Held", "Alert", "LevelUp", "Oom",
     "Victory",
 ]

@@ -12,15 +12,19 @@ from dataclasses import dataclass
 from enum import Enum
 
 from . import events as ev
+from . import memory, paging
+from . import modes as M
 from . import rules as R
 from .bag import PieceBag
 from .board import Board, Cell
 from .pieces import COLUMNS, FOOTPRINTS, PIECES, Kind
 from .reports import RunReport
+from .reservation import reservation_cells
 from .rotation import KICKS
-from .telemetry import Telemetry, ThroughputWindow, fragmentation, paging_efficiency, utilisation
+from .telemetry import Telemetry, ThroughputWindow, fragmentation, utilisation
 
-MODES = ("contiguous", "paged")
+MODES = M.NAMES  # the allocator names, from the registry in engine.modes
+_MODE_INPUTS = {"contiguous": "MODE_CONTIGUOUS", "paged": "MODE_PAGED"}
 
 
 class Input(str, Enum):
@@ -39,10 +43,24 @@ class Input(str, Enum):
     MODE_TOGGLE = "MODE_TOGGLE"
 
 
+# The keys that pick an allocator directly, by registry name (Tab cycles through the registry).
+MODE_OF_INPUT: dict[Input, str] = {Input[v]: k for k, v in _MODE_INPUTS.items()}
+
+
+@dataclass(frozen=True, slots=True)
+class Cleared:
+    """What one garbage collection removed."""
+
+    rows: list[int]
+    owners: tuple[tuple[int, ...], ...]  # per row, the holder of every block (0: free)
+    token_blocks: int  # blocks that held tokens (the rest were reserved)
+    finished: frozenset[int]  # requests with tokens in those rows: they are done
+
+
 @dataclass(frozen=True, slots=True)
 class PieceRequest:
     """A request of the game: one falling tetromino and, once placed, the blocks it owns.
-    (The LAB's serving requests are engine.lab.Request.)"""
+    (The LAB's serving requests are engine.lab.PieceRequest.)"""
 
     id: int
     kind: Kind
@@ -73,11 +91,12 @@ class Game:
     Drive it with update(dt_ms, inputs); read the public attributes and telemetry() to draw it.
     """
 
-    def __init__(self, seed: int = 0, mode: str = "contiguous", endless: bool = False) -> None:
-        if mode not in MODES:
-            raise ValueError(f"mode must be one of {MODES}, not {mode!r}")
+    def __init__(self, seed: int = 0, mode: str = M.DEFAULT, endless: bool = False) -> None:
+        self._mode = M.get(mode)
         self.seed = seed
         self.mode = mode
+        self.modes_used: list[str] = [mode]  # allocators in the order this run used them
+        self.mixed = False  # the allocator changed after the first request was placed
         self.endless = endless
         self.board = Board()
         self._rng = random.Random(seed)
@@ -89,7 +108,8 @@ class Game:
         self.tokens = 0
         self.time_ms = 0.0
         self.charge = R.CHARGE_START
-        self.served = 0
+        self.served = 0  # requests finished: a row holding their tokens was garbage-collected
+        self._finished: set[int] = set()
         self.peak_utilisation = 0.0
         self.hold_kind: Kind | None = None
         self._hold_request = 0
@@ -108,6 +128,7 @@ class Game:
         self._throughput = ThroughputWindow()
         self._vram_warned = False
         self._stats: tuple[int, int, list[int]] | None = None  # Board.stats(), per board change
+        self._memory: tuple[object, Kind, str, memory.Breakdown] | None = None  # per board change
         self._ev: list[ev.Event] = []
         self._spawn(self._bag.pop(), None)
 
@@ -119,6 +140,7 @@ class Game:
         """
         self.board = board
         self._stats = None
+        self._memory = None
         self._live = {}
         for row in board.grid:
             for owner in row:
@@ -170,8 +192,13 @@ class Game:
         return self._bag.peek(R.NEXT_QUEUE)
 
     @property
+    def allocator(self) -> M.Mode:
+        """The current allocator mode's entry in the registry."""
+        return self._mode
+
+    @property
     def split_ready(self) -> bool:
-        return self.mode == "paged" and self.charge >= 1.0 and not self.over
+        return self._mode.player_split and self.charge >= 1.0 and not self.over
 
     def ghost_cells(self) -> list[Cell]:
         a = self.active
@@ -187,18 +214,32 @@ class Game:
         return self._stats
 
     def board_stats(self) -> tuple[int, int]:
-        """(occupied, sealed) visible cells."""
+        """(occupied, sealed) visible cells; occupied counts reserved cells."""
         occupied, sealed, _ = self._counts()
         return occupied, sealed
+
+    def memory(self, kind: Kind | None = None) -> memory.Breakdown:
+        """Free memory as the falling request (or `kind`) sees it; cached per board change."""
+        if kind is None:
+            kind = self.active.kind if self.active is not None else self.next_queue[0]
+        stats = self._counts()
+        cached = self._memory
+        if cached is not None and cached[0] is stats and cached[1] is kind and cached[2] == self.mode:
+            return cached[3]
+        b = memory.breakdown(self.board, stats[2], kind, self._mode.pages_on_demand)
+        self._memory = (stats, kind, self.mode, b)
+        return b
 
     def telemetry(self) -> Telemetry:
         occupied, sealed = self.board_stats()
         free = R.VISIBLE_CELLS - occupied
+        mem = self.memory()
         return Telemetry(
             utilisation=utilisation(occupied),
             fragmentation=fragmentation(free, sealed),
             throughput=self._throughput.rate(self.time_ms),
-            paging_efficiency=paging_efficiency(free, sealed, self.split_ready),
+            usable_free=mem.usable,
+            reserved=mem.reserved,
             resident=len(self._live),
             peak_utilisation=self.peak_utilisation,
             free_cells=free,
@@ -246,9 +287,8 @@ class Game:
         return self.update(0.0, (Input.SPLIT,))
 
     def set_mode(self, mode: str) -> list[ev.Event]:
-        if mode not in MODES:
-            raise ValueError(f"mode must be one of {MODES}, not {mode!r}")
-        return self.update(0.0, (Input.MODE_PAGED if mode == "paged" else Input.MODE_CONTIGUOUS,))
+        M.get(mode)
+        return self.update(0.0, (Input[_MODE_INPUTS[mode]],))
 
     # ------------------------------------------------------------------ actions
     def _left(self) -> None:
@@ -339,21 +379,27 @@ class Game:
     def _set_mode(self, mode: str) -> None:
         if mode != self.mode:
             self.mode = mode
+            self._mode = M.get(mode)
+            if self.pieces:  # the run has started: its record belongs to neither mode
+                self.mixed = True
+                self.modes_used.append(mode)
+            else:
+                self.modes_used = [mode]
             self._ev.append(ev.ModeSwitched(mode))
 
     def _to_contiguous(self) -> None:
-        self._set_mode("contiguous")
+        self._set_mode(MODE_OF_INPUT[Input.MODE_CONTIGUOUS])
 
     def _to_paged(self) -> None:
-        self._set_mode("paged")
+        self._set_mode(MODE_OF_INPUT[Input.MODE_PAGED])
 
     def _toggle_mode(self) -> None:
-        self._set_mode("paged" if self.mode == "contiguous" else "contiguous")
+        self._set_mode(M.following(self.mode))
 
     # ------------------------------------------------------------------ time
     def _advance(self, dt: float) -> None:
         self.time_ms += dt
-        if self.mode == "paged" and self.charge < 1.0:
+        if self._mode.player_split and self.charge < 1.0:
             self.charge = min(1.0, self.charge + R.CHARGE_PER_SECOND * dt / 1000.0)
         a = self.active
         if a is None:
@@ -393,7 +439,10 @@ class Game:
         shape = FOOTPRINTS[kind][0]
         if not self.board.fits(shape, a.x, a.y):
             self.active = None
-            self._oom(request_id, kind, "no free range at the spawn point: the request cannot be admitted")
+            if self._mode.pages_on_demand:  # no room whole: blocks wherever they are free
+                self._page_in(request_id, kind, a.cells(), auto=True)
+            else:
+                self._oom(request_id, kind)
             return
         if self.board.fits(shape, a.x, a.y + 1):
             a.y += 1  # guideline: a new piece drops one row at once if it can
@@ -404,20 +453,27 @@ class Game:
         a = self.active
         assert a is not None
         cells = a.cells()
-        sealed = self._commit_cells(a, cells)
-        self.active = None
         fp = FOOTPRINTS[a.kind][a.rotation]
+        if self._mode.pages_on_demand and a.y + fp.min_dy < R.HIDDEN:
+            # Part of it would lie above VRAM: the paged allocator finds it blocks instead.
+            self.active = None
+            self._page_in(a.request_id, a.kind, cells, auto=True)
+            return
+        sealed_cells = self._commit_cells(a, cells)
+        sealed = len(sealed_cells)
+        self.active = None
         if a.y + fp.max_dy < R.HIDDEN:  # every block above the visible board
             self._ev.append(ev.Locked(ev.LockResult(a.request_id, a.kind, tuple(cells), 0, 0, 0,
-                                                    sealed, drop_cells)))
-            self._oom(a.request_id, a.kind, "request committed entirely above VRAM: the stack hit the ceiling")
+                                                    sealed, drop_cells, sealed_cells)))
+            self._oom(a.request_id, a.kind, "ceiling")
             return
-        lines, tokens, points, rows = self._collect(range(a.y + fp.min_dy, a.y + fp.max_dy + 1))
+        clear = self._collect(range(a.y + fp.min_dy, a.y + fp.max_dy + 1))
+        lines, tokens, points = self._yield(clear)
         self._ev.append(ev.Locked(ev.LockResult(a.request_id, a.kind, tuple(cells), lines, tokens,
-                                                points, sealed, drop_cells)))
-        self._after_commit(a, rows, tokens, points)
+                                                points, sealed, drop_cells, sealed_cells)))
+        self._after_commit(a.request_id, a.kind, cells, clear)
 
-    def _commit_cells(self, a: Active, cells: list[Cell]) -> int:
+    def _commit_cells(self, a: Active, cells: list[Cell]) -> tuple[Cell, ...]:
         """Write a whole piece and bring the cached counts up to date without a rescan.
 
         Returns the visible free cells the piece newly seals. Per column, a tetromino's cells
@@ -427,7 +483,9 @@ class Game:
         occupied, sealed_total, tops = self._counts()
         tops = tops[:]
         hidden = R.HIDDEN
-        sealed = filled = visible = 0
+        masks = self.board.masks
+        filled = visible = 0
+        newly: list[Cell] = []
         for cx, top_dy, bottom_dy, count in COLUMNS[a.kind][a.rotation]:
             x = a.x + cx
             old = tops[x]
@@ -436,19 +494,19 @@ class Game:
             visible += count if top >= hidden else max(0, bottom - hidden + 1)
             if top < old:
                 tops[x] = top
-                lo = top + 1 if top + 1 > hidden else hidden
-                if old > lo:
-                    inside = count - (lo - top)
-                    sealed += old - lo - (inside if inside > 0 else 0)
+                bit = 1 << x
+                for y in range(max(bottom + 1, hidden), old):
+                    if not masks[y] & bit:
+                        newly.append((x, y))
             else:
                 lo = max(top, old + 1, hidden)
                 if bottom >= lo:
                     filled += bottom - lo + 1
         self.board.place(cells, a.request_id)
         self._live[a.request_id] = self._live.get(a.request_id, 0) + len(cells)
-        self._stats = (occupied + visible, sealed_total + sealed - filled, tops)
+        self._stats = (occupied + visible, sealed_total + len(newly) - filled, tops)
         self._note_peak(occupied + visible)
-        return sealed
+        return tuple(newly)
 
     def _note_peak(self, occupied: int) -> None:
         """Peak VRAM is taken when blocks are written, before any row is garbage-collected."""
@@ -460,96 +518,147 @@ class Game:
         a = self.active
         if a is None:
             return
-        if self.mode != "paged":
+        if not self._mode.player_split:
             self._ev.append(ev.Alert(
                 "split_refused",
-                f"split refused: the contiguous allocator needs req#{a.request_id} in one range "
+                f"split refused: the {self.mode} allocator needs req#{a.request_id} in one range "
                 "(switch to PAGED)"))
             return
         if self.charge < 1.0:
             self._ev.append(ev.Alert(
-                "split_uncharged", f"page table busy: split meter at {self.charge * 100:.0f} %"))
+                "split_uncharged", f"split meter at {self.charge * 100:.0f} % (a game rule: "
+                "paging on demand never waits for it)"))
             return
-        board = self.board
-        entries: list[tuple[int, Cell]] = []
-        holes = 0
         self.active = None
-        for page, (x, _) in enumerate(a.cells()):
-            col = board.column_with_room(x)
-            if col < 0:
-                break
-            y = board.lowest_empty(col)
-            if board.column_top(col) < y:
-                holes += 1
-            board.place(((col, y),), a.request_id)
-            entries.append((page, (col, y)))
         self.charge = 0.0
-        placed = [c for _, c in entries]
-        if placed:
-            self._live[a.request_id] = self._live.get(a.request_id, 0) + len(placed)
+        self._page_in(a.request_id, a.kind, a.cells(), auto=False)
+
+    def _page_in(self, request_id: int, kind: Kind, origin: list[Cell], auto: bool) -> None:
+        """Give a request one block per page wherever blocks are free (engine.paging's rule).
+
+        OOM only when fewer visible blocks are free than the request has pages."""
+        board = self.board
+        frames = paging.page_frames(board.masks, [x for x, _ in origin])
+        if frames is None:
+            self._oom(request_id, kind, "memory_full")
+            return
+        tops = self._counts()[2][:]
+        holes = 0
+        for x, y in frames:
+            if y > tops[x]:
+                holes += 1  # a block under held memory: a sealed hole put to use
+            else:
+                tops[x] = y
+        board.place(frames, request_id)
+        self._live[request_id] = self._live.get(request_id, 0) + len(frames)
         self._stats = None  # pages land anywhere: recount
         self._note_peak(self._counts()[0])
-        if len(placed) < len(a.cells()):
-            self.block_table = ev.BlockTable(a.request_id, a.kind, tuple(entries), tuple(entries))
-            self._ev.append(ev.PageSplit(self.block_table, holes))
-            self._oom(a.request_id, a.kind, "no free page frame left in VRAM for the split request")
-            return
-        lines, tokens, points, rows = self._collect(sorted({y for _, y in placed}))
-        resident = tuple((p, _after_clear(c, rows)) for p, c in entries)
-        table = ev.BlockTable(a.request_id, a.kind, tuple(entries), resident)
+        clear = self._collect(sorted({y for _, y in frames}))
+        rows = clear.rows
+        entries = tuple(enumerate(frames))
+        table = ev.BlockTable(request_id, kind, entries,
+                              tuple((p, after_clear(c, rows)) for p, c in entries))
         self.block_table = table
-        self._ev.append(ev.PageSplit(table, holes))
-        self._after_commit(a, rows, tokens, points)
+        self._ev.append(ev.PageSplit(table, holes, tuple(origin), auto))
+        self._after_commit(request_id, kind, frames, clear)
 
-    def _collect(self, rows_touched: Iterable[int]) -> tuple[int, int, int, list[int]]:
-        """Garbage-collect full rows among those touched: (lines, tokens, points, rows)."""
+    def _collect(self, rows_touched: Iterable[int]) -> Cleared:
+        """Garbage-collect the full rows among those touched. The last block table follows its
+        pages through the clear."""
         board = self.board
         rows = board.full_rows(rows_touched)
         if not rows:
-            return 0, 0, 0, rows
+            return Cleared([], (), 0, frozenset())
         self._stats = None
+        owners = tuple(tuple(board.grid[y]) for y in rows)
+        freed = board.clear_rows(rows)
         live = self._live
-        for rid in board.clear_rows(rows):
+        for rid in freed:
             left = live[rid] - 1
             if left:
                 live[rid] = left
             else:
                 del live[rid]
-                self.served += 1
                 del self.requests[rid]
-        n = len(rows)
-        return n, n * R.TOKENS_PER_LINE, R.line_points(n, self.level), rows
+        done = self._finished
+        for rid in set(freed) - done:
+            done.add(rid)
+            self.served += 1
+        bt = self.block_table
+        if bt is not None:
+            self.block_table = ev.BlockTable(
+                bt.request_id, bt.kind, bt.entries,
+                tuple((p, None if c is None else after_clear(c, rows)) for p, c in bt.resident))
+        return Cleared(rows, owners, len(freed), frozenset(freed))
 
-    def _after_commit(self, a: Active, rows: list[int], tokens: int, points: int) -> None:
+    def _yield(self, clear: Cleared) -> tuple[int, int, int]:
+        """(lines, tokens, points) for garbage-collected rows: reserved blocks held no tokens."""
+        n = len(clear.rows)
+        return n, clear.token_blocks * R.TOKENS_PER_BLOCK, R.line_points(n, self.level)
+
+    def _reserve_for(self, request_id: int, kind: Kind, cells: list[Cell]) -> None:
+        """Contiguous: hold free blocks above a placed request for the rest of its maximum
+        length (engine.reservation's rule)."""
+        board = self.board
+        lid = reservation_cells(board.masks, cells)
+        if lid:
+            board.reserve(lid, request_id)
+            self._stats = None
+            self._note_peak(self._counts()[0])
+            self._ev.append(ev.Reserved(request_id, kind, tuple(lid)))
+
+    def _release_finished(self, finished: frozenset[int]) -> None:
+        """A request with tokens in a garbage-collected row has finished: the blocks it reserved
+        and never filled go back to the pool."""
+        cells = self.board.reserved_cells(finished)
+        if not cells:
+            return
+        by_owner: dict[int, list[Cell]] = {}
+        for x, y in cells:
+            by_owner.setdefault(self.board.grid[y][x], []).append((x, y))
+        self.board.release(cells)
+        self._stats = None
+        for rid in sorted(by_owner):
+            self._ev.append(ev.Released(rid, tuple(by_owner[rid])))
+
+    def _after_commit(self, request_id: int, kind: Kind, cells: list[Cell], clear: Cleared) -> None:
         self.pieces += 1
         self.can_hold = True
-        util = utilisation(self._counts()[0])
+        rows = clear.rows
         if rows:
-            n = len(rows)
+            n, tokens, points = self._yield(clear)
             self.lines += n
             self.tokens += tokens
             self.score += points
             self.charge = min(1.0, self.charge + R.CHARGE_PER_LINE * n)
             self._throughput.add(self.time_ms, tokens)
-            self._ev.append(ev.LinesCleared(tuple(rows), n, tokens, points))
+            self._ev.append(ev.LinesCleared(tuple(rows), n, tokens, points, clear.owners,
+                                            self.block_table, tuple(sorted(clear.finished))))
+            self._release_finished(clear.finished)
             level = R.level_for(self.lines)
             if level != self.level:
                 self.level = level
                 self._ev.append(ev.LevelUp(level))
+        if self._mode.reserves_max_length and request_id not in clear.finished:
+            self._reserve_for(request_id, kind,
+                              [c for c in (after_clear(c, rows) for c in cells) if c is not None])
+        util = utilisation(self._counts()[0])
         if util > R.VRAM_WARN and not self._vram_warned:
             self._vram_warned = True
             self._ev.append(ev.Alert("vram_high", f"VRAM utilisation {util * 100:.0f} %: close to OOM"))
         elif util < R.VRAM_REARM:
             self._vram_warned = False
         if not self.endless and self.lines >= R.VICTORY_LINES:
-            self._win(a.request_id, a.kind)
+            self._win(request_id, kind)
             return
         self._spawn(self._bag.pop(), None)
 
     # ------------------------------------------------------------------ endings
-    def _report(self, outcome: str, request_id: int, kind: Kind, cause: str) -> RunReport:
+    def _report(self, outcome: str, request_id: int, kind: Kind, cause: str, code: str,
+                mem: memory.Breakdown) -> RunReport:
         occupied, sealed = self.board_stats()
         free = R.VISIBLE_CELLS - occupied
+        tops = self._counts()[2]
         return RunReport(
             outcome=outcome, cause=cause, request_id=request_id, request_name=PIECES[kind].name,
             kind=kind, free_cells=free, sealed_holes=sealed,
@@ -557,16 +666,29 @@ class Game:
             peak_utilisation=max(self.peak_utilisation, utilisation(occupied)),
             requests_served=self.served, pieces=self.pieces, lines=self.lines,
             tokens=self.tokens, score=self.score, time_ms=self.time_ms, mode=self.mode,
+            cause_code=code, utilisation=utilisation(occupied), reserved_blocks=mem.reserved,
+            usable_blocks=mem.usable, open_unusable=mem.open_unusable, resident=len(self._live),
+            mixed=self.mixed, modes_used=tuple(self.modes_used),
+            sealed_cells=memory.sealed_cells(self.board, tops),
+            reserved_cells=tuple(c for c in self.board.reserved_cells() if c[1] >= R.HIDDEN),
         )
 
-    def _oom(self, request_id: int, kind: Kind, cause: str) -> None:
-        self.result = self._report("oom", request_id, kind, cause)
+    def _oom(self, request_id: int, kind: Kind, code: str | None = None) -> None:
+        """The run ends: `kind` could not be admitted. Without `code` the cause is worked out
+        from the memory the request saw (engine.memory)."""
+        self.active = None
+        mem = self.memory(kind)
+        if code is None:
+            code = memory.oom_cause(mem, R.BLOCKS_PER_REQUEST, self._mode.pages_on_demand)
+        cause = memory.cause_text(code, mem, R.BLOCKS_PER_REQUEST)
+        self.result = self._report("oom", request_id, kind, cause, code, mem)
         self.over = True
         self._ev.append(ev.Oom(self.result))
 
     def _win(self, request_id: int, kind: Kind) -> None:
-        self.result = self._report("victory", request_id, kind,
-                                   f"{self.lines} lines dispatched: the workload was served")
+        cause = (f"{self.lines} lines dispatched: {self.served} requests finished, "
+                 f"{self.tokens} tokens served without running out of memory")
+        self.result = self._report("victory", request_id, kind, cause, "victory", self.memory(kind))
         self.over = True
         self._ev.append(ev.Victory(self.result))
 
@@ -585,7 +707,7 @@ class Game:
     }
 
 
-def _after_clear(cell: Cell, rows: list[int]) -> Cell | None:
+def after_clear(cell: Cell, rows: list[int]) -> Cell | None:
     """Where a cell lives after `rows` were removed (None if it was in one of them)."""
     x, y = cell
     if y in rows:

@@ -18,12 +18,20 @@ LINE_POINTS = {1: 100, 2: 300, 3: 500, 4: 800}  # x level
 LINES_PER_LEVEL = 10
 VICTORY_LINES = 40
 
-# Each cell is one KV-cache block; a block holds 20 tokens, so a cleared row of ten blocks
-# dispatches 200 tokens, the figure the original article counts per line.
-TOKENS_PER_BLOCK = 20
+# Each cell is one KV-cache block of 16 tokens (vLLM's default block size, as in the LAB), so
+# a cleared row of ten blocks dispatches 160 tokens (the original article counted 200 a line).
+TOKENS_PER_BLOCK = 16
 TOKENS_PER_LINE = TOKENS_PER_BLOCK * WIDTH
+BLOCKS_PER_REQUEST = 4  # a tetromino: the blocks a request needs before it can be admitted
 
-# Page-split meter, as a fraction of full charge.
+# Contiguous allocators reserve each request's maximum length up front. In the game a placed
+# request also holds up to RESERVE_BLOCKS free blocks right on top of it (the room its output
+# may still need; engine.reservation says which): drawn hatched, counted as reserved-but-empty,
+# and returned when the request finishes (a row holding its tokens is garbage-collected).
+RESERVE_BLOCKS = 1
+
+# The player's split (Shift/P) meter, as a fraction of full charge. A game rule that paces a
+# power move, not a cost of vLLM: paging on demand never waits for it.
 CHARGE_START = 1.0
 CHARGE_PER_LINE = 0.25
 CHARGE_PER_SECOND = 0.015  # only while in paged mode
@@ -31,6 +39,12 @@ CHARGE_PER_SECOND = 0.015  # only while in paged mode
 THROUGHPUT_WINDOW_MS = 5000.0
 VRAM_WARN = 0.80  # utilisation that raises the warning
 VRAM_REARM = 0.75  # the warning rearms once utilisation falls below this
+VRAM_CAUTION = 0.60  # utilisation the gauge turns amber at (red above VRAM_WARN)
+
+
+def visible_row(y: int) -> int:
+    """A board row as the player counts it: 0 is the top visible row."""
+    return y - HIDDEN
 
 
 def gravity_ms(level: int) -> float:

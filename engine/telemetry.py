@@ -1,14 +1,14 @@
 """Memory telemetry computed from the board: the numbers the article wants in the player's head.
 
 Definitions (all over the 200 visible cells):
-- utilisation: occupied cells / all cells.
-- external fragmentation: sealed free cells / all free cells, where a free cell is sealed when an
-  occupied cell stands above it in its column. Sealed cells are free memory that a request needing
+- utilisation: held cells (tokens and reservations) / all cells.
+- reserved share: held cells that are reserved but hold no tokens / held cells (contiguous
+  allocators reserve each request's maximum length; paged ones reserve nothing).
+- external fragmentation: sealed free cells / all free cells, where a free cell is sealed when a
+  held cell stands above it in its column. Sealed cells are free memory that a request needing
   one contiguous range can never be given.
-- paging efficiency: the share of free memory the current allocator can hand to the next request
-  right now. A contiguous allocator can only use open (unsealed) cells, so it is 1 - fragmentation;
-  a paged allocator with a split charged can place a page in any free cell, so it is 1. In paged mode
-  without charge the next request is placed whole, as in contiguous mode.
+- usable free: the free blocks the current allocator could give the falling request right now
+  (engine.memory): in contiguous mode those in some open range of its shape, in paged mode all.
 - throughput: tokens dispatched by garbage-collected rows over the last 5 s, per second.
 """
 
@@ -26,7 +26,8 @@ class Telemetry(NamedTuple):
     utilisation: float
     fragmentation: float
     throughput: float
-    paging_efficiency: float
+    usable_free: int
+    reserved: int
     resident: int
     peak_utilisation: float
     free_cells: int
@@ -43,10 +44,8 @@ def fragmentation(free: int, sealed: int) -> float:
     return sealed / free if free else 0.0
 
 
-def paging_efficiency(free: int, sealed: int, can_page: bool) -> float:
-    if not free:
-        return 0.0
-    return 1.0 if can_page else (free - sealed) / free
+def reserved_share(reserved: int, occupied: int) -> float:
+    return reserved / occupied if occupied else 0.0
 
 
 def utilisation(occupied: int) -> float:

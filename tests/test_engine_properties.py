@@ -41,16 +41,18 @@ def test_random_play_keeps_every_invariant(seed, mode, program):
                 placed += len(e.block_table.entries)
                 assert len({c for _, c in e.block_table.entries}) == len(e.block_table.entries)
             elif isinstance(e, ev.LinesCleared):
-                cleared += R.WIDTH * e.count
+                cleared += e.tokens // R.TOKENS_PER_BLOCK  # token blocks; the rest were reserved
         check_board(game)
         on_board = sum(1 for row in game.board.grid for v in row if v)
-        assert placed - cleared == on_board
+        assert placed - cleared == on_board - len(game.board.reserved_cells())
         assert game.score >= score
         score = game.score
         t = game.telemetry()
         assert 0 <= t.utilisation <= 1 and 0 <= t.fragmentation <= 1
-        assert 0 <= t.paging_efficiency <= 1 and 0 <= t.charge <= 1
-        assert t.resident == len({v for row in game.board.grid for v in row if v})
+        assert 0 <= t.usable_free <= t.free_cells and 0 <= t.charge <= 1
+        tokens = {v for y, row in enumerate(game.board.grid) for x, v in enumerate(row)
+                  if v and not game.board.reserved[y] >> x & 1}
+        assert t.resident == len(tokens)
         if game.over:
             break
 

@@ -241,8 +241,8 @@ def test_line_clear_points_times_level(count, points):
         events = game.update(0, [Input.HARD_DROP])
         cleared = of(events, ev.LinesCleared)[0]
         assert cleared.count == count and cleared.points == points * level
-        assert cleared.tokens == count * R.TOKENS_PER_LINE == count * 200
-        assert game.tokens - tokens == count * 200 and game.lines - lines == count
+        assert cleared.tokens == count * R.TOKENS_PER_LINE == count * 160  # 16-token blocks
+        assert game.tokens - tokens == count * 160 and game.lines - lines == count
 
 
 def test_a_level_every_ten_lines():
@@ -261,8 +261,9 @@ def test_cleared_rows_free_their_requests():
     game.set_board(Board.from_strings(["11111222.."]))
     put_piece(game, Kind.O, x=8, y=5)
     game.update(0, [Input.HARD_DROP])
-    assert game.lines == 1 and game.served == 2
-    assert game.telemetry().resident == 1  # only the O's upper half is left
+    # Requests 1 and 2 and the O had tokens in the row: all three finished.
+    assert game.lines == 1 and game.served == 3
+    assert game.telemetry().resident == 1  # only the O's upper half still holds blocks
 
 
 # ---------------------------------------------------------------- modes and page split
@@ -424,26 +425,31 @@ def test_fragmentation_on_hand_made_boards(rows, sealed, occupied):
     assert t.free_cells == free and t.sealed_holes == sealed
 
 
-def test_paging_efficiency_is_the_share_of_free_memory_the_next_request_can_use():
+def test_usable_free_is_the_free_memory_the_falling_request_could_be_given():
     game = game_with(SEALED, Kind.T)
-    free = 190
-    assert game.telemetry().paging_efficiency == pytest.approx((free - 1) / free)
-    game.update(0, [Input.MODE_PAGED])
-    assert game.telemetry().paging_efficiency == 1.0
-    game.update(0, [Input.RIGHT] * 4)  # over columns 7-9: its pages complete no line
-    spend_split(game)  # no charge left: the next request goes in whole, as in contiguous mode
     t = game.telemetry()
-    assert t.sealed_holes > 0
-    assert t.paging_efficiency == pytest.approx((t.free_cells - t.sealed_holes) / t.free_cells)
+    assert (t.free_cells, t.sealed_holes, t.usable_free) == (190, 1, 189)  # sealed: unusable
+    game.update(0, [Input.MODE_PAGED])
+    assert game.telemetry().usable_free == 190  # paged: pages go to any free block
+
+
+def test_open_blocks_in_no_range_of_the_shape_are_not_usable():
+    # A one-wide well of depth 3 at column 9: an O fits nowhere in it, an I does.
+    rows = ["#########."] * 3
+    game = game_with(rows, Kind.O)
+    mem = game.memory(Kind.O)
+    assert mem.free == 173 and mem.sealed == 0
+    assert mem.open_unusable == 3 and mem.usable == 170
+    assert game.memory(Kind.I).usable == 173
 
 
 def test_throughput_is_a_rolling_five_seconds():
     game = game_with(["#########."], Kind.I)
     put_piece(game, Kind.I, rotation=1, x=7, y=10)
     game.update(0, [Input.HARD_DROP])
-    assert game.telemetry().throughput == pytest.approx(200 / 5)
+    assert game.telemetry().throughput == pytest.approx(160 / 5)
     game.update(4999, [Input.HOLD])
-    assert game.telemetry().throughput == pytest.approx(40)
+    assert game.telemetry().throughput == pytest.approx(32)
     game.update(1)
     assert game.telemetry().throughput == 0
 
@@ -492,8 +498,9 @@ def test_cells_are_conserved():
             elif isinstance(e, ev.PageSplit):
                 placed += len(e.block_table.entries)
             elif isinstance(e, ev.LinesCleared):
-                cleared += 10 * e.count
-    assert placed - cleared == cells_on_board(game)
+                cleared += e.tokens // R.TOKENS_PER_BLOCK
+    reserved = len(game.board.reserved_cells())
+    assert placed - cleared == cells_on_board(game) - reserved
 
 
 # ---------------------------------------------------------------- review cases

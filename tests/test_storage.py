@@ -42,7 +42,7 @@ def sample_settings() -> Settings:
 def test_defaults() -> None:
     s = Settings()
     assert s.muted is False and s.cards_enabled is True and s.endless is False
-    assert s.mode == "paged"
+    assert s.mode == "contiguous"  # new players meet the problem before the fix
     assert s.best_scores == {"contiguous": 0, "paged": 0}
     assert s.seen_cards == set()
     # defaults are per instance, not shared
@@ -119,7 +119,7 @@ def test_wrong_types_fall_back_per_field() -> None:
     assert s.cards_enabled is False
     assert s.best_scores == {"contiguous": 0, "paged": 300}
     assert s.seen_cards == {"split", "oom"}
-    assert s.mode == "paged"
+    assert s.mode == "contiguous"
     assert s.endless is False
     assert s.games_played == 0
 
@@ -140,9 +140,17 @@ def test_missing_and_extra_fields() -> None:
     assert s == Settings(muted=True)
 
 
-def test_mode_contiguous_is_kept() -> None:
+def test_a_saved_mode_is_kept_and_a_bad_one_falls_back_to_contiguous() -> None:
+    assert Settings.from_dict({"mode": "paged"}).mode == "paged"
     assert Settings.from_dict({"mode": "contiguous"}).mode == "contiguous"
-    assert Settings.from_dict({"mode": ["paged"]}).mode == "paged"
+    assert Settings.from_dict({"mode": ["paged"]}).mode == "contiguous"
+    assert Settings.from_dict({"mode": "mixed"}).mode == "contiguous"
+
+
+def test_a_mixed_run_sets_no_best_score() -> None:
+    s = Settings()
+    assert record_best(s, "mixed", 10_000) is False
+    assert s.best_scores == {"contiguous": 0, "paged": 0}
 
 
 def test_record_best() -> None:

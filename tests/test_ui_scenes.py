@@ -9,6 +9,7 @@ import pygame
 import pytest
 from tests.uikit import canvas, centre, click, key, make_app, pump
 
+from engine import Input
 from ui import theme
 from ui.app import FixedStep
 from ui.headless import build, force_oom
@@ -224,6 +225,47 @@ def test_oom_shows_the_engine_crash_report_then_restart(tmp_path):
     key(app, pygame.K_RETURN)
     assert isinstance(app.top, PlayScene) and app.top is not play
     assert not app.top.game.over and app.top.game.mode == "contiguous"
+
+
+def test_keys_just_after_the_crash_do_not_act_on_the_run_or_its_report(tmp_path):
+    app = make_app(tmp_path)
+    play = start_play(app, mode="contiguous")
+    force_oom(play)
+    key(app, pygame.K_RETURN)  # meant for the game, pressed as it crashed
+    assert app.top is play, "no restart before the report has been seen"
+    pump(app, int(END_DELAY_MS / theme.STEP_MS) + 2)
+    report = app.top
+    assert isinstance(report, ResultScene)
+    early = ResultScene(app, play, play.game.result, since_end_ms=100.0)
+    app.push(early)
+    key(app, pygame.K_b)  # 0.1 s after the crash: ignored
+    assert not early.peeking
+    pump(app, int(400 / theme.STEP_MS) + 1)
+    key(app, pygame.K_b)
+    assert early.peeking
+
+
+def test_a_run_that_switched_allocator_is_mixed_and_sets_no_best(tmp_path):
+    app = make_app(tmp_path)
+    play = start_play(app, mode="contiguous")
+    play.session.step(0.0, [Input.HARD_DROP])
+    key(app, pygame.K_2)  # switch to PAGED mid-run
+    assert play.game.mixed
+    play.game.update(0.0, [Input.MODE_CONTIGUOUS])
+    force_oom(play)
+    pump(app, int(END_DELAY_MS / theme.STEP_MS) + 2)
+    assert isinstance(app.top, ResultScene) and app.top.report.record_mode == "mixed"
+    assert app.settings.best_scores == {"contiguous": 0, "paged": 0}
+    assert app.settings.games_played == 1
+
+
+def test_new_players_start_in_contiguous(tmp_path):
+    app = make_app(tmp_path, mode=None)
+    assert app.settings.mode == "contiguous"
+    title = TitleScene(app, seed=1)
+    app.reset(title)
+    key(app, pygame.K_RETURN)
+    assert isinstance(app.top, PlayScene) and app.top.game.mode == "contiguous"
 
 
 def test_crash_report_escape_goes_to_title(tmp_path):
@@ -474,9 +516,9 @@ def test_title_redraws_its_panels_only_when_they_change(tmp_path, monkeypatch):
         pump(app, 1)
         app.draw()
     assert len(renders) == 1, "the bot plays on, the panels around it stay cached"
-    key(app, pygame.K_1)  # the allocator choice is shown on the left panel
+    key(app, pygame.K_2)  # the allocator choice is shown on the left panel
     app.draw()
-    assert len(renders) == 2 and app.settings.mode == "contiguous"
+    assert len(renders) == 2 and app.settings.mode == "paged"
     app.settings.best_scores["paged"] = 4321
     app.draw()
     assert len(renders) == 3
@@ -492,7 +534,9 @@ def test_the_report_can_be_put_aside_to_see_the_crashed_board(tmp_path):
     app.draw()
     board = pygame.Rect(10, 42, 140, 26)  # a stat card, outside the dialog
     shaded = pygame.transform.average_color(canvas(), board)
-    key(app, pygame.K_SPACE)
+    key(app, pygame.K_SPACE)  # Space is the hard drop: it never acts on the report
+    assert not report.peeking and app.top is report
+    key(app, pygame.K_b)
     assert report.peeking and app.top is report
     app.draw()
     plain = pygame.transform.average_color(canvas(), board)

@@ -16,7 +16,8 @@ from ui.text import TextCache
 
 
 def lock(holes: int) -> ev.Locked:
-    return ev.Locked(ev.LockResult(1, Kind.T, ((0, 21),), 0, 0, 0, holes))
+    sealed = tuple((0, 21 - i) for i in range(holes))
+    return ev.Locked(ev.LockResult(1, Kind.T, ((0, 21),), 0, 0, 0, holes, 0, sealed))
 
 
 def table() -> ev.BlockTable:
@@ -24,15 +25,32 @@ def table() -> ev.BlockTable:
     return ev.BlockTable(5, Kind.L, cells, cells)
 
 
-def test_each_teaching_card_has_its_trigger():
-    assert card_for(lock(2)) == "sealed_hole"
+def test_each_teaching_card_has_its_trigger_and_points_at_its_cells():
+    assert card_for(lock(2)) == ("sealed_hole", ((0, 21), (0, 20)))
     assert card_for(lock(0)) is None
-    assert card_for(ev.LinesCleared((21,), 1, 200, 100)) == "gc_row"
-    assert card_for(ev.PageSplit(table(), 1)) == "split"
-    assert card_for(ev.Alert("vram_high", "x")) == "vram_high"
-    assert card_for(ev.Alert("split_refused", "x")) == "split_refused"
+    assert card_for(ev.LinesCleared((21,), 1, 160, 100)) == ("gc_row", ())
+    pages = tuple(c for _, c in table().resident)
+    assert card_for(ev.PageSplit(table(), 1)) == ("split", pages)
+    assert card_for(ev.PageSplit(table(), 1, auto=True)) == ("paged_on_demand", pages)
+    assert card_for(ev.Reserved(3, Kind.T, ((4, 17),))) == ("reservation", ((4, 17),))
+    assert card_for(ev.Released(3, ((4, 17),))) == ("released", ((4, 17),))
+    assert card_for(ev.Alert("vram_high", "x")) == ("vram_high", ())
+    assert card_for(ev.Alert("split_refused", "x")) == ("split_refused", ())
     assert card_for(ev.Alert("hold_used", "x")) is None
-    assert set(CARDS) == {"sealed_hole", "gc_row", "split", "vram_high", "split_refused"}
+    assert set(CARDS) == {"sealed_hole", "gc_row", "split", "vram_high", "split_refused",
+                          "reservation", "released", "paged_on_demand"}
+
+
+def test_a_card_outlines_its_cells_and_follows_them_through_a_clear():
+    canvas()
+    seen: set[str] = set()
+    deck = CardDeck(lambda: True, lambda: seen, seen.add)
+    deck.observe(lock(2))
+    assert deck.cells == ((0, 21), (0, 20))
+    deck.follow((21,))  # the bottom row cleared: its cell is gone, the one above drops
+    assert deck.cells == ((0, 21),)
+    deck.dismiss()
+    assert deck.cells == ()
 
 
 def test_card_deck_shows_once_and_respects_the_switch():
@@ -46,7 +64,7 @@ def test_card_deck_shows_once_and_respects_the_switch():
     deck.observe(lock(1))
     assert deck.current is None
     enabled[0] = False
-    deck.observe(ev.LinesCleared((21,), 1, 200, 100))
+    deck.observe(ev.LinesCleared((21,), 1, 160, 100))
     assert deck.current is None and "gc_row" not in seen
 
 
@@ -55,7 +73,7 @@ def test_two_firsts_at_once_show_one_after_the_other():
     seen: set[str] = set()
     deck = CardDeck(lambda: True, lambda: seen, seen.add)
     deck.observe(ev.PageSplit(table(), 1))
-    deck.observe(ev.LinesCleared((21,), 1, 200, 100))  # the split completed a row
+    deck.observe(ev.LinesCleared((21,), 1, 160, 100))  # the split completed a row
     assert deck.current.id == "split" and seen == {"split"}  # gc_row not seen before it shows
     steps = 0
     while deck.current is not None and deck.current.id == "split":
@@ -78,7 +96,7 @@ def test_dismiss_shows_the_waiting_card_and_switching_off_drops_it():
     assert [c.id for c in deck.waiting] == ["sealed_hole"]
     deck.dismiss()
     assert deck.current.id == "sealed_hole" and not deck.waiting
-    deck.observe(ev.LinesCleared((21,), 1, 200, 100))
+    deck.observe(ev.LinesCleared((21,), 1, 160, 100))
     enabled[0] = False
     deck.update(theme.STEP_MS)
     assert deck.current is None and not deck.waiting and "gc_row" not in seen
@@ -130,27 +148,28 @@ def test_unknown_log_level_is_shown_as_info():
     assert log.entries[-1].level == "INFO"
 
 
-def test_block_table_follows_later_clears():
+def test_block_table_shows_where_the_engine_says_the_pages_live_now():
     canvas()
     session = GameSession(Game(seed=1, mode="paged"))
     bt = table()
-    session.step(0.0)  # the frame before the split: nothing happens in it
-    session.consume([ev.PageSplit(bt, 0)])
+    session.consume([ev.PageSplit(bt, 0, origin=((3, 0), (4, 0), (5, 0), (6, 0)))])
     assert dict(session.table_pages)[0] == (1, 21)
-    session.consume([ev.LinesCleared((21,), 1, 200, 100)])
-    pages = dict(session.table_pages)
-    assert pages[0] is None  # freed with its row
-    assert pages[1] == (2, 21) and pages[3] == (4, 19)
+    cascade = session.effects.cascades[0]
+    assert [start for _, start, _, _ in cascade.pages] == [(3, 0), (4, 0), (5, 0), (6, 0)]
+    moved = ev.BlockTable(5, Kind.L, bt.entries, ((0, None), (1, (2, 21)), (2, (3, 20)), (3, (4, 19))))
+    session.consume([ev.LinesCleared((21,), 1, 160, 100, ((5,) * 10,), moved, (5,))])
+    assert session.table_pages == moved.resident
     assert sorted(c for _, c in session.effects.highlight.cells) == [(2, 21), (3, 20), (4, 19)]
 
 
-def test_a_splits_own_clear_is_not_applied_twice():
+def test_a_cleared_row_is_drawn_in_its_owners_colours_from_the_event():
     canvas()
-    session = GameSession(Game(seed=1, mode="paged"))
-    bt = table()
-    session.step(0.0)  # the frame before the split: nothing happens in it
-    session.consume([ev.PageSplit(bt, 0), ev.LinesCleared((17,), 1, 200, 100)])
-    assert session.table_pages == bt.resident
+    session = GameSession(Game(seed=1, mode="contiguous"))
+    session.kinds[7] = Kind.S
+    session.consume([ev.LinesCleared((21,), 1, 144, 100, ((7,) * 9 + (0,),), None, (7,))])
+    clear = session.effects.clears[0]
+    from engine import PIECES
+    assert clear.cells[21][:9] == [PIECES[Kind.S].colour] * 9 and clear.cells[21][9] is None
 
 
 @given(st.lists(st.floats(min_value=0.0, max_value=10_000.0), min_size=1, max_size=60))
@@ -176,3 +195,12 @@ def test_refused_and_uncharged_splits_say_so_over_the_board():
     assert paged.game.charge < 1.0
     paged.step(0.0, [Input.SPLIT])
     assert [t.text for t in paged.effects.toasts] == ["SPLIT NOT CHARGED"]
+
+
+def test_every_card_body_fits_its_card():
+    canvas()
+    from ui.cards import PAD
+    from ui.layout import CARD
+    from ui.text import wrap
+    for card in CARDS.values():  # title row, four body lines, then the dismiss hint
+        assert len(wrap(card.body, theme.SMALL, CARD[2] - 2 * PAD)) <= 4, card.id

@@ -4,13 +4,13 @@ from __future__ import annotations
 from collections import deque
 
 from engine import Game, Input
-from engine.bot import Bot
+from engine.bot import DEFAULT_SKILL, Bot
 
 
 class AutoPilot:
     """Plans each new request with engine.bot.Bot and replays the plan at a human pace."""
 
-    def __init__(self, skill: float = 0.8, seed: int = 0, steps_per_input: int = 4) -> None:
+    def __init__(self, skill: float = DEFAULT_SKILL, seed: int = 0, steps_per_input: int = 4) -> None:
         self.bot = Bot(skill=skill, seed=seed)
         self.steps_per_input = max(1, steps_per_input)
         self._plan: deque[Input] = deque()

@@ -9,6 +9,7 @@ import statistics
 import tempfile
 import time
 
+from engine import events as ev
 from ui import theme
 from ui.headless import init_display, make_app
 from ui.play_scene import PlayScene
@@ -52,13 +53,14 @@ def run(frames: int | None = None, seed: int | None = None) -> int:
         for i in range(n):
             if i % 120 == 0:
                 # Keep every costly layer on screen: card, block-table highlight, row clear.
-                play.cards.show("split")
                 bt = game.block_table
+                play.cards.show("split", tuple(c for _, c in bt.resident if c) if bt else ())
                 if bt is not None:
-                    play.session._start_cascade(bt)
+                    origin = tuple((x, 0) for _, (x, _) in bt.entries)
+                    play.session.consume([ev.PageSplit(bt, 0, origin)])
                 rows = tuple(range(game.board.height - 2, game.board.height))
-                play.session._snapshot()
-                play.session._start_clear(rows, {})
+                owners = tuple(tuple(game.board.grid[y]) for y in rows)
+                play.session._start_clear(ev.LinesCleared(rows, len(rows), 0, 0, owners))
             if i % 20 == 0:
                 play.session.log.add(game.time_ms, "WARN" if i % 40 else "INFO",
                                      f"[BENCH] frame {i}: synthetic log line to re-render the console")

@@ -1,7 +1,8 @@
 """Teaching cards: the first time a mechanic happens, say what it means in a real serving engine.
 
 Cards never block play; each is shown once (remembered in Settings.seen_cards)
-and all of them can be switched off (Settings.cards_enabled).
+and all of them can be switched off (Settings.cards_enabled). A card about particular blocks
+points at them: the board outlines `CardDeck.cells` while the card is up.
 """
 from __future__ import annotations
 
@@ -24,15 +25,24 @@ class Card:
 
 
 CARDS: dict[str, Card] = {c.id: c for c in (
+    Card("reservation", "Reserved, still empty",
+         "The outlined hatched block is held for this request's maximum length: reserved up "
+         "front, still empty, freed only when the request finishes."),
+    Card("released", "Reservation returned",
+         "That request finished: the room it reserved and never filled is free again. Where a "
+         "block covers it, it is now a hole."),
     Card("sealed_hole", "Sealed hole: fragmentation",
-         "That empty cell is free VRAM no contiguous request can reach. Allocators that "
-         "reserve one unbroken range per request waste memory exactly like this."),
+         "The outlined free cell is VRAM no contiguous request can reach: a block covers it. "
+         "Only a paged allocator can use it."),
     Card("gc_row", "Full row: requests done",
-         "Their KV-cache blocks are garbage-collected and returned to the pool, "
-         "so everything above settles into the freed memory."),
+         "Their KV blocks went back to the free pool. Rows drop on the board, but real VRAM "
+         "never moves live blocks: freed ones are reused."),
     Card("split", "Split: PagedAttention",
-         "The request became fixed-size pages in whatever blocks were free. Its block table "
-         "maps logical pages to physical blocks, as vLLM does for the KV cache."),
+         "You packed the request's pages into the outlined free blocks. Its block table maps "
+         "logical pages to physical blocks, as in vLLM."),
+    Card("paged_on_demand", "Paged on demand",
+         "No unbroken range was free at the top, so each page got a free block wherever one was "
+         "(outlined). vLLM always works this way."),
     Card("vram_high", "VRAM above 80 %",
          "Engines that reserve the maximum sequence length for every request fill VRAM "
          "early, which caps how many requests can run at once."),
@@ -41,22 +51,29 @@ CARDS: dict[str, Card] = {c.id: c for c in (
          "Switch to PAGED to let requests scatter into free blocks."),
 )}
 
+Cell = tuple[int, int]
+
 SHOW_MS = 9000.0
 FADE_MS = 400.0
 MIN_SHOW_MS = 4500.0  # a card with another one waiting behind it stays at least this long
 PAD = 8
 
 
-def card_for(event: ev.Event) -> str | None:
-    """Which teaching card an engine event triggers, if any."""
+def card_for(event: ev.Event) -> tuple[str, tuple[Cell, ...]] | None:
+    """Which teaching card an engine event triggers, if any, and the board cells it is about."""
     if isinstance(event, ev.Locked) and event.result.holes_sealed > 0:
-        return "sealed_hole"
+        return "sealed_hole", event.result.sealed_cells
+    if isinstance(event, ev.Reserved):
+        return "reservation", event.cells
+    if isinstance(event, ev.Released):
+        return "released", event.cells
     if isinstance(event, ev.LinesCleared):
-        return "gc_row"
+        return "gc_row", ()
     if isinstance(event, ev.PageSplit):
-        return "split"
+        cells = tuple(c for _, c in event.block_table.resident if c is not None)
+        return ("paged_on_demand" if event.auto else "split"), cells
     if isinstance(event, ev.Alert) and event.code in ("vram_high", "split_refused"):
-        return event.code
+        return event.code, ()
     return None
 
 
@@ -76,16 +93,20 @@ class CardDeck:
         self._mark_seen = mark_seen
         self.rect = rect
         self.current: Card | None = None
+        self.cells: tuple[Cell, ...] = ()  # board cells the current card is about
         self.age = 0.0
         self.waiting: list[Card] = []
+        self._cells_for: dict[str, tuple[Cell, ...]] = {}
         self._surfaces: dict[str, pygame.Surface] = {}
         self._plate: pygame.Surface | None = None
 
     def observe(self, event: ev.Event) -> None:
-        card_id = card_for(event)
-        if card_id is None or not self._enabled() or card_id in self._seen():
+        found = card_for(event)
+        if found is None or not self._enabled() or found[0] in self._seen():
             return
+        card_id, cells = found
         card = CARDS[card_id]
+        self._cells_for[card_id] = cells
         if card is self.current or card in self.waiting:
             return
         if self.current is None:
@@ -95,17 +116,27 @@ class CardDeck:
 
     def _present(self, card: Card) -> None:
         self.current = card
+        self.cells = self._cells_for.pop(card.id, ())
         self.age = 0.0
         self._mark_seen(card.id)
 
-    def show(self, card_id: str) -> None:
+    def show(self, card_id: str, cells: tuple[Cell, ...] = ()) -> None:
         """Show a card regardless of history (screenshots, benchmarks)."""
         self.current = CARDS[card_id]
+        self.cells = cells
         self.age = 0.0
+
+    def follow(self, rows: tuple[int, ...]) -> None:
+        """Keep the outlined cells on their blocks when rows below them are cleared."""
+        def after(cells: tuple[Cell, ...]) -> tuple[Cell, ...]:
+            return tuple((x, y + sum(1 for r in rows if r > y)) for x, y in cells if y not in rows)
+        self.cells = after(self.cells)
+        self._cells_for = {k: after(v) for k, v in self._cells_for.items()}
 
     def update(self, dt: float) -> None:
         if not self._enabled():
             self.current = None
+            self.cells = ()
             self.waiting.clear()
             return
         if self.current is None:
@@ -121,6 +152,7 @@ class CardDeck:
 
     def _next(self) -> None:
         self.current = None
+        self.cells = ()
         if self.waiting:
             self._present(self.waiting.pop(0))
 

@@ -5,8 +5,9 @@ import argparse
 import sys
 from dataclasses import dataclass
 
+from engine.modes import NAMES as MODES
+
 SCENES = ("title", "play", "help", "pause", "oom", "victory")
-MODES = ("contiguous", "paged")
 
 USAGE = """\
 python main.py [--mode contiguous|paged] [--seed S] [--scene title|play] [--autoplay] [--frames N]

@@ -11,7 +11,8 @@ from dataclasses import dataclass, field
 
 import pygame
 
-from engine import PIECES, Kind
+from engine import PIECES, Kind, modes
+from engine import rules as R
 from ui import layout as L
 from ui import theme
 from ui.session import GameSession
@@ -22,8 +23,8 @@ Colour = tuple[int, int, int]
 
 THROUGHPUT_FULL = 320.0  # tokens/s that fills the throughput bar
 FRAG_ALERT = 0.30  # fragmentation at which its card pulses
-VRAM_ALERT = 0.80  # utilisation at which the board frame pulses red
-HIDDEN = 2
+VRAM_ALERT = R.VRAM_WARN  # utilisation at which the board frame pulses red
+HIDDEN = R.HIDDEN
 
 CONTROL_LABELS: dict[str, tuple[str, str]] = {
     "left": ("LEFT", "A / Left"),
@@ -36,12 +37,15 @@ CONTROL_LABELS: dict[str, tuple[str, str]] = {
     "split": ("SPLIT", "Shift / P"),
 }
 
-MODE_NOTES: dict[str, str] = {
-    "contiguous": "Requests stay whole: holes are lost.",
-    "paged": "Shift/P splits requests into 1x1 pages.",
-}
+MODE_NOTES: dict[str, str] = {m.name: m.note for m in modes.MODES}
+MODE_ACCENTS: dict[str, Colour] = {"contiguous": theme.CYAN, "paged": theme.MAGENTA}
 
-STAT_TITLES = ("VRAM USED", "FRAGMENTATION", "THROUGHPUT", "PAGING EFF.")
+
+def mode_accent(name: str) -> Colour:
+    return MODE_ACCENTS.get(name, theme.VIOLET)
+
+
+STAT_TITLES = ("VRAM HELD", "FRAGMENTATION", "THROUGHPUT", "USABLE FREE")
 
 # Score panel: the big number ends before the LINES / LEVEL / BEST labels at x + 160,
 # and those values are right-aligned after a label at most "LINES" wide.
@@ -61,8 +65,13 @@ def header_buttons() -> list[Button]:
 
 
 def mode_buttons() -> list[Button]:
-    return [Button("contiguous", L.MODE_CONTIGUOUS_BTN, "CONTIGUOUS"),
-            Button("paged", L.MODE_PAGED_BTN, "PAGED")]
+    """One button per allocator in the registry, sharing the row the layout gives them."""
+    x0, y, w0, h = L.MODE_CONTIGUOUS_BTN
+    x1, _, w1, _ = L.MODE_PAGED_BTN
+    gap = x1 - (x0 + w0)
+    n = len(modes.MODES)
+    w = (x1 + w1 - x0 - gap * (n - 1)) // n
+    return [Button(m.name, (x0 + i * (w + gap), y, w, h), m.label) for i, m in enumerate(modes.MODES)]
 
 
 @dataclass
@@ -79,6 +88,15 @@ class ViewState:
 
 def _shade(colour: Colour, f: float) -> Colour:
     return (int(colour[0] * f), int(colour[1] * f), int(colour[2] * f))
+
+
+def outline_cells(surface: pygame.Surface, cells, colour: Colour, dx: int = 0, width: int = 2) -> None:
+    """Outline board cells (x, board row) on the board: what a card or a report points at."""
+    c = L.CELL
+    for x, y in cells:
+        if y >= HIDDEN:
+            r = pygame.Rect(L.BOARD[0] + dx + x * c - 1, L.BOARD[1] + (y - HIDDEN) * c - 1, c + 2, c + 2)
+            pygame.draw.rect(surface, colour, r, width)
 
 
 class ConsoleView:
@@ -177,6 +195,16 @@ class ConsoleView:
             s = pygame.Surface((c, c), pygame.SRCALPHA)
             pygame.draw.rect(s, (*colour, 28), (1, 1, c - 2, c - 2))
             pygame.draw.rect(s, (*colour, 150), (1, 1, c - 2, c - 2), 1)
+        elif style == "reserved":
+            # Held but empty: the request's colour as hatching, as in the LAB.
+            s = pygame.Surface((c, c)).convert()
+            s.fill(theme.BOARD_BG)
+            s.set_clip(pygame.Rect(1, 1, c - 2, c - 2))
+            hatch = _shade(colour, 0.9)
+            for k in range(-c, c, 5):
+                pygame.draw.line(s, hatch, (k, c), (k + c, 0), 1)
+            s.set_clip(None)
+            pygame.draw.rect(s, colour, (1, 1, c - 2, c - 2), 1)
         else:
             s = pygame.Surface((c, c)).convert()
             s.fill(theme.BOARD_BG)
@@ -273,13 +301,14 @@ class ConsoleView:
     def _draw_stats(self, surface: pygame.Surface, tele, state: ViewState) -> None:
         t = self.text
         frag_alert = tele.fragmentation >= FRAG_ALERT
-        util_colour = theme.RED if tele.utilisation > 0.8 else theme.AMBER if tele.utilisation > 0.6 else theme.CYAN
+        util_colour = (theme.RED if tele.utilisation > R.VRAM_WARN
+                       else theme.AMBER if tele.utilisation > R.VRAM_CAUTION else theme.CYAN)
         cards = (
             (f"{tele.utilisation * 100:.0f} %", tele.utilisation, util_colour),
             (f"{tele.fragmentation * 100:.0f} %", tele.fragmentation,
              theme.RED if frag_alert else theme.MAGENTA),
             (f"{tele.throughput:.0f} tok/s", tele.throughput / THROUGHPUT_FULL, theme.GREEN),
-            (f"{tele.paging_efficiency * 100:.0f} %", tele.paging_efficiency, theme.VIOLET),
+            (f"{tele.usable_free} blocks", tele.usable_free / R.VISIBLE_CELLS, theme.VIOLET),
         )
         for i, (rect, (value, frac, colour)) in enumerate(zip(L.STATS, cards)):
             x, y, w, h = rect
@@ -289,14 +318,21 @@ class ConsoleView:
                 colour = theme.mix(theme.RED, (255, 200, 200), p * 0.6)
             t.blit(surface, value, theme.LARGE, theme.TEXT, (x + 8, y + 22))
             draw_bar(surface, (x + 8, y + h - 12, w - 16, 6), frac, colour)
+            if i == 0 and tele.reserved:  # the held share that stores no tokens, in amber
+                reserved = tele.reserved / R.VISIBLE_CELLS
+                bw = w - 16
+                start = round(bw * max(0.0, frac - reserved))
+                pygame.draw.rect(surface, theme.AMBER, (x + 8 + start, y + h - 12,
+                                                        max(2, round(bw * reserved)), 6))
+                t.blit(surface, f"{tele.reserved} rsvd", theme.SMALL, theme.AMBER,
+                       (x + w - 8, y + 30), "topright")
         t.blit(surface, f"RESIDENT {tele.resident}   FREE {tele.free_cells}   SEALED {tele.sealed_holes}",
                theme.SMALL, theme.TEXT_DIM, (L.RESIDENT[0] + 4, L.RESIDENT[1] + 3))
 
     def _draw_mode(self, surface: pygame.Surface, mode: str, state: ViewState) -> None:
         for b in self.modes:
             hover = state.hover is not None and b.contains(state.hover)
-            b.draw(surface, self.text, active=(b.name == mode), hover=hover,
-                   accent=theme.MAGENTA if b.name == "paged" else theme.CYAN)
+            b.draw(surface, self.text, active=(b.name == mode), hover=hover, accent=mode_accent(b.name))
         x, y, w, _ = L.MODE_NOTE
         self.text.blit(surface, fit(MODE_NOTES[mode], theme.SMALL, w), theme.SMALL, theme.TEXT_DIM, (x, y))
 
@@ -334,6 +370,10 @@ class ConsoleView:
         surface.fblits(blits)
         if fx.landings or fx.clears or fx.cascades or fx.highlight is not None:
             self._draw_effects(surface, session, bx, by, state)
+        cards = session.cards
+        if cards is not None and cards.current is not None and cards.cells:
+            outline_cells(surface, cards.cells, theme.mix(theme.AMBER, (255, 255, 255),
+                                                          pulse(state.clock_ms, 600) * 0.6), ox)
         if fx.toasts:
             self._draw_toast(surface, fx.toasts[-1])
 
@@ -365,16 +405,18 @@ class ConsoleView:
         colour_of = session.colour_of
         colours: dict[int, Colour] = {}
         blits = []
-        grid = session.game.board.grid
+        board = session.game.board
+        grid = board.grid
         for y in range(HIDDEN, len(grid)):
             row = grid[y]
+            reserved = board.reserved[y]
             py = (y - HIDDEN) * cell
             for x, rid in enumerate(row):
                 if rid and (x, y) not in hidden:
                     c = colours.get(rid)
                     if c is None:
                         c = colours[rid] = colour_of(rid)
-                    blits.append((sprite(c), (x * cell, py)))
+                    blits.append((sprite(c, "reserved" if reserved >> x & 1 else "block"), (x * cell, py)))
         layer.fblits(blits)
 
     def _draw_effects(self, surface: pygame.Surface, session: GameSession, bx: int, by: int,
@@ -439,7 +481,8 @@ class ConsoleView:
         best = max(state.best, 0)
         if self._best_text[0] != best:
             self._best_text = (best, short_number(best, theme.SMALL, VALUE_W))
-        vals = (f"{game.lines}" if game.endless else f"{game.lines} / 40", f"{game.level}", self._best_text[1])
+        vals = (f"{game.lines}" if game.endless else f"{game.lines} / {R.VICTORY_LINES}",
+                f"{game.level}", self._best_text[1])
         for i, v in enumerate(vals):
             t.blit(surface, v, theme.SMALL, theme.TEXT, (x + 262, y + 7 + i * 20), "topright")
 
@@ -454,8 +497,10 @@ class ConsoleView:
         else:
             t.blit(surface, "empty", theme.SMALL, theme.TEXT_DIM, (hx + hw // 2, hy + 62), "center")
         nx, ny, nw, _ = L.NEXT
-        for i, kind in enumerate(game.next_queue[:3]):
-            cy = ny + 38 + i * 32
+        queue = game.next_queue[:R.NEXT_QUEUE]
+        step = min(32, (L.NEXT[3] - 44) // max(1, len(queue) - 1)) if len(queue) > 1 else 0
+        for i, kind in enumerate(queue):
+            cy = ny + 38 + i * step
             mini = self.mini_piece(kind, 9)
             surface.blit(mini, mini.get_rect(center=(nx + 26, cy)))
             name = fit(PIECES[kind].name, theme.SMALL, nw - 54)
@@ -465,7 +510,7 @@ class ConsoleView:
         t = self.text
         x, y, w, h = L.SPLIT_METER
         bar = (x + 8, y + 28, w - 96, 10)
-        if game.mode != "paged":
+        if not game.allocator.player_split:
             draw_bar(surface, bar, game.charge, (70, 70, 100))
             t.blit(surface, "PAGED only", theme.SMALL, theme.TEXT_DIM, (x + w - 8, y + 33), "midright")
             return
@@ -493,8 +538,8 @@ class ConsoleView:
         surf.fill(theme.PANEL)
         x, y = -2, -22  # draw in panel coordinates
         if bt is None:
-            msg = ("Split a request in PAGED mode to see its block table: "
-                   "logical pages mapped to scattered physical blocks.")
+            msg = ("In PAGED mode a request paged on demand, or split with Shift/P, shows its "
+                   "block table here: logical pages mapped to scattered physical blocks.")
             for i, line in enumerate(wrap(msg, theme.SMALL, w - 16)):
                 t.blit(surf, line, theme.SMALL, theme.TEXT_DIM, (x + 8, y + 28 + i * 17))
             return surf
@@ -513,7 +558,7 @@ class ConsoleView:
                 t.blit(surf, "freed by GC", theme.SMALL, theme.GREEN, (x + 84, ry))
             else:
                 cx, cy = now
-                row = cy - HIDDEN
-                t.blit(surf, f"#{row * 10 + cx:03d}  ({cx}, {row})", theme.SMALL, theme.TEXT, (x + 84, ry))
+                row = R.visible_row(cy)
+                t.blit(surf, f"#{row * R.WIDTH + cx:03d}  ({cx}, {row})", theme.SMALL, theme.TEXT, (x + 84, ry))
         t.blit(surf, "blocks outlined on the board", theme.SMALL, theme.TEXT_DIM, (x + 8, y + h - 20))
         return surf

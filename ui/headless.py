@@ -11,7 +11,7 @@ import tempfile
 
 import pygame
 
-from engine import Input
+from engine import Input, modes
 from ui import theme
 from ui.app import GameApp
 from ui.autopilot import AutoPilot
@@ -46,12 +46,22 @@ def run_frames(app: GameApp, frames: int) -> None:
         app.update(theme.STEP_MS)
 
 
-def force_oom(play) -> None:
-    """Drop every request straight down until memory runs out (a real engine crash)."""
-    for _ in range(MAX_FORCE_PIECES):
+BEGINNER_SKILL = 0.3  # a hurried player: the crash a newcomer meets
+
+
+def force_oom(play, seed: int = 0) -> None:
+    """Let a hurried bot play at a human pace until memory runs out (a real engine crash).
+    Paged runs end only when memory is really full, so the bot then stacks in the centre."""
+    pilot = AutoPilot(skill=BEGINNER_SKILL, seed=seed, steps_per_input=1)
+    for _ in range(MAX_FORCE_PIECES * 4):
         if play.game.over:
             return
-        play.session.step(0.0, [Input.HARD_DROP])
+        plan = pilot.bot.plan(play.game) if play.game.pieces < MAX_FORCE_PIECES else []
+        play.session.step(theme.STEP_MS, plan or [Input.HARD_DROP])
+        for _ in range(IDLE_STEPS_PER_PIECE):
+            if play.game.over:
+                return
+            play.session.step(theme.STEP_MS)
 
 
 def force_victory(play, seed: int) -> bool:
@@ -90,7 +100,10 @@ def build(app: GameApp, opts: Options, seed: int) -> None:
         settle(app, play)
         run_frames(app, frames)
         return
-    play = PlayScene(app, mode=opts.mode, seed=seed, autoplay=opts.autoplay)
+    # A crash report comes from CONTIGUOUS: a paged run ends only when memory is really full,
+    # which rows clearing as they fill never let happen.
+    mode = modes.DEFAULT if scene == "oom" and opts.mode and modes.get(opts.mode).pages_on_demand else opts.mode
+    play = PlayScene(app, mode=mode, seed=seed, autoplay=opts.autoplay)
     app.reset(play)
     run_frames(app, frames)
     if scene == "help":
@@ -100,7 +113,7 @@ def build(app: GameApp, opts: Options, seed: int) -> None:
         play.pause()
         run_frames(app, SETTLE_FRAMES)
     elif scene == "oom":
-        force_oom(play)
+        force_oom(play, seed)
         settle(app, play)
 
 

@@ -7,7 +7,7 @@ CONTROLS: tuple[tuple[str, str], ...] = (
     ("Down, S", "soft drop"),
     ("Space", "hard drop"),
     ("C", "hold (preempt)"),
-    ("P, or tap Shift", "split into pages"),
+    ("P, or tap Shift", "split into pages (PAGED)"),
     ("1 / 2 / Tab", "contiguous / paged / switch"),
     ("Esc", "pause"),
     ("M  /  T  /  E", "sound / cards / endless run (title)"),
@@ -20,15 +20,18 @@ CONTROLS: tuple[tuple[str, str], ...] = (
 # (game mechanic, what it is in a real LLM serving engine)
 CONCEPTS: tuple[tuple[str, str], ...] = (
     ("Falling piece", "An inference request asking for KV-cache blocks."),
-    ("Board, 200 cells", "GPU memory (VRAM) for the KV cache; one cell is one block."),
-    ("Hole under blocks", "External fragmentation: free memory a contiguous request can never use."),
-    ("Full row cleared", "Requests finished; their blocks are garbage-collected back to the pool."),
-    ("Stack hits the top", "CUDA out of memory: the engine cannot admit the next request."),
-    ("CONTIGUOUS mode", "Reserve one unbroken range per request, sized for the maximum sequence."),
-    ("PAGED mode, split", "PagedAttention (vLLM): fixed-size pages placed in any free block."),
-    ("Block table", "Per-request map from logical pages to scattered physical blocks."),
-    ("Split meter", "Page-table bookkeeping has a cost, so splits are rationed."),
+    ("Board, 200 cells", "GPU memory; one cell is one KV block of 16 tokens."),
+    ("Hatched block", "CONTIGUOUS: room reserved for the maximum length, empty until the "
+                      "request finishes (vLLM paper, sec. 3)."),
+    ("Hole under blocks", "External fragmentation: free memory no whole request can reach."),
+    ("Full row cleared", "Requests finished, blocks freed. Real VRAM never moves live blocks; "
+                         "the game lets rows drop."),
+    ("Stack hits the top", "CUDA out of memory; the report says why: holes, reservations or "
+                           "memory really full."),
+    ("PAGED mode", "vLLM's PagedAttention: blocks on demand, anywhere free; OOM only when "
+                   "none is left."),
+    ("Block table", "Per-request map from logical pages to physical blocks."),
+    ("Split, meter", "Game rules (Shift/P, paced by its meter): vLLM pages every request."),
     ("Hold", "Preemption: park a request and resume it later."),
-    ("Paging efficiency", "Share of free VRAM the allocator can hand out right now; "
-                          "tokens/s counts tokens of finished requests."),
+    ("Usable free", "Free blocks the falling request could get now."),
 )

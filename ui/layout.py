@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import pygame
 
+from engine import rules
 from ui.theme import CANVAS_W
 
 RectT = tuple[int, int, int, int]
 
 CELL = 22
-BOARD_COLS = 10
-BOARD_ROWS = 20  # visible rows; the engine keeps 2 hidden spawn rows above
+BOARD_COLS = rules.WIDTH
+BOARD_ROWS = rules.VISIBLE  # visible rows; the engine keeps rules.HIDDEN spawn rows above
 
 MARGIN = 10
 HEADER: RectT = (0, 0, CANVAS_W, 34)

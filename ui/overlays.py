@@ -3,7 +3,8 @@ from __future__ import annotations
 
 import pygame
 
-from engine import RunReport
+from engine import RunReport, modes
+from engine import rules as R
 from ui import layout as L
 from ui import theme
 from ui.help_content import CONCEPTS, CONTROLS
@@ -227,8 +228,8 @@ class HelpScene(Overlay):
             for i, line in enumerate(lines):
                 t.blit(page, line, theme.SMALL, theme.TEXT, (cx + 150, cy + i * 16))
             cy += max(1, len(lines)) * 16 + 10
-        foot = ("Goal: dispatch 40 lines without an OOM. Holes cost you in CONTIGUOUS mode; "
-                "PAGED mode lets a charged split fill them.")
+        foot = (f"Goal: {R.VICTORY_LINES} lines without an OOM. Switching allocator after the "
+                "first request makes a MIXED run: no best score.")
         for i, line in enumerate(wrap(foot, theme.SMALL, theme.CANVAS_W - 300)):
             t.blit(page, line, theme.SMALL, theme.GREEN, (cx, max(cy + 6, 500) + i * 16))
         return page
@@ -242,16 +243,23 @@ class HelpScene(Overlay):
             draw_row_button(surface, self.app, b, self.hover)
 
 
+KEY_GRACE_MS = 500.0  # keys pressed this soon after the crash were meant for the game
+SEALED_COLOUR = theme.RED
+RESERVED_COLOUR = theme.AMBER
+
+
 class ResultScene(Overlay):
     """The end of a run: the engine's own crash (or victory) report, then restart."""
 
     shade_alpha = 150
 
-    def __init__(self, app, play, report: RunReport, new_best: bool = False) -> None:
+    def __init__(self, app, play, report: RunReport, new_best: bool = False,
+                 since_end_ms: float = KEY_GRACE_MS) -> None:
         super().__init__(app)
         self.play = play
         self.report = report
         self.new_best = new_best
+        self.since_end_ms = since_end_ms  # how long ago the run ended when the report opened
         self.oom = report.outcome == "oom"
         self.peeking = False  # the report put aside to look at the board it describes
         x, y, w, h = L.DIALOG
@@ -259,7 +267,7 @@ class ResultScene(Overlay):
         self.report_buttons = [
             Button(name, (x + 16 + i * (bw + 8), y + h - 54, bw, 38), label, hint)
             for i, (name, label, hint) in enumerate((("restart", "RESTART", "Enter"),
-                                                     ("board", "BOARD", "Space"),
+                                                     ("board", "BOARD", "B"),
                                                      ("title", "TITLE", "Esc")))]
         self.buttons = self.report_buttons
         # Wrapped once: the report's own lines may be long (big numbers, a long cause).
@@ -268,7 +276,7 @@ class ResultScene(Overlay):
         self.heading = lines[0]
         self.cause = wrap(lines[1], theme.SMALL, width)[:3]
         self.body = [part for line in lines[2:] for part in wrap(line, theme.SMALL, width - 12)]
-        self.tips = wrap(self.tip(), theme.SMALL, width)[:2]
+        self.tips = wrap(self.tip(), theme.SMALL, width)[:3]
 
     def command(self, cmd: Command) -> None:
         if cmd is Command.START:
@@ -282,7 +290,9 @@ class ResultScene(Overlay):
             self.refresh_backdrop()
 
     def handle(self, event: pygame.event.Event) -> None:
-        if event.type == pygame.KEYDOWN and event.key == pygame.K_SPACE:
+        if event.type in (pygame.KEYDOWN, pygame.KEYUP) and self.since_end_ms + self.clock_ms < KEY_GRACE_MS:
+            return  # a drop or turn pressed just after the crash must not act on the report
+        if event.type == pygame.KEYDOWN and event.key == pygame.K_b:
             self.click("board")
             return
         super().handle(event)
@@ -301,28 +311,41 @@ class ResultScene(Overlay):
             self.click("board")  # any tap brings the report back
 
     def tip(self) -> str:
+        """What to take away, matching the cause the engine found."""
         r = self.report
         if not self.oom:
-            return "Every request was served. Try the other allocator and compare peak VRAM."
-        if r.mode == "contiguous" and r.sealed_holes:
-            return (f"{r.sealed_holes} free blocks were sealed in holes. In PAGED mode a split "
-                    "would have put pages into them.")
-        if r.mode == "paged":
-            return "Splits are rationed by the meter: clear rows to recharge it faster."
-        return "Keep the stack low: every hole is memory no request can use."
+            return (f"{R.VICTORY_LINES} lines served at a peak of {r.peak_utilisation * 100:.0f} % "
+                    "VRAM. Try the other allocator and compare.")
+        if r.cause_code == "memory_full":
+            return ("Memory really was full: fewer free blocks than the request needs. With "
+                    "paging on demand that is the only way a run ends.")
+        if r.cause_code == "no_free_range":
+            return ("The free memory was in holes and gaps too small for one unbroken range: "
+                    "external fragmentation. PAGED mode would have paged the request into them.")
+        if r.cause_code == "spawn_blocked":
+            return ("The game admits requests only at the top, and reservations and holes had "
+                    "raised the stack. In PAGED mode the request is paged into free blocks.")
+        return ("Reservations and holes pushed the stack to the ceiling. In PAGED mode a request "
+                "that would lock above VRAM is paged into free blocks.")
 
     def draw(self, surface: pygame.Surface) -> None:
         edge = theme.RED if self.oom else theme.GREEN
         if self.peeking:
             self.draw_plain_backdrop(surface)
+            from ui.console_view import outline_cells
+            r = self.report
+            outline_cells(surface, r.sealed_cells, SEALED_COLOUR)
+            outline_cells(surface, r.reserved_cells, RESERVED_COLOUR)
             bar = pygame.Rect(L.BOARD[0] - 4, L.CONTROLS_Y, L.BOARD[2] + 8, L.CONTROLS_H)
             pygame.draw.rect(surface, (9, 12, 26), bar, border_radius=6)
             pygame.draw.rect(surface, edge, bar, 2, border_radius=6)
             t = self.app.text
-            t.blit(surface, "the board at the end of the run", theme.SMALL, theme.TEXT,
-                   (bar.centerx, bar.y + 24), "center")
-            t.blit(surface, "Space or tap: back to the report", theme.SMALL, theme.CYAN,
-                   (bar.centerx, bar.y + 46), "center")
+            t.blit(surface, f"red: {len(r.sealed_cells)} sealed free", theme.SMALL, SEALED_COLOUR,
+                   (bar.centerx, bar.y + 16), "center")
+            t.blit(surface, f"amber: {len(r.reserved_cells)} reserved, empty", theme.SMALL,
+                   RESERVED_COLOUR, (bar.centerx, bar.y + 36), "center")
+            t.blit(surface, "B or tap: back to the report", theme.SMALL, theme.CYAN,
+                   (bar.centerx, bar.y + 56), "center")
             return
         self.draw_backdrop(surface)
         r = draw_dialog(surface, L.DIALOG, edge)
@@ -354,8 +377,9 @@ class ResultScene(Overlay):
             y += 16
         if y + 10 + 16 <= self.report_buttons[0].rect[1] - 6:  # the two allocators side by side
             best = self.app.settings.best_scores
-            t.blit(surface, f"best scores:  contiguous {best.get('contiguous', 0):,}   "
-                            f"paged {best.get('paged', 0):,}", theme.SMALL, theme.TEXT_DIM,
-                   (r.centerx, y + 10), "midtop")
+            line = "best scores:  " + "   ".join(f"{m} {best.get(m, 0):,}" for m in modes.NAMES)
+            if self.report.mixed:
+                line = "mixed run: no best score.  " + line
+            t.blit(surface, line, theme.SMALL, theme.TEXT_DIM, (r.centerx, y + 10), "midtop")
         for b in self.report_buttons:
             draw_row_button(surface, self.app, b, self.hover, accent=edge)

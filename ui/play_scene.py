@@ -122,8 +122,8 @@ class PlayScene(Scene):
             paused = app.top is not self
             if not app.open_lab(self._log_notice) and paused:
                 app.pop()  # no lab in this build: play on, the log says why
-        elif cmd is Command.START and self.game.over:
-            self.restart()
+        elif self.ended:
+            return  # the crash is on screen: keys wait for the report (no restart by a late drop)
         elif cmd is Command.QUIT:
             # Q sits next to W and A: mid-run it only pauses, and Q in the pause menu leaves.
             if self.game.over:
@@ -212,8 +212,8 @@ class PlayScene(Scene):
         if self.game.over and not self.ended:
             self.ended = True
             result = self.game.result
-            if result is not None:
-                self.new_best = self.app.record_result(result.mode, result.score)
+            if result is not None:  # a mixed run counts as a game but as no mode's record
+                self.new_best = self.app.record_result(result.record_mode, result.score)
             self.state.best = self.app.best(self.game.mode)
             self.end_timer = 0.0
             self.mapper.reset()
@@ -228,7 +228,7 @@ class PlayScene(Scene):
         result = self.game.result
         if result is not None:
             self.session.effects.toasts.clear()  # the report says it; the board stays in view
-            self.app.push(ResultScene(self.app, self, result, self.new_best))
+            self.app.push(ResultScene(self.app, self, result, self.new_best, since_end_ms=END_DELAY_MS))
 
     def draw(self, surface: pygame.Surface) -> None:
         self.app.view.draw(surface, self.session, self.state)

@@ -9,6 +9,7 @@ from typing import Protocol
 
 from engine import PIECES, Game, Input, Kind
 from engine import events as ev
+from engine import rules as R
 from ui.cards import CardDeck
 from ui.effects import Cascade, Effects, Highlight, Landing, RowClear, Toast
 from ui.layout import LOG
@@ -25,6 +26,7 @@ WARNING_TOASTS: dict[str, str] = {
     "split_uncharged": "SPLIT NOT CHARGED",
     "split_refused": "PAGED MODE ONLY",
 }
+MIXED_TOAST = "MIXED RUN: NO BEST SCORE"
 
 
 class SoundLike(Protocol):
@@ -48,12 +50,12 @@ class GameSession:
         self.cards = cards
         self.kinds: dict[int, Kind] = {}
         self.events_seen = 0
-        self.board_version = 0  # bumped whenever locked cells change, for the view's cache
-        # Where the pages of the last split live now (None: freed by a later clear).
+        self.board_version = 0  # bumped whenever held cells change, for the view's cache
+        # Where the pages of the last paged request live now (None: freed by a later clear).
         self.table_pages: tuple[tuple[int, Cell | None], ...] = ()
-        self._before_active: list[Cell] = []
-        self._before_grid: list[list[int]] = []
-        self.log.add(0.0, "INFO", f"[BOOT] KV-cache allocator online: 200 blocks, mode {game.mode.upper()}")
+        self._was_mixed = game.mixed
+        self.log.add(0.0, "INFO", f"[BOOT] KV-cache allocator online: {R.VISIBLE_CELLS} blocks of "
+                                  f"{R.TOKENS_PER_BLOCK} tokens, mode {game.allocator.label}")
         a = game.active
         if a is not None:
             self.kinds[a.request_id] = a.kind
@@ -61,7 +63,6 @@ class GameSession:
     # ------------------------------------------------------------------ driving
     def step(self, dt_ms: float, inputs: list[Input] | tuple[Input, ...] = ()) -> list[ev.Event]:
         """One fixed step: inputs, then time, then the UI side of every event."""
-        self._snapshot()
         events = self.game.update(dt_ms, inputs)
         self.effects.advance(dt_ms)
         if self.cards is not None:
@@ -69,18 +70,11 @@ class GameSession:
         self.consume(events)
         return events
 
-    def _snapshot(self) -> None:
-        g = self.game
-        self._before_active = g.active.cells() if g.active is not None else []
-        self._before_grid = [row[:] for row in g.board.grid]
-
     def consume(self, events: list[ev.Event]) -> None:
-        locked_cells: dict[Cell, int] = {}
-        # A split's own row clears are already in its block table's resident cells.
-        split_now = any(isinstance(e, ev.PageSplit) for e in events)
         for e in events:
             self.events_seen += 1
-            if isinstance(e, (ev.Locked, ev.PageSplit, ev.LinesCleared, ev.Oom, ev.Victory)):
+            if isinstance(e, (ev.Locked, ev.PageSplit, ev.LinesCleared, ev.Reserved, ev.Released,
+                              ev.Oom, ev.Victory)):
                 self.board_version += 1
             if isinstance(e, ev.Spawned):
                 self.kinds[e.request_id] = e.kind
@@ -88,20 +82,20 @@ class GameSession:
                     live = set(self.game.requests)
                     self.kinds = {k: v for k, v in self.kinds.items() if k in live}
             elif isinstance(e, ev.Locked):
-                for c in e.result.cells:
-                    locked_cells[c] = e.result.request_id
                 if not e.result.lines:
                     self.effects.landings.append(Landing(list(e.result.cells)))
             elif isinstance(e, ev.PageSplit):
-                for _, c in e.block_table.entries:
-                    locked_cells[c] = e.block_table.request_id
-                self._start_cascade(e.block_table)
+                self._start_cascade(e)
+                if e.auto:
+                    self.toast("PAGED ON DEMAND", (255, 46, 170))
             elif isinstance(e, ev.LinesCleared):
-                self._start_clear(e.rows, locked_cells)
+                self._start_clear(e)
                 if e.count >= 2:
                     self.toast(f"{e.count} ROWS FREED  +{e.tokens} tok", (60, 240, 150))
-                if not split_now:
-                    self._follow_clear(e.rows)
+                self._follow_table(e.table)
+            elif isinstance(e, ev.ModeSwitched) and self.game.mixed and not self._was_mixed:
+                self._was_mixed = True
+                self.toast(MIXED_TOAST, (255, 190, 40), 2000.0)
             elif isinstance(e, ev.Oom):
                 self.effects.shake = CRASH_SHAKE_MS
                 self.toast("CUDA OOM", (255, 64, 88), 2000.0)
@@ -114,6 +108,8 @@ class GameSession:
             if not is_noise(e):
                 self.log.add(self.game.time_ms, e.level, e.text)
             if self.cards is not None:
+                if isinstance(e, ev.LinesCleared):
+                    self.cards.follow(e.rows)
                 self.cards.observe(e)
         if self.sound is not None and events:
             self.sound.play_events(events)  # one sound per kind of event in a step
@@ -131,8 +127,9 @@ class GameSession:
             kind = req.kind
         return PIECES[kind].colour
 
-    def _start_cascade(self, table: ev.BlockTable) -> None:
-        origin = self._before_active
+    def _start_cascade(self, split: ev.PageSplit) -> None:
+        table = split.block_table
+        origin = split.origin
         colour = PIECES[table.kind].colour
         pages = []
         resident = dict(table.resident)
@@ -145,24 +142,17 @@ class GameSession:
         live = [(p, c) for p, c in table.resident if c is not None]
         self.effects.highlight = Highlight(live)
 
-    def _follow_clear(self, rows: tuple[int, ...]) -> None:
-        """Keep the block table on its pages while later rows are garbage-collected."""
-        def after(cell: Cell | None) -> Cell | None:
-            if cell is None or cell[1] in rows:
-                return None
-            return cell[0], cell[1] + sum(1 for r in rows if r > cell[1])
-        self.table_pages = tuple((page, after(cell)) for page, cell in self.table_pages)
+    def _follow_table(self, table: ev.BlockTable | None) -> None:
+        """The engine keeps the block table on its pages through later clears: show that."""
+        if table is None:
+            return
+        self.table_pages = tuple(table.resident)
         hl = self.effects.highlight
         if hl is not None:
             hl.cells = [(page, cell) for page, cell in self.table_pages if cell is not None]
 
-    def _start_clear(self, rows: tuple[int, ...], fresh: dict[Cell, int]) -> None:
-        before = self._before_grid
+    def _start_clear(self, cleared: ev.LinesCleared) -> None:
         cells: dict[int, list[Colour | None]] = {}
-        for y in rows:
-            row: list[Colour | None] = []
-            for x in range(self.game.board.width):
-                rid = fresh.get((x, y)) or (before[y][x] if y < len(before) else 0)
-                row.append(self.colour_of(rid) if rid else None)
-            cells[y] = row
-        self.effects.clears.append(RowClear(list(rows), cells))
+        for y, owners in zip(cleared.rows, cleared.owners):
+            cells[y] = [self.colour_of(rid) if rid else None for rid in owners]
+        self.effects.clears.append(RowClear(list(cleared.rows), cells))

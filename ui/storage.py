@@ -14,8 +14,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-MODES: tuple[str, ...] = ("contiguous", "paged")
-DEFAULT_MODE = "paged"
+from engine import modes as _modes
+
+MODES: tuple[str, ...] = _modes.NAMES  # one best score per allocator in the engine's registry
+DEFAULT_MODE = _modes.DEFAULT  # new players start in CONTIGUOUS: the problem before the fix
 APP_DIR_NAME = "vram-tetris"
 FILE_NAME = "settings.json"
 LOCAL_STORAGE_KEY = "vram-tetris.settings"
@@ -96,7 +98,8 @@ def _seen_cards(value: object) -> set[str]:
 
 
 def record_best(settings: Settings, mode: str, score: int) -> bool:
-    """Store `score` as the best for `mode` if it beats the old one; True when it did."""
+    """Store `score` as the best for `mode` if it beats the old one; True when it did. A mixed
+    run (allocator changed mid-run) is a record of no mode."""
     if mode not in MODES or isinstance(score, bool) or not isinstance(score, int):
         return False
     if score > settings.best_scores.get(mode, 0):

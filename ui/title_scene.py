@@ -3,11 +3,13 @@ from __future__ import annotations
 
 import pygame
 
-from engine import Game, Input
+from engine import Game, Input, modes
+from engine import rules as R
+from engine.game import MODE_OF_INPUT
 from ui import layout as L
 from ui import theme
 from ui.autopilot import AutoPilot
-from ui.console_view import MODE_NOTES, ViewState
+from ui.console_view import MODE_NOTES, ViewState, mode_accent
 from ui.input import Command, InputMapper
 from ui.scene import MenuScene
 from ui.session import GameSession
@@ -26,12 +28,12 @@ LAYER_AREAS = (  # the cached title layer, as rectangles around the live board
 RIGHT_PANEL = (520, L.TOP, 270, 532)
 
 PITCH = ("Falling pieces are inference requests, the board is GPU memory, "
-         "holes are fragmentation. Serve 40 lines without running out of VRAM.")
+         f"holes are fragmentation. Serve {R.VICTORY_LINES} lines without running out of VRAM.")
 
 HOW_TO = (
-    ("CONTIGUOUS", "a request keeps its shape: gaps under it are lost"),
-    ("PAGED", "Shift/P splits it into pages that drop into any free cell"),
-    ("FULL ROW", "requests done, their memory is garbage-collected"),
+    ("CONTIGUOUS", "whole ranges, plus room reserved (hatched) for the maximum length"),
+    ("PAGED", "blocks on demand, wherever free; Shift/P packs pages into holes"),
+    ("FULL ROW", "requests done, their blocks freed"),
 )
 
 
@@ -45,8 +47,10 @@ class TitleScene(MenuScene):
         self.hover: tuple[int, int] | None = None
         self._new_demo()
         x = LEFT_PANEL[0] + 10
-        self.mode_buttons = [Button("contiguous", (x, 262, 122, 32), "CONTIGUOUS"),
-                             Button("paged", (x + 128, 262, 122, 32), "PAGED")]
+        n = len(modes.MODES)
+        w = (250 - 6 * (n - 1)) // n
+        self.mode_buttons = [Button(m.name, (x + i * (w + 6), 262, w, 32), m.label)
+                             for i, m in enumerate(modes.MODES)]
         self.start_button = Button("start", (x, 356, 250, 56), "START", "Enter / click")
         rx = RIGHT_PANEL[0] + 10
         self.side_buttons = [Button(name, (rx, 330 + i * 46, 250, 38), label, hint) for i, (name, label, hint) in
@@ -101,8 +105,9 @@ class TitleScene(MenuScene):
                           "mute": Command.MUTE, "endless": Command.TOGGLE_ENDLESS}[b.name])
 
     def choose_mode(self, mode: str) -> None:
-        self.app.set_mode(mode)
-        self.demo.consume(self.demo.game.set_mode(mode))
+        if mode != self.app.settings.mode:
+            self.app.set_mode(mode)
+            self._new_demo()  # the demo shows the chosen allocator from its first request
 
     def open_lab(self) -> None:
         def missing(text: str) -> None:
@@ -118,12 +123,10 @@ class TitleScene(MenuScene):
         self.clock_ms += dt_ms
         self.state.clock_ms = self.clock_ms
         for inp in self.mapper.update(dt_ms):  # 1 / 2 / Tab pick the allocator here too
-            if inp is Input.MODE_CONTIGUOUS:
-                self.choose_mode("contiguous")
-            elif inp is Input.MODE_PAGED:
-                self.choose_mode("paged")
+            if inp in MODE_OF_INPUT:
+                self.choose_mode(MODE_OF_INPUT[inp])
             elif inp is Input.MODE_TOGGLE:
-                self.choose_mode("paged" if self.app.settings.mode == "contiguous" else "contiguous")
+                self.choose_mode(modes.following(self.app.settings.mode))
         self.demo.step(dt_ms, self.pilot.inputs(self.demo.game))
         if self.demo.game.over:
             if self.restart_in is None:
@@ -150,7 +153,7 @@ class TitleScene(MenuScene):
         if self.hover is not None:
             b = hit([*self.mode_buttons, *self.side_buttons], self.hover)
             over = b.name if b is not None else None
-        return (s.mode, s.muted, s.cards_enabled, s.endless, self.app.best("contiguous"), self.app.best("paged"),
+        return (s.mode, s.muted, s.cards_enabled, s.endless, *(self.app.best(m) for m in modes.NAMES),
                 self.notice, over)
 
     def _render_layer(self) -> None:
@@ -193,13 +196,12 @@ class TitleScene(MenuScene):
         mode = self.app.settings.mode
         for b in self.mode_buttons:
             hover = self.hover is not None and b.contains(self.hover)
-            b.draw(surface, t, active=b.name == mode, hover=hover,
-                   accent=theme.MAGENTA if b.name == "paged" else theme.CYAN)
+            b.draw(surface, t, active=b.name == mode, hover=hover, accent=mode_accent(b.name))
         for i, line in enumerate(wrap(MODE_NOTES[mode], theme.SMALL, r.width - 24)[:2]):
             t.blit(surface, line, theme.SMALL, theme.TEXT_DIM, (x, 302 + i * 16))
         y = 430
         t.blit(surface, "BEST SCORES", theme.SMALL, theme.PANEL_TITLE, (x, y))
-        for i, m in enumerate(("contiguous", "paged")):
+        for i, m in enumerate(modes.NAMES):
             yy = y + 22 + i * 20
             t.blit(surface, m, theme.BODY, theme.TEXT, (x, yy))
             t.blit(surface, f"{self.app.best(m):,}", theme.BODY, theme.AMBER, (r.right - 12, yy), "topright")

@@ -1,0 +1,49 @@
+"""Where pages go: the one page-placement rule, used by the game and by the bot's look-ahead.
+
+A page goes to the lowest free visible block of its own column, holes included; if that column
+is full, to the nearest column with a free block (left first on a tie). Only visible rows are
+page frames: the hidden spawn rows above the board are not memory. Boards are given as one
+bitmask per row (top row first), as `Board.masks`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from .rules import HEIGHT, HIDDEN, WIDTH
+
+Cell = tuple[int, int]
+
+
+def lowest_frame(masks: list[int], col: int) -> int:
+    """Lowest free visible row of column `col`; -1 when the column has none."""
+    bit = 1 << col
+    for y in range(HEIGHT - 1, HIDDEN - 1, -1):
+        if not masks[y] & bit:
+            return y
+    return -1
+
+
+def frame_for(masks: list[int], col: int) -> Cell | None:
+    """The block a page wanting column `col` gets, or None when no visible block is free."""
+    for d in range(WIDTH):
+        for c in ((col,) if d == 0 else (col - d, col + d)):
+            if 0 <= c < WIDTH:
+                y = lowest_frame(masks, c)
+                if y >= 0:
+                    return c, y
+    return None
+
+
+def page_frames(masks: list[int], columns: Iterable[int]) -> list[Cell] | None:
+    """The blocks for pages wanting `columns`, in page order, each taken before the next is
+    placed; None when fewer blocks are free than there are pages (nothing is taken then)."""
+    work = masks[:]
+    out: list[Cell] = []
+    for col in columns:
+        cell = frame_for(work, col)
+        if cell is None:
+            return None
+        work[cell[1]] |= 1 << cell[0]
+        out.append(cell)
+    return out
