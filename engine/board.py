@@ -144,9 +144,6 @@ class Board:
         cell = paging.frame_for(self.masks, x)
         return -1 if cell is None else cell[0]
 
-    def free_visible(self) -> int:
-        return sum(WIDTH - m.bit_count() for m in self.masks[HIDDEN:])
-
     def full_rows(self, rows: Iterable[int]) -> list[int]:
         """The full rows among `rows` (given in increasing order, without repeats); a reserved
         block fills its cell like a token block does."""

@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar, NamedTuple
 
+from .modes import get as get_mode
 from .pieces import PIECES, Kind
 from .rules import TOKENS_PER_BLOCK, WIDTH, visible_row
 
@@ -129,9 +130,8 @@ class Reserved(Event):
 
     @property
     def text(self) -> str:
-        return (f"[ALLOC] {_req(self.request_id, self.kind)} reserves {len(self.cells)} more "
-                f"block(s) for its maximum length ({len(self.cells) * TOKENS_PER_BLOCK} tokens "
-                "held empty)")
+        return (f"[ALLOC] req#{self.request_id} holds {len(self.cells)} empty block(s) for its "
+                f"max length ({len(self.cells) * TOKENS_PER_BLOCK} tokens reserved)")
 
 
 @dataclass(frozen=True, slots=True)
@@ -143,8 +143,8 @@ class Released(Event):
 
     @property
     def text(self) -> str:
-        return (f"[FREE] req#{self.request_id} finished: {len(self.cells)} reserved block(s) it "
-                "never filled are free again")
+        return (f"[FREE] req#{self.request_id} finished: {len(self.cells)} reserved block(s) "
+                "returned unused")
 
 
 @dataclass(frozen=True, slots=True)
@@ -186,8 +186,7 @@ class ModeSwitched(Event):
 
     @property
     def text(self) -> str:
-        from .modes import get
-        m = get(self.mode)
+        m = get_mode(self.mode)
         return f"[MODE] allocator -> {m.label}: {m.summary}"
 
 

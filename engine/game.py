@@ -534,11 +534,15 @@ class Game:
         self._page_in(a.request_id, a.kind, a.cells(), auto=False)
 
     def _page_in(self, request_id: int, kind: Kind, origin: list[Cell], auto: bool) -> None:
-        """Give a request one block per page wherever blocks are free (engine.paging's rule).
-
-        OOM only when fewer visible blocks are free than the request has pages."""
+        """Give a request one block per page wherever blocks are free (engine.paging's rules:
+        aimed for a split, lowest first on demand). OOM only when fewer visible blocks are free
+        than the request has pages."""
         board = self.board
-        frames = paging.page_frames(board.masks, [x for x, _ in origin])
+        if auto:
+            near = sum(x for x, _ in origin) / len(origin)
+            frames = paging.demand_frames(board.masks, len(origin), near)
+        else:
+            frames = paging.page_frames(board.masks, [x for x, _ in origin])
         if frames is None:
             self._oom(request_id, kind, "memory_full")
             return
@@ -679,7 +683,7 @@ class Game:
         self.active = None
         mem = self.memory(kind)
         if code is None:
-            code = memory.oom_cause(mem, R.BLOCKS_PER_REQUEST, self._mode.pages_on_demand)
+            code = memory.oom_cause(mem, R.BLOCKS_PER_REQUEST)
         cause = memory.cause_text(code, mem, R.BLOCKS_PER_REQUEST)
         self.result = self._report("oom", request_id, kind, cause, code, mem)
         self.over = True

@@ -69,12 +69,10 @@ def sealed_cells(board: Board, tops: list[int]) -> tuple[Cell, ...]:
                  if y > tops[x] and not masks[y] >> x & 1)
 
 
-def oom_cause(b: Breakdown, need: int, pages_on_demand: bool) -> str:
-    """The honest reason a request of `need` blocks could not be admitted."""
+def oom_cause(b: Breakdown, need: int) -> str:
+    """The honest reason a whole request of `need` blocks could not be admitted at the top."""
     if b.free < need:
         return "memory_full"
-    if pages_on_demand:
-        return "spawn_blocked"  # cannot happen with pages on demand; kept total for safety
     if b.usable == 0:
         return "no_free_range"
     return "spawn_blocked"

@@ -1,9 +1,12 @@
-"""Where pages go: the one page-placement rule, used by the game and by the bot's look-ahead.
+"""Where pages go: the page-placement rules, used by the game and by the bot's look-ahead.
 
-A page goes to the lowest free visible block of its own column, holes included; if that column
-is full, to the nearest column with a free block (left first on a tie). Only visible rows are
-page frames: the hidden spawn rows above the board are not memory. Boards are given as one
-bitmask per row (top row first), as `Board.masks`.
+Two rules, both here and nowhere else. A *split* (the player's Shift/P) aims: each page goes to
+the lowest free visible block of its own column, holes included; if that column is full, to the
+nearest column with a free block (left first on a tie). *Paging on demand* (a request that
+cannot be placed whole) takes the lowest free blocks anywhere, nearest the request on a tie:
+the memory a contiguous allocator could not reach is used first. Only visible rows are page
+frames: the hidden spawn rows above the board are not memory. Boards are given as one bitmask
+per row (top row first), as `Board.masks`.
 """
 
 from __future__ import annotations
@@ -47,3 +50,17 @@ def page_frames(masks: list[int], columns: Iterable[int]) -> list[Cell] | None:
         work[cell[1]] |= 1 << cell[0]
         out.append(cell)
     return out
+
+
+def demand_frames(masks: list[int], pages: int, near: float) -> list[Cell] | None:
+    """The `pages` lowest free visible blocks, nearest column `near` first on a row (left first
+    on a tie); None when fewer are free."""
+    out: list[Cell] = []
+    for y in range(HEIGHT - 1, HIDDEN - 1, -1):
+        free = [x for x in range(WIDTH) if not masks[y] >> x & 1]
+        free.sort(key=lambda x: (abs(x - near), x))
+        for x in free:
+            out.append((x, y))
+            if len(out) == pages:
+                return out
+    return None

@@ -293,3 +293,34 @@ def test_the_block_table_follows_its_pages_through_later_clears():
                 table = e.table
         game.update(400)
     assert checked >= 1
+
+
+def test_logs_count_rows_as_the_player_does():
+    board = Board.from_strings(["###....###"], owner=100)
+    game = Game(seed=0, mode="paged")
+    game.set_board(board)
+    split = of(game.update(0, [Input.SPLIT]), ev.PageSplit)[0]
+    assert ",19)" in split.text and ",21)" not in split.text  # the bottom visible row is 19
+    assert all(f"({x},{y - R.HIDDEN})" in split.text for _, (x, y) in split.block_table.entries)
+
+
+def test_the_victory_report_agrees_with_its_numbers():
+    game = game_with(["#########."] * 4, Kind.I)
+    game.lines = R.VICTORY_LINES - 4
+    put_piece(game, Kind.I, rotation=1, x=7, y=5)
+    game.update(0, [Input.HARD_DROP])
+    r = game.result
+    assert r.outcome == "victory"
+    assert f"{r.requests_served} requests finished" in r.cause
+    assert "Every request" not in " ".join(r.lines_of_text())
+
+
+def test_paging_on_demand_takes_the_lowest_free_blocks_first():
+    from engine.paging import demand_frames
+    board = Board.from_strings(["#" * 10] * 2 + ["....#.....", "###.######", "#.########"], owner=100)
+    masks = board.masks
+    # The two sealed holes at the bottom come first, then the open row, nearest column 4.5 first.
+    assert demand_frames(masks, 4, 4.5) == [(1, 21), (3, 20), (5, 19), (3, 19)]
+    assert demand_frames(masks, 200, 4.5) is None
+    total_free = sum(R.WIDTH - m.bit_count() for m in masks[R.HIDDEN:])
+    assert len(demand_frames(masks, total_free, 0)) == total_free

@@ -469,10 +469,11 @@ def test_screen_text_never_overlaps_or_leaves_the_canvas(tmp_path, monkeypatch, 
             assert not a.inflate(0, -4).colliderect(b.inflate(0, -4)), (ta, a, tb, b)
 
 
-def test_play_console_text_never_overlaps(tmp_path, monkeypatch):
+@pytest.mark.parametrize("mode", ["paged", "contiguous"])
+def test_play_console_text_never_overlaps(tmp_path, monkeypatch, mode):
     app = make_app(tmp_path)
     build(app, Options(headless=True, frames=545, screenshot="x.png", scene="play", autoplay=True,
-                       mode="paged", seed=2), 2)
+                       mode=mode, seed=2), 2)
     play = app.top
     play.game.score, play.state.best = 1_234_567, 9_876_543
     drawn = _record_text(app, monkeypatch)

@@ -204,3 +204,19 @@ def test_every_card_body_fits_its_card():
     from ui.text import wrap
     for card in CARDS.values():  # title row, four body lines, then the dismiss hint
         assert len(wrap(card.body, theme.SMALL, CARD[2] - 2 * PAD)) <= 4, card.id
+
+
+def test_mode_buttons_follow_the_engine_registry(monkeypatch):
+    from engine import modes
+    from ui import layout as L
+    from ui.console_view import mode_buttons
+    two = mode_buttons()
+    assert [b.name for b in two] == list(modes.NAMES)
+    assert two[0].rect == L.MODE_CONTIGUOUS_BTN and two[1].rect == L.MODE_PAGED_BTN
+    third = modes.Mode("buddy", "BUDDY", "Power-of-two blocks.", "a buddy allocator",
+                       reserves_max_length=True, pages_on_demand=False, player_split=False)
+    monkeypatch.setattr(modes, "MODES", (*modes.MODES, third))
+    three = mode_buttons()
+    assert [b.name for b in three] == ["contiguous", "paged", "buddy"]
+    left, right = L.MODE_CONTIGUOUS_BTN[0], L.MODE_PAGED_BTN[0] + L.MODE_PAGED_BTN[2]
+    assert three[0].rect[0] == left and three[-1].rect[0] + three[-1].rect[2] <= right

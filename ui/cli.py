@@ -2,8 +2,11 @@
 from __future__ import annotations
 
 import argparse
+import os
+import signal
 import sys
 from dataclasses import dataclass
+from pathlib import Path
 
 from engine.modes import NAMES as MODES
 
@@ -69,13 +72,47 @@ def parse(argv: list[str]) -> Options:
                          "(a window starts on the title, or in a game with --scene play)")
     if ns.frames is not None and not (1 <= ns.frames <= 1_000_000):
         raise UsageError(f"--frames must be between 1 and 1000000, not {ns.frames}")
-    if ns.screenshot is not None and not ns.screenshot.lower().endswith(".png"):
-        raise UsageError(f"--screenshot must name a .png file, not {ns.screenshot!r}")
+    if ns.screenshot is not None:
+        problem = screenshot_problem(ns.screenshot)
+        if problem:
+            raise UsageError(problem)
     if ns.seed is not None and not (0 <= ns.seed < 2**31):
         raise UsageError(f"--seed must be between 0 and {2**31 - 1}")
     return Options(headless=ns.headless, bench_frame=ns.bench_frame, frames=ns.frames,
                    screenshot=ns.screenshot, scene=ns.scene, mode=ns.mode, autoplay=ns.autoplay,
                    seed=ns.seed)
+
+
+def screenshot_problem(path: str) -> str | None:
+    """Why ``path`` cannot take a PNG screenshot (checked before any frame runs), or None."""
+    if not path.lower().endswith(".png"):
+        return f"--screenshot must name a .png file, not {path!r}"
+    target = Path(path)
+    if target.is_dir():
+        return f"--screenshot {path!r} is a directory"
+    folder = target.parent if str(target.parent) else Path(".")
+    if not folder.is_dir():
+        return f"--screenshot folder {str(folder)!r} does not exist"
+    if not os.access(folder, os.W_OK):
+        return f"--screenshot folder {str(folder)!r} is not writable"
+    return None
+
+
+class Interrupted(BaseException):
+    """SIGINT or SIGTERM arrived: leave with the shell's status for it (130 or 143)."""
+
+    def __init__(self, status: int) -> None:
+        super().__init__(status)
+        self.status = status
+
+
+def exit_on_signals() -> None:
+    """SIGINT and SIGTERM end the program with status 130 / 143 (``Interrupted``), never a traceback."""
+    def stop(signum: int, _frame: object) -> None:
+        raise Interrupted(128 + signum)
+
+    signal.signal(signal.SIGINT, stop)
+    signal.signal(signal.SIGTERM, stop)
 
 
 def parse_or_exit(argv: list[str]) -> Options:

@@ -38,6 +38,7 @@ CONTROL_LABELS: dict[str, tuple[str, str]] = {
 }
 
 MODE_NOTES: dict[str, str] = {m.name: m.note for m in modes.MODES}
+MIXED_NOTE = "Mixed run: it sets no best score."
 MODE_ACCENTS: dict[str, Colour] = {"contiguous": theme.CYAN, "paged": theme.MAGENTA}
 
 
@@ -243,7 +244,7 @@ class ConsoleView:
         tele = game.telemetry()
         self._draw_header(surface, state)
         self._draw_stats(surface, tele, state)
-        self._draw_mode(surface, game.mode, state)
+        self._draw_mode(surface, game.mode, state, game.mixed)
         cards = session.cards
         covered = 0
         if cards is not None and cards.current is not None:
@@ -329,11 +330,14 @@ class ConsoleView:
         t.blit(surface, f"RESIDENT {tele.resident}   FREE {tele.free_cells}   SEALED {tele.sealed_holes}",
                theme.SMALL, theme.TEXT_DIM, (L.RESIDENT[0] + 4, L.RESIDENT[1] + 3))
 
-    def _draw_mode(self, surface: pygame.Surface, mode: str, state: ViewState) -> None:
+    def _draw_mode(self, surface: pygame.Surface, mode: str, state: ViewState, mixed: bool = False) -> None:
         for b in self.modes:
             hover = state.hover is not None and b.contains(state.hover)
             b.draw(surface, self.text, active=(b.name == mode), hover=hover, accent=mode_accent(b.name))
         x, y, w, _ = L.MODE_NOTE
+        if mixed:  # the allocator changed mid-run: say so for as long as the run lasts
+            self.text.blit(surface, fit(MIXED_NOTE, theme.SMALL, w), theme.SMALL, theme.AMBER, (x, y))
+            return
         self.text.blit(surface, fit(MODE_NOTES[mode], theme.SMALL, w), theme.SMALL, theme.TEXT_DIM, (x, y))
 
     # ------------------------------------------------------------------ board

@@ -1,247 +1,92 @@
 """LAB screen: one request trace served by a contiguous and a paged KV cache, side by side.
 
-Both maps show the same memory (the paper's 15,728 token slots, cut into cells
-of one block). A cell is coloured by the request that owns it: solid where it
-holds tokens, hatched where it is reserved but still empty, dark when free.
-The frame budget is kept by spreading work over frames: a new trace is drawn
-a slice per frame (the next one is drawn ahead, in the background), the two
-engines are built on separate frames, each engine advances under a wall-clock
-budget, one map is refreshed per frame and repaints at most a fixed number of
-cells (the rest follow on the next refresh), and counters and the plot are
-redrawn ten times a second.
+Both maps show the same memory (the paper's 15,728 token slots, one cell per
+16-token block). Key S cycles the sharing scenario: basic sampling, parallel
+sampling (4 samples of each prompt), beam search (width 4) and a shared
+one-shot prefix. Shared blocks carry their reference count, a block copied on
+write flashes, and clicking a block outlines every sequence that points at it.
+
+The engines advance by simulated time: each frame moves the LAB clock by the
+frame's time times the speed, and each engine steps until it catches up, at most
+``STEPS_PER_FRAME`` engine steps a frame (a fixed amount of work, so the same
+trace gives the same picture on any machine). The picture comes from
+``engine.lab.projection``, which reads the engines without changing them; one
+map is refreshed per frame and repaints at most a fixed number of cells.
 """
 from __future__ import annotations
 
-import statistics
-import sys
-import time
 from collections import deque
-from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
-from itertools import compress
-from operator import ne
+from collections.abc import Iterator
 
 import pygame
 
 from engine.lab import DATASETS, LabConfig, Request, Simulator
-from engine.lab.paper import FIG13_RATE, LABELS
+from engine.lab.paper import DEFAULT_RATE, LABELS
+from engine.lab.projection import MapView, memory_saved, project, recent_copies
+from engine.lab.sharing import SCENARIOS, Sharing, scenario
 from engine.lab.workload import stream
 from ui import theme
+from ui.lab_layout import BUTTONS, LabLayout, lab_layout
+from ui.memory_map import DIGIT_MIN_CELL, FREE_CELL, MAX_PAINT, Grid, MemoryMap, paint_tile, request_colour
 from ui.scene import Scene
 from ui.text import TextCache, fit, wrap
 from ui.widgets import Button, draw_panel, hit
 
-RectT = tuple[int, int, int, int]
-
-DATASET_CHOICES = ("sharegpt", "alpaca")
-BLOCK_CHOICES = (8, 16, 32, 64)
+DATASET_CHOICES = ("sharegpt", "alpaca", "translation")
 CONTIGUOUS_CHOICES = ("oracle", "pow2", "max")
+SCENARIO_CHOICES = SCENARIOS  # basic, parallel, beam, prefix
+FAN_OUT = 4  # samples (parallel) and beam width (beam) on the LAB
+BLOCK_SIZE = 16  # one cell = one KV block of 16 tokens (vLLM's default), as in the game
 SPEEDS = (1, 4, 16)
 TRACE_REQUESTS = 3000
 TRACE_CHUNK = 150  # requests drawn per frame while the screen waits for a trace
 PREFETCH_CHUNK = 25  # requests of the next trace drawn per frame in the background
-MAX_STEPS_PER_UPDATE = 300  # engine steps per side and frame, so a frame never stalls
-SIM_BUDGET_S = 0.0012  # wall-clock time per side and frame for engine steps
+STEPS_PER_FRAME = 24  # engine steps per side and frame at most: a frame never stalls
 MAX_LAG_S = 2.0  # simulated seconds the engines may fall behind before the clock waits
-MAX_PAINT = 140  # map cells repainted per refresh; the rest follow on the next one
 REDRAW_EVERY = 6  # frames between redraws of counters and plot (10 Hz)
 SAMPLE_EVERY_S = 0.25  # simulated seconds between points of the running-requests plot
 PLOT_POINTS = 240
 RATE_WINDOW_S = 5.0  # tokens/s is averaged over this much simulated time
+FLASH_FRAMES = 20  # a block copied on write flashes for a third of a second
 
-HEADER: RectT = (0, 0, theme.CANVAS_W, 34)
-MAP_PANELS: tuple[RectT, RectT] = ((10, 78, 385, 300), (405, 78, 385, 300))
-PLOT: RectT = (10, 386, 385, 186)
-INFO: RectT = (405, 386, 385, 186)
-MAP_TOP_PAD = 24
-MAP_BOTTOM_PAD = 44
-
-FREE_CELL: theme.Colour = (20, 26, 48)
 LEFT_ACCENT = theme.CYAN
 RIGHT_ACCENT = theme.MAGENTA
 
-HELP_TEXT = (
-    "Same requests, same memory. Contiguous engines reserve a range per request up front; "
-    "the paged engine takes one block at a time from anywhere. Click a block to follow its request."
-)
-
-
-PALETTE_SIZE = 24
-
-
-def _palette() -> tuple[theme.Colour, ...]:
-    """Hues a golden angle apart, so neighbouring requests look clearly different."""
-    colours = []
-    for k in range(PALETTE_SIZE):
-        c = pygame.Color(0)
-        c.hsva = ((k * 137.508) % 360, 62 + (k % 3) * 12, 92 - (k % 2) * 14, 100)
-        colours.append((c.r, c.g, c.b))
-    return tuple(colours)
-
-
-PALETTE = _palette()
-
-
-def request_colour(rid: int) -> theme.Colour:
-    return PALETTE[rid % PALETTE_SIZE]
-
-
-def paint_tile(colour: theme.Colour, size: int, solid: int) -> pygame.Surface:
-    """A cell: its first `solid` columns hold tokens, the rest is reserved (hatched)."""
-    tile = pygame.Surface((size, size))
-    tile.fill(theme.mix(colour, theme.BOARD_BG, 0.78))
-    line = theme.mix(colour, theme.BOARD_BG, 0.25)
-    for k in range(-size, size, 3):  # diagonal hatching
-        pygame.draw.line(tile, line, (k, size - 1), (k + size - 1, 0))
-    if solid:
-        tile.fill(colour, (0, 0, solid, size))
-    return tile
-
-
-@dataclass(frozen=True)
-class Grid:
-    """Cell geometry of a memory map inside its area."""
-
-    x: int
-    y: int
-    cols: int
-    rows: int
-    cell: int
-    cells: int
-
-    @classmethod
-    def fit(cls, cells: int, area: RectT) -> "Grid":
-        ax, ay, aw, ah = area
-        for size in range(40, 2, -1):
-            cols = aw // size
-            rows = -(-cells // cols)
-            if rows * size <= ah:
-                break
-        x = ax + (aw - cols * size) // 2
-        y = ay + (ah - rows * size) // 2
-        return cls(x, y, cols, rows, size, cells)
-
-    def rect(self, i: int) -> pygame.Rect:
-        r, c = divmod(i, self.cols)
-        return pygame.Rect(self.x + c * self.cell, self.y + r * self.cell, self.cell - 1, self.cell - 1)
-
-    def index_at(self, pos: tuple[int, int]) -> int | None:
-        dx, dy = pos[0] - self.x, pos[1] - self.y
-        if dx < 0 or dy < 0:
-            return None
-        c, r = dx // self.cell, dy // self.cell
-        if c >= self.cols:
-            return None
-        i = r * self.cols + c
-        return i if i < self.cells else None
-
-
-FREE = -1  # cell state of free memory
-SOLID_BITS = 6  # a cell state is rid << SOLID_BITS | solid width (cells are at most 40 px)
-
-
-def cell_state(rid: int, solid: int) -> int:
-    """A cell's picture as one int: which request owns it and how many pixel columns hold tokens.
-
-    Ints, not tuples, so a refresh of a thousand cells leaves nothing for the garbage collector.
-    """
-    return rid << SOLID_BITS | solid
-
-
-def state_owner(state: int) -> int | None:
-    return None if state < 0 else state >> SOLID_BITS
-
-
-class MemoryMap:
-    """A cached picture of one KV cache; only changed cells are repainted."""
-
-    def __init__(self, grid: Grid) -> None:
-        self.grid = grid
-        self.states: list[int] = [FREE] * grid.cells
-        self.surface = pygame.Surface((grid.cols * grid.cell, grid.rows * grid.cell))
-        self.surface.fill(theme.PANEL)
-        self.tiles: dict[int, pygame.Surface] = {}
-        self.free_tile = pygame.Surface((grid.cell - 1, grid.cell - 1))
-        self.free_tile.fill(FREE_CELL)
-        self.owned: dict[int, Sequence[int]] = {}
-        self.positions = [(c * grid.cell, r * grid.cell) for r in range(grid.rows) for c in range(grid.cols)]
-        # Every cell starts free: one row of tiles, copied down, then the unused end of the last row cleared.
-        row = pygame.Surface((grid.cols * grid.cell, grid.cell))
-        row.fill(theme.PANEL)
-        row.blits([(self.free_tile, (c * grid.cell, 0)) for c in range(grid.cols)], False)
-        self.surface.blits([(row, (0, r * grid.cell)) for r in range(grid.rows)], False)
-        last = grid.cells - (grid.rows - 1) * grid.cols
-        self.surface.fill(theme.PANEL, (last * grid.cell, (grid.rows - 1) * grid.cell,
-                                        (grid.cols - last) * grid.cell, grid.cell))
-
-    def _tile(self, state: int) -> pygame.Surface:
-        if state < 0:
-            return self.free_tile
-        rid, solid = state >> SOLID_BITS, state & ((1 << SOLID_BITS) - 1)
-        key = cell_state(rid % PALETTE_SIZE, solid)  # at most PALETTE_SIZE x cell tiles, made once
-        tile = self.tiles.get(key)
-        if tile is None:
-            tile = self.tiles[key] = paint_tile(request_colour(rid), self.grid.cell - 1, solid)
-        return tile
-
-    def update(self, states: list[int], owned: dict[int, Sequence[int]], limit: int | None = MAX_PAINT) -> int:
-        """Repaint up to ``limit`` cells whose state changed; return how many still differ.
-
-        Cells left over keep their old state here, so the next refresh finds them again.
-        """
-        old = self.states
-        changed = list(compress(range(len(states)), map(ne, states, old)))
-        total = len(changed)
-        if limit is not None and total > limit:
-            # A stride rather than the first cells, so every part of the map keeps moving.
-            changed = changed[:: -(-total // limit)]
-        tile, positions, blit = self._tile, self.positions, self.surface.blit
-        for i in changed:
-            state = old[i] = states[i]
-            blit(tile(state), positions[i])
-        self.owned = owned
-        return total - len(changed)
-
-    def owner(self, i: int) -> int | None:
-        """The request shown in cell ``i`` (None: free)."""
-        return state_owner(self.states[i])
-
-    def solid(self, i: int) -> int:
-        """How many pixel columns of cell ``i`` hold tokens (0: free)."""
-        state = self.states[i]
-        return 0 if state < 0 else state & ((1 << SOLID_BITS) - 1)
-
-    def owner_at(self, pos: tuple[int, int]) -> int | None:
-        i = self.grid.index_at(pos)
-        return None if i is None else self.owner(i)
-
-    def draw(self, surface: pygame.Surface, selected: int | None) -> None:
-        g = self.grid
-        surface.blit(self.surface, (g.x, g.y))
-        if selected is not None:
-            for i in self.owned.get(selected, ()):
-                pygame.draw.rect(surface, (255, 255, 255), g.rect(i).inflate(2, 2), 2)
+HELP_TEXT = {
+    "basic": "Same requests, same memory. Contiguous engines reserve a range per request up front; the paged "
+             "engine takes one block at a time from anywhere. Click a block to follow its request.",
+    "parallel": "4 samples of each prompt. Orca gives every sample its own copy of the prompt; vLLM points all "
+                "4 at the prompt's blocks (white pips count the pointers) and copies a shared block only when "
+                "a sample writes into it (it flashes). Click a block to see who points at it.",
+    "beam": "Beam search, width 4: beams fork and die every few steps. Survivors share their ancestors' blocks "
+            "(white pips count the pointers), a dropped beam frees what only it held, and a write into a "
+            "shared block copies it first (it flashes). Click a block to see its beams.",
+    "prefix": "Every prompt starts with the same 80-token instruction. vLLM computes and keeps its blocks once "
+              "(violet, top left) and every request points at them; Orca stores and computes it again for "
+              "each request.",
+}
+SCENARIO_LABELS = {"basic": "BASIC", "parallel": "4 SAMPLES", "beam": "BEAM 4", "prefix": "PREFIX"}
 
 
 class Side:
     """One engine of the comparison: its simulator, map and live counters."""
 
-    def __init__(self, allocator: str, trace, config: LabConfig, area: RectT) -> None:
+    def __init__(self, allocator: str, trace: list[Request], config: LabConfig, area: tuple[int, int, int, int]) -> None:
         self.allocator = allocator
-        self.sim = Simulator(trace, allocator, config)
-        self.block = config.block_size
+        self.sim = Simulator(trace, allocator, config, track_blocks=True)
         self.cells = config.slots // config.block_size
-        self.map = MemoryMap(Grid.fit(self.cells, area))
+        self.map = MemoryMap(Grid.fit(self.cells, area), config.block_size)
+        self.view: MapView | None = None
         self.history: deque[tuple[float, int]] = deque()
         self.dirty = True
+        self.copies_seen = 0
+        self.flashes: dict[int, int] = {}  # cell -> frames of flash left
 
-    def advance_to(self, clock: float, budget_s: float = SIM_BUDGET_S) -> None:
-        """Step the engine towards ``clock``, for at most ``budget_s`` of wall-clock time."""
+    def advance_to(self, clock: float, max_steps: int = STEPS_PER_FRAME) -> None:
+        """Step the engine towards ``clock``, at most ``max_steps`` engine steps."""
         steps = 0
         sim = self.sim
-        deadline = time.perf_counter() + budget_s
-        while (sim.clock < clock and not sim.done and steps < MAX_STEPS_PER_UPDATE
-               and (steps == 0 or time.perf_counter() < deadline)):
+        while sim.clock < clock and not sim.done and steps < max_steps:
             sim.step(1)
             steps += 1
         if steps:
@@ -249,6 +94,15 @@ class Side:
             self.history.append((sim.clock, sim.tokens_generated))
             while len(self.history) > 2 and self.history[0][0] < sim.clock - RATE_WINDOW_S:
                 self.history.popleft()
+            self.copies_seen, copied = recent_copies(sim, self.copies_seen)
+            for cell in copied:
+                self.flashes[cell] = FLASH_FRAMES
+
+    def fade(self) -> None:
+        for cell in list(self.flashes):
+            self.flashes[cell] -= 1
+            if self.flashes[cell] <= 0:
+                del self.flashes[cell]
 
     def tokens_per_s(self) -> float:
         if len(self.history) < 2:
@@ -262,52 +116,26 @@ class Side:
         used = mem.total() - mem.free
         return 1 - mem.tokens / used if used else 0.0
 
+    def saving(self) -> float:
+        """Share of the blocks the sequences point at that sharing saves right now."""
+        saved, logical = memory_saved(self.sim)
+        return saved / logical if logical > 0 else 0.0
+
     def refresh_map(self, limit: int | None = MAX_PAINT) -> None:
         """Bring the map up to the engine's state, repainting at most ``limit`` cells (None: all)."""
         if not self.dirty:
             return
-        width = self.map.grid.cell - 1
-        states = [FREE] * self.cells
-        owned: dict[int, Sequence[int]] = {}
-        sim, block = self.sim, self.block
-        if sim.paged:
-            for rid, table in sim.block_tables().items():
-                length = sim.length(sim.running[rid])
-                full = cell_state(rid, width)
-                for b in table:
-                    states[b] = full
-                rest = length % block
-                if rest:
-                    states[table[-1]] = cell_state(rid, width * rest // block)
-                owned[rid] = table
-        else:
-            half = block // 2
-            for rid, run in sim.running.items():
-                start, reserve = run.start, run.reserve
-                first = max(0, -(-(start - half) // block))
-                last = min(self.cells, -(-(start + reserve - half) // block))
-                if last <= first:
-                    continue
-                filled = start + sim.length(run)
-                states[first:last] = [cell_state(rid, 0)] * (last - first)
-                full_end = min(last, max(first, (filled - block) // block + 1))  # cells wholly below `filled`
-                states[first:full_end] = [cell_state(rid, width)] * (full_end - first)
-                for i in range(full_end, last):
-                    held = min(block, max(0, filled - i * block))
-                    if not held:
-                        break
-                    states[i] = cell_state(rid, width * held // block)
-                owned[rid] = range(first, last)
-        self.dirty = self.map.update(states, owned, limit) > 0
+        self.view = project(self.sim)
+        self.dirty = self.map.update(self.view.cells, limit) > 0
 
 
 class TraceBuilder:
     """A trace drawn a slice at a time, so drawing 3,000 requests never stalls a frame."""
 
-    def __init__(self, dataset: str, seed: int) -> None:
-        self.key = (dataset, seed)
+    def __init__(self, dataset: str, seed: int, max_seq_len: int = 2048) -> None:
+        self.key = (dataset, seed, max_seq_len)
         self.requests: list[Request] = []
-        self._source: Iterator[Request] = stream(dataset, FIG13_RATE[dataset], seed)
+        self._source: Iterator[Request] = stream(dataset, DEFAULT_RATE[dataset], seed, max_seq_len)
 
     @property
     def done(self) -> bool:
@@ -322,60 +150,55 @@ class TraceBuilder:
 
 
 class LabScene(Scene):
-    """The LAB: memory maps, counters, a plot of running requests and a block-table inspector."""
+    """The LAB: memory maps, counters, a plot of running requests and a block inspector."""
 
-    def __init__(self, app, seed: int = 1) -> None:
+    def __init__(self, app, seed: int = 1, size: tuple[int, int] | None = None) -> None:
         self.app = app
         self.text: TextCache = getattr(app, "text", None) or TextCache()
+        self.layout: LabLayout = lab_layout(*(size or getattr(app, "canvas_size", theme.CANVAS_SIZE)))
         self.seed = seed
         self.dataset = "sharegpt"
-        self.block = 16
+        self.block = BLOCK_SIZE
         self.contiguous = "oracle"
+        self.scenario = "basic"
         self.speed = 4
         self.paused = False
-        self.sim_budget_s = SIM_BUDGET_S
-        self.selected: int | None = None
+        self.steps_per_frame = STEPS_PER_FRAME
+        self.selected: int | None = None  # request followed on both maps
+        self.selected_cell: tuple[int, int] | None = None  # (side, cell) clicked
         self.hover: tuple[int, int] | None = None
         self.chrome: pygame.Surface | None = None
         self.plot_surface: pygame.Surface | None = None
-        self.legend_tiles: tuple[pygame.Surface, pygame.Surface] | None = None
-        self.help_lines = wrap(HELP_TEXT, theme.SMALL, INFO[2] - 20)
-        self.block_lines: tuple[tuple[int, int], list[str]] | None = None
-        self.builders: dict[tuple[str, int], TraceBuilder] = {}
-        self.buttons = self._make_buttons()
+        self.legend_tiles: tuple[pygame.Surface, ...] | None = None
+        self.info_lines: tuple[object, list[tuple[str, theme.Colour]]] | None = None
+        self.builders: dict[tuple[str, int, int], TraceBuilder] = {}
+        self.buttons = [Button(name, self.layout.buttons[name], label, hint) for name, _, label, hint in BUTTONS]
         self.restart()
 
     # ------------------------------------------------------------------ setup
-    def _make_buttons(self) -> list[Button]:
-        specs = [
-            ("pause", 70, "PAUSE", "Space"),
-            ("x1", 40, "x1", "1"),
-            ("x4", 40, "x4", "2"),
-            ("x16", 44, "x16", "3"),
-            ("dataset", 118, "", "D"),
-            ("block", 92, "", "B"),
-            ("contiguous", 128, "", "C"),
-            ("restart", 88, "NEW TRACE", "R"),
-            ("back", 112, "BACK", "Esc / L"),
-        ]
-        x, buttons = 10, []
-        for name, width, label, hint in specs:
-            buttons.append(Button(name, (x, 40, width, 32), label, hint))
-            x += width + 6
-        return buttons
+    @property
+    def sharing(self) -> Sharing:
+        return scenario(self.scenario, FAN_OUT)
+
+    @property
+    def config(self) -> LabConfig:
+        return LabConfig(block_size=self.block, sharing=self.sharing)
 
     @property
     def ready(self) -> bool:
         """Both engines are built and running."""
         return len(self.sides) == 2
 
+    def _trace_key(self, seed: int) -> tuple[str, int, int]:
+        return (self.dataset, seed, self.config.max_seq_len - self.sharing.prefix)
+
     def restart(self) -> None:
         """Serve the current dataset's trace afresh; the engines are built over the next frames."""
         spec = DATASETS[self.dataset]
-        self.rate = FIG13_RATE[self.dataset]
-        key = (self.dataset, self.seed)
+        self.rate = DEFAULT_RATE[self.dataset]
+        key, ahead = self._trace_key(self.seed), self._trace_key(self.seed + 1)
         # Keep only this trace and the one drawn ahead for the next seed.
-        self.builders = {k: b for k, b in self.builders.items() if k in (key, (self.dataset, self.seed + 1))}
+        self.builders = {k: b for k, b in self.builders.items() if k in (key, ahead)}
         self.builders.setdefault(key, TraceBuilder(*key))
         self.trace: list[Request] = []
         self.sides: list[Side] = []
@@ -390,43 +213,41 @@ class LabScene(Scene):
         self.plot_stale = False
         self.counters: list[tuple[str, int, theme.Colour, tuple[int, int], str]] | None = None
         self.selected = None
-        self.block_lines = None
-        self.title = f"{spec.title} at {self.rate:g} req/s, block {self.block}"
+        self.selected_cell = None
+        self.info_lines = None
+        self.title = f"{spec.title} at {self.rate:g} req/s, {self.sharing.label}"
+        self.help_lines = wrap(HELP_TEXT[self.scenario], self.layout.small, self.layout.info[2] - 20)
         self.chrome = None
 
     def prepare(self) -> None:
         """One frame's share of setting up: a slice of the trace, or one engine."""
-        builder = self.builders[(self.dataset, self.seed)]
+        builder = self.builders[self._trace_key(self.seed)]
         if not builder.done:
             builder.extend(TRACE_CHUNK)
             return
         self.trace = builder.requests
-        config = LabConfig(block_size=self.block)
         i = len(self.sides)
         allocator = self.contiguous if i == 0 else "paged"
-        side = Side(allocator, self.trace, config, self._map_area(i))
+        side = Side(allocator, self.trace, self.config, self.layout.map_area(i))
         side.refresh_map(limit=None)
         self.sides.append(side)
         if self.ready:
             self.by_rid = {r.rid: r for r in self.trace}
             self.chrome = None
 
-    @staticmethod
-    def _map_area(i: int) -> RectT:
-        x, y, w, h = MAP_PANELS[i]
-        return (x + 8, y + MAP_TOP_PAD, w - 16, h - MAP_TOP_PAD - MAP_BOTTOM_PAD)
+    def _map_area(self, i: int) -> tuple[int, int, int, int]:
+        return self.layout.map_area(i)
 
     # ------------------------------------------------------------------ input
     def handle(self, event: pygame.event.Event) -> None:
         if event.type == pygame.KEYDOWN:
-            key = event.key
             actions = {
                 pygame.K_ESCAPE: "back", pygame.K_l: "back", pygame.K_SPACE: "pause", pygame.K_p: "pause",
                 pygame.K_1: "x1", pygame.K_2: "x4", pygame.K_3: "x16", pygame.K_d: "dataset",
-                pygame.K_b: "block", pygame.K_c: "contiguous", pygame.K_r: "restart",
+                pygame.K_s: "scenario", pygame.K_c: "contiguous", pygame.K_r: "restart",
             }
-            if key in actions:
-                self.command(actions[key])
+            if event.key in actions:
+                self.command(actions[event.key])
         elif event.type == pygame.MOUSEMOTION:
             before = hit(self.buttons, self.hover) if self.hover else None
             self.hover = event.pos
@@ -446,8 +267,9 @@ class LabScene(Scene):
         elif name == "dataset":
             self.dataset = DATASET_CHOICES[(DATASET_CHOICES.index(self.dataset) + 1) % len(DATASET_CHOICES)]
             self.restart()
-        elif name == "block":
-            self.block = BLOCK_CHOICES[(BLOCK_CHOICES.index(self.block) + 1) % len(BLOCK_CHOICES)]
+        elif name == "scenario":
+            i = SCENARIO_CHOICES.index(self.scenario)
+            self.scenario = SCENARIO_CHOICES[(i + 1) % len(SCENARIO_CHOICES)]
             self.restart()
         elif name == "contiguous":
             i = CONTIGUOUS_CHOICES.index(self.contiguous)
@@ -464,11 +286,15 @@ class LabScene(Scene):
         if button is not None:
             self.command(button.name)
             return
-        for side in self.sides:
-            if pygame.Rect(side.map.grid.x, side.map.grid.y, side.map.surface.get_width(),
-                           side.map.surface.get_height()).collidepoint(pos):
-                self.selected = side.map.owner_at(pos)
-                self.block_lines = None
+        for k, side in enumerate(self.sides):
+            grid = side.map.grid
+            if grid.bounds.collidepoint(pos):
+                cell = grid.index_at(pos)
+                owner = side.map.owner(cell) if cell is not None else None
+                shared = cell is not None and side.view is not None and bool(side.view.pointing_at(cell))
+                self.selected = owner
+                self.selected_cell = (k, cell) if cell is not None and (owner is not None or shared) else None
+                self.info_lines = None
                 return
 
     # ------------------------------------------------------------------ time
@@ -476,6 +302,8 @@ class LabScene(Scene):
         if not self.ready:
             self.prepare()
             return
+        for side in self.sides:
+            side.fade()
         if self.paused:
             return
         if all(side.sim.done for side in self.sides):
@@ -483,12 +311,12 @@ class LabScene(Scene):
             self.restart()
             return
         # Draw the next trace ahead, a little each frame, so the restart at the end is instant.
-        self.builders.setdefault((self.dataset, self.seed + 1), TraceBuilder(self.dataset, self.seed + 1))
-        self.builders[(self.dataset, self.seed + 1)].extend(PREFETCH_CHUNK)
+        ahead = self._trace_key(self.seed + 1)
+        self.builders.setdefault(ahead, TraceBuilder(*ahead)).extend(PREFETCH_CHUNK)
         self.clock += dt_ms / 1000.0 * self.speed
         for side in self.sides:
-            side.advance_to(self.clock, self.sim_budget_s)
-        # Engines that cannot keep up (a slow machine at x16) slow the clock rather than fall behind for good.
+            side.advance_to(self.clock, self.steps_per_frame)
+        # Engines that cannot keep up slow the clock rather than fall behind for good.
         behind = [side.sim.clock for side in self.sides if not side.sim.done]
         if behind and self.clock - min(behind) > MAX_LAG_S:
             self.clock = min(behind) + MAX_LAG_S
@@ -507,9 +335,10 @@ class LabScene(Scene):
             self.plot_stale = True
         # Plot and counters on different frames, so their costs never add up.
         if self.frame % REDRAW_EVERY == 0:
-            if self.plot_stale:  # at x1 a new point comes only every 15 frames
+            if self.plot_stale:
                 self.plot_surface = None
                 self.plot_stale = False
+                self.info_lines = None
         elif self.frame % REDRAW_EVERY == REDRAW_EVERY // 2:
             self.counters = None
 
@@ -521,6 +350,19 @@ class LabScene(Scene):
             side.refresh_map(limit=None)
         self.counters = None
         self.plot_surface = None
+        self.info_lines = None
+
+    def outlined(self, k: int) -> list[int]:
+        """Cells outlined on side ``k``: every sequence pointing at the clicked block, or the followed request."""
+        side = self.sides[k]
+        view = side.view
+        if view is None:
+            return []
+        if self.selected_cell is not None and self.selected_cell[0] == k:
+            return view.outline(self.selected_cell[1])
+        if self.selected is not None:
+            return list(view.owned.get(self.selected, ()))
+        return []
 
     def draw(self, surface: pygame.Surface) -> None:
         if self.chrome is None:
@@ -529,99 +371,114 @@ class LabScene(Scene):
         if not self.ready:
             self._draw_preparing(surface)
             return
-        for side in self.sides:
-            side.map.draw(surface, self.selected)
+        for k, side in enumerate(self.sides):
+            focus = self.selected_cell[1] if self.selected_cell and self.selected_cell[0] == k else None
+            flashes = [(cell, left / FLASH_FRAMES) for cell, left in side.flashes.items()]
+            side.map.draw(surface, self.outlined(k), flashes, focus)
         if self.counters is None:
             self.counters = self._counters()
         t = self.text
         for text, size, colour, pos, anchor in self.counters:
             t.blit(surface, text, size, colour, pos, anchor)
-        if self.plot_surface is None:
-            self.plot_surface = self._draw_plot()
-        surface.blit(self.plot_surface, PLOT[:2])
+        if self.layout.plot is not None:
+            if self.plot_surface is None:
+                self.plot_surface = self._draw_plot()
+            surface.blit(self.plot_surface, self.layout.plot[:2])
         self._draw_info(surface)
 
     def _draw_preparing(self, surface: pygame.Surface) -> None:
-        builder = self.builders[(self.dataset, self.seed)]
+        builder = self.builders[self._trace_key(self.seed)]
         if builder.done:
             message = "starting the engines"
         else:
             message = f"drawing {TRACE_REQUESTS:,} requests ... {len(builder.requests) / TRACE_REQUESTS:.0%}"
         for i in range(2):
             x, y, w, h = self._map_area(i)
-            self.text.blit(surface, message, theme.BODY, theme.TEXT_DIM, (x + w // 2, y + h // 2), "center")
+            self.text.blit(surface, message, self.layout.body, theme.TEXT_DIM, (x + w // 2, y + h // 2), "center")
 
     def _draw_chrome(self) -> pygame.Surface:
-        """Everything that changes only on a click: background, panels, buttons, legend."""
-        s = pygame.Surface(theme.CANVAS_SIZE)
+        """Everything that changes only on a click: background, panels, buttons, titles."""
+        lay = self.layout
+        s = pygame.Surface(lay.size)
         s.fill(theme.BG)
         t = self.text
-        pygame.draw.rect(s, theme.PANEL, HEADER)
-        pygame.draw.line(s, theme.PANEL_EDGE, (0, HEADER[3]), (theme.CANVAS_W, HEADER[3]))
-        t.blit(s, "MEMORY LAB", theme.LARGE, theme.CYAN, (12, 8))
-        t.blit(s, fit(self.title + "  |  OPT-13B, 15,728 KV slots", theme.SMALL, 500), theme.SMALL,
-               theme.TEXT_DIM, (150, 11))
+        pygame.draw.rect(s, theme.PANEL, lay.header)
+        pygame.draw.line(s, theme.PANEL_EDGE, (0, lay.header[3]), (lay.width, lay.header[3]))
+        right = t.blit(s, "MEMORY LAB", lay.large, theme.CYAN, (12, 8)).right
+        if not lay.portrait:
+            t.blit(s, fit(self.title, lay.small, lay.width - right - 170), lay.small, theme.TEXT_DIM,
+                   (right + 12, 11))
+        baseline = LABELS[self.contiguous].replace("Orca (", "").rstrip(")").upper()
         labels = {
             "pause": "RUN" if self.paused else "PAUSE",
-            "dataset": DATASETS[self.dataset].title,
-            "block": f"BLOCK {self.block}",
-            "contiguous": LABELS[self.contiguous].replace("Orca (", "").rstrip(")").upper() + " vs PAGED",
+            "dataset": DATASETS[self.dataset].title.replace(" En-De", ""),
+            "scenario": SCENARIO_LABELS[self.scenario],
+            "contiguous": baseline if lay.portrait else baseline + " vs PAGED",
         }
+        if lay.portrait:
+            labels["restart"] = "NEW"
         hover = hit(self.buttons, self.hover) if self.hover else None
         for b in self.buttons:
             active = (b.name == "pause" and self.paused) or b.name == f"x{self.speed}"
-            b.draw(s, t, active=active, hover=b is hover, label=labels.get(b.name))
+            b.draw(s, t, active=active, hover=b is hover, label=labels.get(b.name), size=lay.small)
         for i in range(2):
             allocator = self.contiguous if i == 0 else "paged"
             accent = LEFT_ACCENT if i == 0 else RIGHT_ACCENT
-            draw_panel(s, MAP_PANELS[i], t, edge=accent)
-            x, y, w, _ = MAP_PANELS[i]
-            kind = "contiguous ranges" if i == 0 else f"blocks of {self.block} tokens"
-            t.blit(s, LABELS[allocator], theme.BODY, accent, (x + 8, y + 4))
-            t.blit(s, kind, theme.SMALL, theme.TEXT_DIM, (x + w - 8, y + 6), "topright")
-        draw_panel(s, PLOT, t, "RUNNING REQUESTS")
-        draw_panel(s, INFO, t)
+            draw_panel(s, lay.maps[i], t, edge=accent)
+            x, y, w, _ = lay.maps[i]
+            kind = "a range per sequence" if i == 0 else f"blocks of {self.block} tokens"
+            t.blit(s, LABELS[allocator], lay.body, accent, (x + 8, y + 4))
+            t.blit(s, kind, lay.small, theme.TEXT_DIM, (x + w - 8, y + 6), "topright")
+        if lay.plot is not None:
+            draw_panel(s, lay.plot, t)
+        draw_panel(s, lay.info, t)
         return s
 
     def _counters(self) -> list[tuple[str, int, theme.Colour, tuple[int, int], str]]:
-        """Live counters of both engines and the clock: (text, size, colour, position, anchor).
-
-        Recomputed ten times a second, so their text is rendered at most that often.
-        """
+        """Live counters of both engines and the clock: (text, size, colour, position, anchor)."""
+        lay = self.layout
+        small, body = lay.small, lay.body
         items = []
+        seqs = self.sharing.seqs
         for i, side in enumerate(self.sides):
-            x, y, w, h = MAP_PANELS[i]
+            x, y, w, h = lay.maps[i]
             sim = side.sim
-            row1 = y + h - MAP_BOTTOM_PAD + 6
-            row2 = row1 + 18
-            extra = f"preempted {sim.preemptions}" if sim.paged else f"finished {sim.finished}"
+            row1 = y + h - lay.map_bottom_pad + 4
+            row2 = row1 + lay.line + 2
+            running = f"running {len(sim.running)}" + (f" x{seqs}" if seqs > 1 else "")
             items += [
-                (f"running {len(sim.running)}", theme.BODY, theme.TEXT, (x + 10, row1), "topleft"),
-                (f"waiting {len(sim.waiting)}", theme.BODY, theme.TEXT_DIM, (x + 130, row1), "topleft"),
-                (f"waste {side.waste():.0%}", theme.BODY, theme.AMBER, (x + w - 10, row1), "topright"),
-                (f"{side.tokens_per_s():,.0f} tokens/s", theme.BODY, theme.GREEN, (x + 10, row2), "topleft"),
-                (extra, theme.SMALL, theme.TEXT_DIM, (x + w - 10, row2 + 1), "topright"),
+                (running, body, theme.TEXT, (x + 10, row1), "topleft"),
+                (f"waiting {len(sim.waiting)}", body, theme.TEXT_DIM, (x + w // 2 - 20, row1), "topleft"),
+                (f"waste {side.waste():.0%}", body, theme.AMBER, (x + w - 10, row1), "topright"),
+                (f"{side.tokens_per_s():,.0f} tokens/s", small, theme.GREEN, (x + 10, row2), "topleft"),
             ]
+            if sim.paged and self.sharing.shares:
+                extra = f"sharing saves {side.saving():.0%}, copied {sim.cow_copies}"
+                items.append((extra, small, theme.VIOLET, (x + w - 10, row2), "topright"))
+            else:
+                extra = f"preempted {sim.preemptions}" if sim.paged else f"finished {sim.finished}"
+                items.append((extra, small, theme.TEXT_DIM, (x + w - 10, row2), "topright"))
         status = "PAUSED" if self.paused else f"x{self.speed}"
-        items.append((f"t = {self.clock:6.1f} s  {status}", theme.SMALL, theme.AMBER,
-                      (theme.CANVAS_W - 12, 10), "topright"))
+        items.append((f"t = {self.clock:6.1f} s  {status}", small, theme.AMBER, (lay.width - 12, 10), "topright"))
         return items
 
     def _draw_plot(self) -> pygame.Surface:
-        x, y, w, h = PLOT
+        lay = self.layout
+        assert lay.plot is not None
+        x, y, w, h = lay.plot
         s = pygame.Surface((w, h))
         s.fill(theme.PANEL)
         pygame.draw.rect(s, theme.PANEL_EDGE, (0, 0, w, h), 1, border_radius=4)
         t = self.text
-        t.blit(s, "RUNNING REQUESTS", theme.SMALL, theme.PANEL_TITLE, (7, 4))
-        t.blit(s, f"last {PLOT_POINTS * SAMPLE_EVERY_S:.0f} s", theme.SMALL, theme.TEXT_DIM, (w - 8, 4), "topright")
+        t.blit(s, "RUNNING REQUESTS", lay.small, theme.PANEL_TITLE, (7, 4))
+        t.blit(s, f"last {PLOT_POINTS * SAMPLE_EVERY_S:.0f} s", lay.small, theme.TEXT_DIM, (w - 8, 4), "topright")
         area = pygame.Rect(36, 26, w - 46, h - 56)
         pygame.draw.rect(s, theme.BOARD_BG, area)
         top = self.plot_max * 1.15
         for frac in (0.0, 0.5, 1.0):
             yy = area.bottom - round(area.height * frac)
             pygame.draw.line(s, theme.GRID_LINE, (area.x, yy), (area.right, yy))
-            t.blit(s, f"{top * frac:.0f}", theme.SMALL, theme.TEXT_DIM, (area.x - 4, yy), "midright")
+            t.blit(s, f"{top * frac:.0f}", lay.small, theme.TEXT_DIM, (area.x - 4, yy), "midright")
         if len(self.samples) >= 2:
             step = area.width / (PLOT_POINTS - 1)
             for k, colour in ((0, LEFT_ACCENT), (1, RIGHT_ACCENT)):
@@ -634,58 +491,104 @@ class LabScene(Scene):
             if self.samples:
                 label += f"  avg {self.sample_sums[k] / len(self.samples):.1f}"
             pygame.draw.line(s, colour, (lx, legend_y + 8), (lx + 18, legend_y + 8), 3)
-            t.blit(s, label, theme.SMALL, theme.TEXT, (lx + 24, legend_y + 1))
+            t.blit(s, label, lay.small, theme.TEXT, (lx + 24, legend_y + 1))
         return s
+
+    # ------------------------------------------------------------------ info panel
+    def _info(self) -> list[tuple[str, theme.Colour]]:
+        """The info panel's lines for the current selection (title first)."""
+        width = self.layout.info[2] - 20
+        small = self.layout.small
+        if self.selected_cell is not None:
+            k, cell = self.selected_cell
+            side = self.sides[k]
+            if side.sim.paged and side.view is not None:
+                return self._block_info(side, cell, width)
+        rid = self.selected
+        if rid is None:
+            return [("HOW TO READ IT", theme.PANEL_TITLE)] + [(line, theme.TEXT) for line in self.help_lines]
+        req = self.by_rid[rid]
+        lines: list[tuple[str, theme.Colour]] = [
+            (f"REQUEST #{rid}", request_colour(rid)),
+            (f"prompt {req.prompt}, output {req.output} tokens", theme.TEXT_DIM),
+        ]
+        contiguous, paged = (side.sim for side in self.sides)
+        run = contiguous.running.get(rid)
+        if run is not None:
+            ranges = ", ".join(f"{s}-{s + run.reserve - 1}" for s in run.starts[:2])
+            more = f" (+{len(run.starts) - 2})" if len(run.starts) > 2 else ""
+            line = f"{LABELS[self.contiguous]}: slots {ranges}{more}, {contiguous.length(run)} of {run.reserve} used"
+        else:
+            line = f"{LABELS[self.contiguous]}: {self._where(contiguous, rid)}"
+        lines.append((fit(line, small, width), LEFT_ACCENT))
+        run = paged.running.get(rid)
+        if run is None:
+            lines.append((f"vLLM (paged): {self._where(paged, rid)}", RIGHT_ACCENT))
+            return lines
+        table = paged.pool.tables[(rid, 0)] if (rid, 0) in paged.pool.tables else next(
+            t for s, t in paged.pool.tables.items() if s[0] == rid)
+        lines.append((f"vLLM block table: {paged.length(run)} tokens in {len(table)} blocks", RIGHT_ACCENT))
+        lines += [(line, theme.TEXT) for line in wrap("  ".join(f"{i}>{b}" for i, b in enumerate(table)), small, width)]
+        return lines
+
+    def _block_info(self, side: Side, cell: int, width: int) -> list[tuple[str, theme.Colour]]:
+        small = self.layout.small
+        view = side.view
+        assert view is not None
+        pool = side.sim.pool
+        seqs = view.pointing_at(cell)
+        refs = pool.refs[cell]
+        if cell in pool.pinned:
+            title = f"BLOCK {cell}: CACHED PREFIX, {refs} REFERENCES"
+            colour = theme.VIOLET
+        else:
+            title = f"BLOCK {cell}: {refs} REFERENCE{'S' if refs != 1 else ''}"
+            colour = request_colour(seqs[0][0]) if seqs else theme.TEXT
+        lines: list[tuple[str, theme.Colour]] = [(title, colour)]
+        by_request: dict[int, list[int]] = {}
+        for rid, i in seqs:
+            by_request.setdefault(rid, []).append(i)
+        if by_request:
+            noun = "beam" if self.scenario == "beam" else "sample" if self.scenario == "parallel" else "sequence"
+            if len(by_request) == 1:
+                rid, ids = next(iter(by_request.items()))
+                text = (f"pointed at by {len(ids)} {noun}s of request #{rid}" if len(ids) > 1
+                        else f"held by request #{rid} alone")
+            else:
+                text = f"pointed at by {len(by_request)} requests: " + ", ".join(f"#{r}" for r in sorted(by_request))
+            lines += [(line, theme.TEXT) for line in wrap(text, small, width)[:2]]
+        if refs > 1:
+            lines.append((fit("shared: a write into it copies it first", small, width), theme.TEXT_DIM))
+        rid = seqs[0][0] if seqs else None
+        if rid is not None and rid in side.sim.running:
+            table = view.sequences[seqs[0]]
+            lines.append((f"block table of #{rid}: {side.sim.length(side.sim.running[rid])} tokens", RIGHT_ACCENT))
+            lines += [(line, theme.TEXT) for line in wrap("  ".join(f"{i}>{b}" for i, b in enumerate(table)),
+                                                          small, width)]
+        return lines
 
     def _draw_info(self, surface: pygame.Surface) -> None:
         t = self.text
-        x, y, w, h = INFO
-        left = x + 10
-        width = w - 20
-        rid = self.selected
-        if rid is None:
-            t.blit(surface, "HOW TO READ IT", theme.SMALL, theme.PANEL_TITLE, (x + 7, y + 4))
-            yy = y + 24
-            for line in self.help_lines[:4]:
-                t.blit(surface, line, theme.SMALL, theme.TEXT, (left, yy))
-                yy += 17
-            yy += 6
-            self._legend(surface, left, yy)
-            return
-        req = self.by_rid[rid]
-        t.blit(surface, f"REQUEST #{rid}", theme.SMALL, request_colour(rid), (x + 7, y + 4))
-        t.blit(surface, f"prompt {req.prompt}, output {req.output} tokens", theme.SMALL, theme.TEXT_DIM,
-               (x + w - 8, y + 4), "topright")
-        contiguous, paged = (side.sim for side in self.sides)
+        lay = self.layout
+        x, y, w, h = lay.info
+        key = (self.selected, self.selected_cell)
+        if self.info_lines is None or self.info_lines[0] != key:
+            self.info_lines = (key, self._info())
+        lines = self.info_lines[1]
+        legend = self.selected is None and self.selected_cell is None
+        bottom = y + h - 6 - (2 * lay.line + 6 if legend else 0)
+        room = max(1, (bottom - y - 24) // lay.line)
+        body = lines[1:]
+        if len(body) > room:
+            body = body[: room - 1] + [("... (logical block > physical block)", theme.TEXT_DIM)]
+        title, colour = lines[0]
+        t.blit(surface, fit(title, lay.small, w - 14), lay.small, colour, (x + 7, y + 4))
         yy = y + 24
-        run = contiguous.running.get(rid)
-        if run is not None:
-            start, reserve = run.start, run.reserve
-            line = (f"{LABELS[self.contiguous]}: slots {start}-{start + reserve - 1}, "
-                    f"{contiguous.length(run)} of {reserve} used")
-        else:
-            line = f"{LABELS[self.contiguous]}: {self._where(contiguous, rid)}"
-        t.blit(surface, fit(line, theme.SMALL, width), theme.SMALL, LEFT_ACCENT, (left, yy))
-        yy += 20
-        run = paged.running.get(rid)
-        if run is None:
-            t.blit(surface, f"vLLM (paged): {self._where(paged, rid)}", theme.SMALL, RIGHT_ACCENT, (left, yy))
-            return
-        table = paged.pages.grow(rid, -(-paged.length(run) // paged.block_size))
-        t.blit(surface, f"vLLM block table: {paged.length(run)} tokens in {len(table)} blocks",
-               theme.SMALL, RIGHT_ACCENT, (left, yy))
-        yy += 18
-        room = (y + h - 8 - yy) // 16
-        key = (rid, len(table))
-        if self.block_lines is None or self.block_lines[0] != key:
-            # Wrapped once per change of the table, not every frame.
-            lines = wrap("  ".join(f"{i}>{b}" for i, b in enumerate(table)), theme.SMALL, width)
-            if len(lines) > room:
-                lines = lines[: room - 1] + [f"... {len(table)} entries (logical > physical)"]
-            self.block_lines = (key, lines)
-        for line in self.block_lines[1]:
-            t.blit(surface, line, theme.SMALL, theme.TEXT, (left, yy))
-            yy += 16
+        for line, colour in body:
+            t.blit(surface, line, lay.small, colour, (x + 10, yy))
+            yy += lay.line
+        if legend:
+            self._legend(surface, x + 10, y + h - 2 * lay.line - 10)
 
     def _where(self, sim: Simulator, rid: int) -> str:
         if rid in sim.running:
@@ -698,157 +601,39 @@ class LabScene(Scene):
 
     def _legend(self, surface: pygame.Surface, x: int, y: int) -> None:
         t = self.text
+        lay = self.layout
         size = 14
         if self.legend_tiles is None:
             colour = request_colour(3)
-            self.legend_tiles = (paint_tile(colour, size, size), paint_tile(colour, size, 0))
-        items = ((self.legend_tiles[0], "holds tokens"), (self.legend_tiles[1], "reserved, empty"), (None, "free"))
+            self.legend_tiles = (paint_tile(colour, size, size), paint_tile(colour, size, 0),
+                                 paint_tile(colour, size, size, 3, digit=self.sides[1].map.grid.cell > DIGIT_MIN_CELL))
+        items = [(self.legend_tiles[0], "tokens"), (self.legend_tiles[1], "reserved"), (None, "free")]
+        if self.sharing.shares:
+            items.append((self.legend_tiles[2], "shared x3"))
         xx = x
         for tile, label in items:
             if tile is None:
                 pygame.draw.rect(surface, FREE_CELL, (xx, y + 1, size, size))
             else:
                 surface.blit(tile, (xx, y + 1))
-            r = t.blit(surface, label, theme.SMALL, theme.TEXT, (xx + size + 5, y + 1))
-            xx = r.right + 14
-        t.blit(surface, "Keys: Space pause, 1/2/3 speed, D B C R, Esc back", theme.SMALL, theme.TEXT_DIM,
-               (x, y + 24))
+            r = t.blit(surface, label, lay.small, theme.TEXT, (xx + size + 4, y))
+            xx = r.right + 10
+        keys = "S sharing, D data, C baseline, Space pause, 1/2/3 speed"
+        t.blit(surface, fit(keys, lay.small, lay.info[2] - 20), lay.small, theme.TEXT_DIM, (x, y + lay.line + 2))
 
 
-# ---------------------------------------------------------------------- headless tools
-class _StandaloneApp:
-    """Just enough of the App protocol to show the LAB on its own."""
+def __getattr__(name: str):
+    """``python -m ui.lab_scene`` and old imports of the headless tools: they live in ``ui.lab_cli``."""
+    if name == "_main":
+        from ui.lab_cli import main
 
-    def __init__(self) -> None:
-        self.text = TextCache()
-        self.scenes: list[Scene] = []
-        self.popped = False
-
-    def push(self, scene: Scene) -> None:
-        self.scenes.append(scene)
-
-    def pop(self) -> None:
-        self.popped = True
-
-    def replace(self, scene: Scene) -> None:
-        self.scenes[-1:] = [scene]
-
-
-def _frames(scene: LabScene, canvas: pygame.Surface, frames: int, every: int = 0,
-            actions: tuple[str, ...] = ()) -> tuple[list[float], list[float], list[float]]:
-    """Run ``frames`` frames; every ``every`` frames press the next of ``actions``.
-
-    Returns wall-clock update and draw times and the frame's CPU time, in ms: on a busy machine
-    the wall clock also counts time the process waited for a core.
-    """
-    update_ms, draw_ms, cpu_ms = [], [], []
-    for k in range(frames):
-        c0 = time.process_time()
-        t0 = time.perf_counter()
-        if every and k and k % every == 0:  # the press is part of its frame
-            scene.command(actions[(k // every - 1) % len(actions)])
-        scene.update(theme.STEP_MS)
-        t1 = time.perf_counter()
-        scene.draw(canvas)
-        t2 = time.perf_counter()
-        cpu_ms.append((time.process_time() - c0) * 1000)
-        update_ms.append((t1 - t0) * 1000)
-        draw_ms.append((t2 - t1) * 1000)
-    return update_ms, draw_ms, cpu_ms
-
-
-def _open(dataset: str, speed: int) -> LabScene:
-    """A LAB on its own, set up (its first frames draw the trace) and ready to run."""
-    scene = LabScene(_StandaloneApp())
-    if dataset != scene.dataset:
-        scene.command("dataset")
-    scene.speed = speed
-    while not scene.ready:
-        scene.update(theme.STEP_MS)
-    return scene
-
-
-def _select_busiest(scene: LabScene) -> None:
-    """Click the paged request that holds the most blocks."""
-    paged_map = scene.sides[1].map
-    if paged_map.owned:
-        rid = max(paged_map.owned, key=lambda r: len(paged_map.owned[r]))
-        scene.click(paged_map.grid.rect(paged_map.owned[rid][0]).center)
-
-
-def _pct(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(len(ordered) * q))]
-
-
-def _bench(canvas: pygame.Surface, frames: int) -> None:
-    """Frame times of the LAB for each dataset and speed, with a request selected, and while switching."""
-    print(f"LAB frame times in ms, {frames} frames (60 fps steps) per row once the trace is drawn, a request "
-          "selected after 60 frames.")
-    print("frame = update (engine steps, map refresh) + draw; wall clock, and CPU time of the process.")
-    print(f"{'':38} {'wall':>27}   {'CPU':>20}")
-    print(f"{'scenario':38} {'draw med':>8} {'frame med':>9} {'p99':>6} {'max':>6}   "
-          f"{'med':>6} {'p99':>6} {'max':>6}")
-    rows = [(d, s, ()) for d in DATASET_CHOICES for s in SPEEDS]
-    rows.append(("sharegpt", 4, ("block", "contiguous", "dataset", "restart")))
-    for dataset, speed, actions in rows:
-        scene = _open(dataset, speed)
-        _frames(scene, canvas, 60)
-        _select_busiest(scene)
-        update_ms, draw_ms, cpu_ms = _frames(scene, canvas, frames, 120 if actions else 0, actions)
-        frame_ms = [u + d for u, d in zip(update_ms, draw_ms)]
-        name = f"{DATASETS[dataset].title} x{speed}" + (", a control pressed every 2 s" if actions else "")
-        print(f"{name:38} {statistics.median(draw_ms):8.2f} {statistics.median(frame_ms):9.2f} "
-              f"{_pct(frame_ms, 0.99):6.2f} {max(frame_ms):6.2f}   {statistics.median(cpu_ms):6.2f} "
-              f"{_pct(cpu_ms, 0.99):6.2f} {max(cpu_ms):6.2f}")
-
-
-def _main(argv: list[str]) -> int:
-    """``python -m ui.lab_scene [--bench] [--screenshot PATH] [--frames N] [--dataset D] [--speed X] [--select]``
-
-    Runs the LAB headless: prints frame times (update = engine steps and map refresh, draw = the
-    drawn frame), or with --bench a table per dataset and speed; optionally saves a screenshot.
-    """
-    import argparse
-    import os
-
-    from engine.cli_args import whole
-
-    parser = argparse.ArgumentParser(prog="python -m ui.lab_scene", description=_main.__doc__.split("\n\n")[1])
-    parser.add_argument("--bench", action="store_true", help="time every dataset and speed")
-    parser.add_argument("--screenshot", help="save the canvas as PNG here")
-    parser.add_argument("--frames", type=whole(1, 100_000), default=900, help="frames to run (default 900)")
-    parser.add_argument("--dataset", choices=DATASET_CHOICES, default="sharegpt")
-    parser.add_argument("--speed", type=int, choices=SPEEDS, default=4)
-    parser.add_argument("--select", action="store_true", help="click the busiest paged block first")
-    args = parser.parse_args(argv)
-    os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
-    os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
-    pygame.display.init()
-    pygame.font.init()
-    theme.font.cache_clear()
-    pygame.display.set_mode(theme.CANVAS_SIZE)
-    canvas = pygame.Surface(theme.CANVAS_SIZE)
-    if args.bench:
-        _bench(canvas, args.frames)
-        return 0
-    scene = _open(args.dataset, args.speed)
-    if args.screenshot:
-        scene.sim_budget_s = 1.0  # no wall-clock limit: the same picture on any machine
-    update_ms, draw_ms, _ = _frames(scene, canvas, args.frames)
-    if args.select:
-        _select_busiest(scene)
-    scene.bring_up_to_date()
-    scene.draw(canvas)
-    frame_ms = [u + d for u, d in zip(update_ms, draw_ms)]
-    print(f"frames {args.frames}: draw median {statistics.median(draw_ms):.2f} ms, "
-          f"update median {statistics.median(update_ms):.2f} ms, frame (update + draw) median "
-          f"{statistics.median(frame_ms):.2f} ms, p99 {_pct(frame_ms, 0.99):.2f} ms")
-    if args.screenshot:
-        pygame.image.save(canvas, args.screenshot)
-        print(f"saved {args.screenshot}")
-    return 0
+        return main
+    raise AttributeError(name)
 
 
 if __name__ == "__main__":
-    raise SystemExit(_main(sys.argv[1:]))
+    import sys
+
+    from ui.lab_cli import run
+
+    raise SystemExit(run(sys.argv[1:]))

@@ -74,7 +74,8 @@ class Button:
         return self.target.collidepoint(pos)
 
     def draw(self, surface: pygame.Surface, text: TextCache, *, active: bool = False,
-             hover: bool = False, label: str | None = None, accent: Colour = theme.CYAN) -> None:
+             hover: bool = False, label: str | None = None, accent: Colour = theme.CYAN,
+             size: int = theme.SMALL) -> None:
         rect = pygame.Rect(self.rect)
         fill = theme.BUTTON_ACTIVE if active else theme.BUTTON_HOVER if hover else theme.BUTTON
         pygame.draw.rect(surface, fill, rect, border_radius=4)
@@ -83,12 +84,12 @@ class Button:
         shown = label if label is not None else self.label
         colour = theme.TEXT if not active else (255, 255, 255)
         if self.hint:
-            text.blit(surface, shown, theme.SMALL, colour,
+            text.blit(surface, shown, size, colour,
                       (rect.centerx, rect.centery - 8), "center")
-            text.blit(surface, self.hint, theme.SMALL, theme.TEXT_DIM,
+            text.blit(surface, self.hint, size, theme.TEXT_DIM,
                       (rect.centerx, rect.centery + 9), "center")
         else:
-            text.blit(surface, shown, theme.SMALL, colour, rect.center, "center")
+            text.blit(surface, shown, size, colour, rect.center, "center")
 
 
 def hit(buttons: list[Button] | tuple[Button, ...], pos: tuple[int, int]) -> Button | None:

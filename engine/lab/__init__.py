@@ -4,7 +4,10 @@ Pure standard library at import time, so it also runs in the browser build;
 numpy is imported only by the sweep.
 """
 
-from .allocators import ALLOCATORS, CONTIGUOUS, ContiguousAllocator, PagedAllocator
+from .allocators import ALLOCATORS, CONTIGUOUS, ContiguousAllocator
+from .blocks import BlockPool
+from .memory import ContiguousMemory, PagedMemory
+from .sharing import PREFIXES, SAMPLINGS, SCENARIOS, Sharing
 from .latency import LATENCY_MODELS, OPT13B_A100, LatencyModel
 from .simulator import DEFAULT_SLOTS, Breakdown, LabConfig, Result, Simulator, StepReport
 from .workload import DATASETS, DatasetSpec, Request, generate
@@ -21,7 +24,13 @@ __all__ = [
     "LATENCY_MODELS",
     "LabConfig",
     "LatencyModel",
-    "PagedAllocator",
+    "PagedMemory",
+    "ContiguousMemory",
+    "BlockPool",
+    "Sharing",
+    "SAMPLINGS",
+    "PREFIXES",
+    "SCENARIOS",
     "Request",
     "Result",
     "Simulator",

@@ -1,10 +1,10 @@
-"""KV-cache memory managers: contiguous ranges (Orca baselines) and paged blocks (vLLM).
+"""KV-cache allocators: contiguous ranges (Orca baselines); reservation sizes; allocator names.
 
 Memory is measured in token slots. The contiguous allocator hands out one
-range per request and can fail although enough slots are free, when no single
-free range is long enough (external fragmentation). The paged allocator hands
-out fixed-size blocks from anywhere; a request's block table maps its logical
-blocks to physical ones.
+range per sequence and can fail although enough slots are free, when no single
+free range is long enough (external fragmentation). Paged memory hands out
+fixed-size blocks from anywhere (``blocks.BlockPool``); ``memory`` puts both
+behind the scheduler's one interface.
 """
 
 from __future__ import annotations
@@ -73,37 +73,3 @@ class ContiguousAllocator:
         else:
             starts.insert(i, start)
             lengths.insert(i, size)
-
-
-class PagedAllocator:
-    """A pool of physical blocks and one block table per request.
-
-    Tables may lag behind the simulator's block count (it grows them lazily,
-    in bulk); ``grow`` brings a table up to date.
-    """
-
-    def __init__(self, num_blocks: int, block_size: int) -> None:
-        self.num_blocks = num_blocks
-        self.block_size = block_size
-        # Popping from the end hands out low block numbers first.
-        self.free: list[int] = list(range(num_blocks - 1, -1, -1))
-        self.tables: dict[int, list[int]] = {}
-
-    def grow(self, rid: int, blocks: int) -> list[int]:
-        """Extend ``rid``'s table to ``blocks`` entries; return the table."""
-        table = self.tables.setdefault(rid, [])
-        missing = blocks - len(table)
-        if missing > 0:
-            if missing > len(self.free):
-                raise MemoryError("paged allocator out of blocks")
-            taken = self.free[-missing:]
-            del self.free[-missing:]
-            taken.reverse()
-            table.extend(taken)
-        return table
-
-    def release(self, rid: int) -> None:
-        table = self.tables.pop(rid, None)
-        if table:
-            table.reverse()
-            self.free.extend(table)

@@ -6,6 +6,7 @@ from dataclasses import asdict, dataclass
 
 from . import paper
 from .allocators import ALLOCATORS, CONTIGUOUS
+from .sharing import Sharing
 from .simulator import BUCKETS, LabConfig, Result, Simulator
 from .workload import DATASETS, generate
 
@@ -25,22 +26,47 @@ class Comparison:
     results: dict[str, Result]
 
     @property
-    def at_paper_rate(self) -> bool:
-        return abs(self.rate - paper.FIG13_RATE[self.dataset]) < 1e-9
+    def sharing(self) -> Sharing:
+        return self.config.sharing
 
-    def ratios(self) -> dict[str, float | None]:
-        """How many times more requests the paged engine runs than each contiguous one.
+    @property
+    def family(self) -> str:
+        """basic, parallel, beam or prefix."""
+        return paper.sharing_family(self.sharing.sampling, self.sharing.prefix)
+
+    @property
+    def at_paper_rate(self) -> bool:
+        return abs(self.rate - paper.DEFAULT_RATE[self.dataset]) < 1e-9
+
+    @property
+    def ratio_measure(self) -> str:
+        return paper.ratio_measure(self.sharing.prefix)
+
+    def ratios(self, measure: str | None = None) -> dict[str, float | None]:
+        """How many times more the paged engine runs (``mean_running``) or serves (``throughput``).
 
         None where a baseline ran nothing in the window (a trace too short to measure).
         """
-        paged = self.results["paged"].mean_running
+        key = measure or self.ratio_measure
+        paged = getattr(self.results["paged"], key)
         return {
-            name: paged / self.results[name].mean_running if self.results[name].mean_running else None
+            name: paged / getattr(self.results[name], key) if getattr(self.results[name], key) else None
             for name in CONTIGUOUS
         }
 
+    def paper_ratios(self) -> dict[str, float | None]:
+        """The paper's advantage for this scenario (Fig. 13 for basic sampling, Figs. 14 and 16 otherwise)."""
+        if self.family == "basic":
+            if self.dataset in paper.FIG13_BATCH:
+                return dict(paper.paper_ratios(self.dataset))
+            return {name: None for name in CONTIGUOUS}
+        theirs = paper.paper_oracle_ratio(self.dataset, self.sharing.sampling, self.sharing.n, self.sharing.prefix)
+        return {name: theirs if name == "oracle" else None for name in CONTIGUOUS}
+
     def notes(self) -> list[str]:
         """Sentences saying where and why our figures differ from the paper's."""
+        if self.family != "basic":
+            return self._sharing_notes()
         out: list[str] = []
         if any(not result.mean_running for result in self.results.values()):
             out.append(
@@ -48,7 +74,7 @@ class Comparison:
                 f"{self.results['paged'].window:.2f} s): use more requests."
             )
         if not self.at_paper_rate:
-            out.append(paper.difference("rate", "*", "*").format(paper_rate=paper.FIG13_RATE[self.dataset]))
+            out.append(paper.difference("rate", "*", "*").format(paper_rate=paper.DEFAULT_RATE[self.dataset]))
         seen: set[str] = set()
         paged = self.results["paged"]
         if paged.mean_running and 1 - paged.token_share >= PAGED_WASTE_TARGET:
@@ -60,7 +86,8 @@ class Comparison:
             )
             seen.add(why)
         checks = [("token_share", name, paper.FIG2_TOKEN_SHARE[name]) for name in CONTIGUOUS]
-        checks += [("mean_running", name, paper.FIG13_BATCH[self.dataset][name]) for name in ALLOCATORS]
+        if self.dataset in paper.FIG13_BATCH:
+            checks += [("mean_running", name, paper.FIG13_BATCH[self.dataset][name]) for name in ALLOCATORS]
         for figure, name, theirs in checks:
             ours = getattr(self.results[name], figure)
             if theirs and not (1 / NOTE_FACTOR <= ours / theirs <= NOTE_FACTOR):
@@ -74,26 +101,69 @@ class Comparison:
                 out.append(line)
         return out
 
+    def _sharing_notes(self) -> list[str]:
+        out: list[str] = []
+        if any(not result.mean_running for result in self.results.values()):
+            out.append(
+                f"An engine ran no request in the measurement window (first to last arrival, "
+                f"{self.results['paged'].window:.2f} s): use more requests."
+            )
+            return out
+        paged = self.results["paged"]
+        saving = paper.paper_saving(self.dataset, self.sharing.sampling)
+        if saving is not None:
+            lo, hi = saving
+            if not (lo / NOTE_FACTOR <= paged.memory_saving <= hi * NOTE_FACTOR):
+                out.append(
+                    f"Memory saved by sharing: ours {paged.memory_saving:.1%}, Fig. 15 {lo:.1%} to {hi:.1%} "
+                    f"(n or width 2 to 6). " + paper.difference("memory_saving", self.sharing.sampling, self.dataset)
+                )
+        theirs = self.paper_ratios()["oracle"]
+        ours = self.ratios()["oracle"]
+        if theirs and ours and not (1 / NOTE_FACTOR <= ours / theirs <= NOTE_FACTOR):
+            out.append(
+                f"Advantage over Orca (Oracle): ours {ours:.2f}x, paper {theirs:.2f}x. "
+                + paper.difference("paged_ratio", self.family, self.dataset)
+            )
+        if self.sharing.sampling != "basic" and paged.preemptions:
+            out.append(
+                f"The paged engine preempted {paged.preemptions} requests and recomputes them; vLLM swaps a "
+                "request of several sequences out to CPU memory instead, which this model does not time."
+            )
+        return out
+
     def as_dict(self) -> dict[str, object]:
         cfg = asdict(self.config)
         cfg["latency"] = self.config.latency.name
+        cfg["sharing"] = asdict(self.config.sharing)
         ratios = self.ratios()
+        theirs = self.paper_ratios()
+        batch, throughput = self.ratios("mean_running"), self.ratios("throughput")
+        basic = self.family == "basic"
         allocators = {}
         for name, result in self.results.items():
             entry = result.as_dict()
             entry["waste"] = 1 - result.token_share if result.mean_running else 0.0
-            entry["paper_token_share"] = paper.FIG2_TOKEN_SHARE[name]
-            entry["paper_mean_running"] = paper.FIG13_BATCH[self.dataset][name]
+            entry["paper_token_share"] = paper.FIG2_TOKEN_SHARE[name] if basic else None
+            entry["paper_mean_running"] = (
+                paper.FIG13_BATCH[self.dataset][name] if basic and self.dataset in paper.FIG13_BATCH else None
+            )
             if name in ratios:
                 entry["paged_ratio"] = ratios[name]
-                entry["paper_paged_ratio"] = paper.paper_ratios(self.dataset)[name]
+                entry["paper_paged_ratio"] = theirs[name]
+                entry["batch_ratio"] = batch[name]
+                entry["throughput_ratio"] = throughput[name]
             allocators[name] = entry
+        saving = paper.paper_saving(self.dataset, self.sharing.sampling)
+        allocators["paged"]["paper_memory_saving"] = list(saving) if saving else None
         return {
             "dataset": self.dataset,
             "rate": self.rate,
             "requests": self.requests,
             "seed": self.seed,
-            "paper_rate": paper.FIG13_RATE[self.dataset],
+            "paper_rate": paper.DEFAULT_RATE[self.dataset],
+            "scenario": self.sharing.label,
+            "ratio_measure": self.ratio_measure,
             "config": cfg,
             "allocators": allocators,
             "notes": self.notes(),
@@ -101,16 +171,18 @@ class Comparison:
 
 
 def compare(dataset: str, rate: float, requests: int, seed: int, config: LabConfig, drain: bool = False) -> Comparison:
-    """Run one seeded trace through all four allocators."""
-    trace = generate(dataset, requests, rate, seed, config.max_seq_len)
+    """Run one seeded trace through all four allocators (a shared prefix comes on top of each prompt)."""
+    trace = generate(dataset, requests, rate, seed, config.max_seq_len - config.sharing.prefix)
     results = {name: Simulator(trace, name, config).run(drain=drain) for name in ALLOCATORS}
     return Comparison(dataset, rate, requests, seed, config, results)
 
 
 def format_text(comp: Comparison) -> str:
+    if comp.family != "basic":
+        return format_sharing(comp)
     cfg = comp.config
     spec = DATASETS[comp.dataset]
-    paper_ratios = paper.paper_ratios(comp.dataset)
+    paper_ratios = comp.paper_ratios()
     ratios = comp.ratios()
     lines = [
         f"Serving lab: {spec.title} at {comp.rate:g} req/s, {comp.requests} requests, seed {comp.seed}",
@@ -124,12 +196,13 @@ def format_text(comp: Comparison) -> str:
         r = comp.results[name]
         if name in ratios:
             ours = f"{ratios[name]:8.2f}" if ratios[name] is not None else f"{'-':>8}"
-            ratio = f"{ours} {paper_ratios[name]:9.2f}"
+            theirs = paper_ratios[name]
+            ratio = f"{ours} " + (f"{theirs:9.2f}" if theirs is not None else f"{'-':>9}")
         else:
             ratio = f"{'':8} {'':9}"
         lines.append(
             f"{paper.LABELS[name]:14} {r.token_share:7.1%} {paper.FIG2_TOKEN_SHARE[name]:8.1%} "
-            f"{r.mean_running:7.2f} {paper.FIG13_BATCH[comp.dataset][name]:8.2f} {ratio} "
+            f"{r.mean_running:7.2f} {_paper_batch(comp.dataset, name)} {ratio} "
             f"{r.throughput:9.0f} {r.preemptions:8d}"
         )
     lines += ["", "KV memory, time-averaged share of all slots:"]
@@ -153,5 +226,53 @@ def format_text(comp: Comparison) -> str:
     notes = comp.notes()
     if notes:
         lines += ["", "Where ours differs from the paper (off by more than x1.25, or paged waste of 4 % or more):"]
+        lines += [f"- {note}" for note in notes]
+    return "\n".join(lines)
+
+
+def _paper_batch(dataset: str, name: str) -> str:
+    batch = paper.FIG13_BATCH.get(dataset)
+    return f"{batch[name]:8.2f}" if batch else f"{'-':>8}"
+
+
+def format_sharing(comp: Comparison) -> str:
+    """A sharing scenario beside the paper's Figs. 14-16."""
+    cfg = comp.config
+    spec = DATASETS[comp.dataset]
+    sharing = comp.sharing
+    ratios, theirs = comp.ratios(), comp.paper_ratios()
+    measure = comp.ratio_measure
+    lines = [
+        f"Serving lab: {spec.title} at {comp.rate:g} req/s, {comp.requests} requests, seed {comp.seed}; "
+        f"{sharing.label}",
+        f"KV cache {cfg.slots} token slots, block {cfg.block_size}, max sequence {cfg.max_seq_len}, "
+        f"max batch {cfg.max_batch} sequences; {cfg.latency.name}",
+        "",
+        f"{'':14} {'mean batch':>11} {'sequences':>10} {'tokens/s':>9} {'preempt':>8} {'paged x more':>14}",
+        f"{'':14} {'(requests)':>11} {'':>10} {'':>9} {'':>8} {'ours':>6} {'paper':>7}",
+    ]
+    for name in ALLOCATORS:
+        r = comp.results[name]
+        if name in ratios:
+            ours = f"{ratios[name]:6.2f}" if ratios[name] is not None else f"{'-':>6}"
+            paper_ratio = f"{theirs[name]:7.2f}" if theirs[name] is not None else f"{'-':>7}"
+            ratio = f"{ours} {paper_ratio}"
+        else:
+            ratio = ""
+        lines.append(
+            f"{paper.LABELS[name]:14} {r.mean_running:11.2f} {r.mean_running_sequences:10.2f} "
+            f"{r.throughput:9.0f} {r.preemptions:8d} {ratio}"
+        )
+    lines += ["", f"paged x more = {paper.RATIO_MEASURES[measure]}."]
+    paged = comp.results["paged"]
+    saving = paper.paper_saving(comp.dataset, sharing.sampling)
+    fig = f"Fig. 15: {saving[0]:.1%} (2) to {saving[1]:.1%} (6)" if saving else "no Fig. 15 bar for this workload"
+    lines.append(
+        f"Memory saved by sharing (blocks saved / blocks held without sharing): {paged.memory_saving:.1%}; {fig}."
+    )
+    lines.append(f"Blocks copied on write: {paged.cow_copies}.")
+    notes = comp.notes()
+    if notes:
+        lines += ["", "Where ours differs from the paper (off by more than x1.25):"]
         lines += [f"- {note}" for note in notes]
     return "\n".join(lines)

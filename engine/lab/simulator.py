@@ -33,8 +33,10 @@ from bisect import insort
 from collections import deque
 from dataclasses import dataclass, field
 
-from .allocators import ALLOCATORS, RESERVATIONS, ContiguousAllocator, PagedAllocator
+from .allocators import ALLOCATORS, RESERVATIONS
 from .latency import OPT13B_A100, LatencyModel
+from .memory import ContiguousMemory, PagedMemory, Running
+from .sharing import BASIC, Sharing
 from .workload import Request
 
 # Table 1 of the paper: 12 GB of KV cache for OPT-13B at 800 KB a token.
@@ -52,6 +54,7 @@ class LabConfig:
     max_batched_tokens: int = 2560  # vLLM's prefill token budget per step
     watermark: float = 0.01  # vLLM keeps 1 % of blocks free when admitting
     latency: LatencyModel = OPT13B_A100
+    sharing: Sharing = BASIC
 
     def __post_init__(self) -> None:
         if self.block_size < 1:
@@ -64,6 +67,13 @@ class LabConfig:
             raise ValueError("paged memory must hold at least one maximum-length sequence")
         if self.max_batch < 1:
             raise ValueError("maximum batch must be >= 1")
+        if self.max_batch < self.sharing.seqs:
+            raise ValueError("maximum batch must hold every sequence of one request")
+        if self.sharing.prefix + 2 > self.max_seq_len:
+            raise ValueError("the shared prefix leaves no room for a prompt and an output")
+        if self.sharing.prefix // self.block_size + self.sharing.seqs * -(-self.max_seq_len // self.block_size) \
+                > self.slots // self.block_size or self.sharing.seqs * self.max_seq_len > self.slots:
+            raise ValueError("memory must hold every sequence of one maximum-length request")
 
 
 BUCKETS = ("tokens", "reserved", "internal", "external", "free")
@@ -122,9 +132,15 @@ class Result:
     finished: int
     window: float
     sim_time: float
+    memory_saving: float = 0.0
+    cow_copies: int = 0
+    mean_running_sequences: float = 0.0
 
     def as_dict(self) -> dict[str, object]:
         return {
+            "memory_saving": self.memory_saving,
+            "cow_copies": self.cow_copies,
+            "mean_running_sequences": self.mean_running_sequences,
             "token_share": self.token_share,
             "memory_shares": self.memory_shares,
             "mean_running": self.mean_running,
@@ -138,47 +154,41 @@ class Result:
         }
 
 
-class Running:
-    """A running request; its length is ``u + D`` for the decode counter ``D``."""
-
-    __slots__ = ("req", "u", "start", "reserve", "version")
-
-    def __init__(self, req: Request, u: int, start: int, reserve: int, version: int) -> None:
-        self.req = req
-        self.u = u
-        self.start = start
-        self.reserve = reserve
-        self.version = version
-
-
 @dataclass
 class _Totals:
     time: float = 0.0
     running: float = 0.0
+    sequences: float = 0.0
+    saved: float = 0.0  # block-seconds saved by sharing
+    logical: float = 0.0  # block-seconds the sequences would hold without sharing
     waiting: float = 0.0
     generated: int = 0
     memory: Breakdown = field(default_factory=Breakdown)
 
 
-def _ap_sums(first: int, step: int, count: int) -> tuple[int, int]:
-    """Sum and sum of squares of ``count`` terms of an arithmetic progression."""
-    if count <= 0:
-        return 0, 0
-    m = count
-    s1 = m * first + step * m * (m - 1) // 2
-    s2 = m * first * first + first * step * m * (m - 1) + step * step * (m - 1) * m * (2 * m - 1) // 6
-    return s1, s2
+# Arrivals within this many seconds of the clock count as arrived: a sum of step times can land
+# a float ulp short of the arrival it was computed to reach.
+ARRIVAL_SLACK_S = 1e-9
 
 
 class Simulator:
-    """Serve one trace with one allocator."""
+    """Serve one trace with one allocator.
 
-    def __init__(self, trace: list[Request], allocator: str, config: LabConfig | None = None) -> None:
+    ``track_blocks`` keeps an explicit block table for every paged sequence (the LAB screen draws
+    them, the property tests check them) and steps one iteration at a time; the figures are the
+    same as without.
+    """
+
+    def __init__(self, trace: list[Request], allocator: str, config: LabConfig | None = None,
+                 track_blocks: bool = False) -> None:
         if allocator not in ALLOCATORS:
             raise ValueError(f"unknown allocator {allocator!r}; choose from {', '.join(ALLOCATORS)}")
         self.config = cfg = config or LabConfig()
+        self.sharing = sharing = cfg.sharing
+        self.prefix = sharing.prefix
+        self.seqs = sharing.seqs
         for req in trace:
-            if req.prompt < 1 or req.output < 1 or req.total > cfg.max_seq_len:
+            if req.prompt < 1 or req.output < 1 or req.total + self.prefix > cfg.max_seq_len:
                 raise ValueError(f"request {req.rid} does not fit the maximum sequence length")
         self.allocator = allocator
         self.paged = allocator == "paged"
@@ -194,7 +204,8 @@ class Simulator:
         self.order: list[int] = []  # running rids, oldest first (rid = arrival order)
         self.finish_heap: list[tuple[int, int, int]] = []
         self.version = 0
-        self.sum_u = 0
+        self.sum_u = 0  # over sequences
+        self.running_seqs = 0
         self.finished = 0
         self.completed: set[int] = set()
         self.preemptions = 0
@@ -202,114 +213,118 @@ class Simulator:
         self.totals = _Totals()
         self.window_closed = False
         self.block_size = bs = cfg.block_size
-        self.reserve_of = RESERVATIONS.get(allocator)
+        self.memory_manager: ContiguousMemory | PagedMemory
         if self.paged:
-            self.num_blocks = cfg.slots // bs
-            self.pages = PagedAllocator(self.num_blocks, bs)
-            self.blocks_used = 0
-            self.residue = [0] * bs  # running requests per u mod block_size
-            self.watermark_blocks = int(cfg.watermark * self.num_blocks)
+            self.memory_manager = PagedMemory(cfg.slots, bs, cfg.watermark, sharing, track_blocks)
+            self.num_blocks = self.memory_manager.num_blocks
         else:
-            self.ranges = ContiguousAllocator(cfg.slots)
-            self.total_reserve = 0
-            self.total_need = 0
+            self.memory_manager = ContiguousMemory(cfg.slots, RESERVATIONS[allocator], cfg.max_seq_len, sharing, bs)
 
     # ----------------------------------------------------------------- state
     @property
     def done(self) -> bool:
         return self.next_arrival >= len(self.trace) and not self.waiting and not self.running
 
+    @property
+    def blocks_used(self) -> int:
+        return self.memory_manager.blocks_used  # type: ignore[union-attr]
+
+    @property
+    def pool(self):
+        """Paged: the physical blocks, their reference counts and the explicit block tables."""
+        return self.memory_manager.pool  # type: ignore[union-attr]
+
+    @property
+    def ranges(self):
+        """Contiguous: the free and reserved ranges."""
+        return self.memory_manager.ranges  # type: ignore[union-attr]
+
+    @property
+    def cow_copies(self) -> int:
+        return self.memory_manager.cow_copies
+
     def length(self, run: Running) -> int:
+        """Tokens each of the request's sequences holds (a shared prefix included)."""
         return run.u + self.decode_steps
 
     def tokens_held(self) -> int:
-        return self.sum_u + len(self.running) * self.decode_steps
+        """Tokens of every running sequence, each sequence counted in full."""
+        return self.sum_u + self.running_seqs * self.decode_steps
+
+    def saved_blocks(self) -> int:
+        """Blocks that sharing saves right now (0 for contiguous memory)."""
+        return self.memory_manager.saved
 
     def memory(self) -> Breakdown:
-        """Current memory breakdown in slots."""
+        """Current memory breakdown in slots (a shared block's tokens counted once)."""
         slots = self.config.slots
-        tokens = self.tokens_held()
+        mem = self.memory_manager
+        tokens = self.tokens_held() - mem.saved * self.block_size if self.paged else self.tokens_held()
+        held = mem.held()
         if self.paged:
-            held = self.blocks_used * self.block_size
             reserved, internal = 0, held - tokens
         else:
-            held = self.total_reserve
-            reserved, internal = self.total_need - tokens, held - self.total_need
+            need = mem.promised()
+            reserved, internal = need - tokens, held - need
         spare = slots - held
         blocked = self._head_blocked_by_memory()
         return Breakdown(tokens, reserved, internal, spare if blocked else 0, 0 if blocked else spare)
 
-    def block_tables(self) -> dict[int, list[int]]:
-        """Paged: every running request's block table, brought up to date."""
-        bs = self.block_size
-        return {rid: self.pages.grow(rid, -(-self.length(run) // bs)) for rid, run in self.running.items()}
+    def block_tables(self) -> dict[tuple[int, int], list[int]]:
+        """Paged with ``track_blocks``: every running sequence's block table (read only)."""
+        return {seq: list(table) for seq, table in self.pool.tables.items()}
 
     def ranges_held(self) -> dict[int, tuple[int, int, int, int]]:
-        """Contiguous: rid -> (start, reserved slots, tokens held, final length)."""
+        """Contiguous: rid -> (start, reserved slots, tokens held, final length) of its first sequence."""
         return {
-            rid: (run.start, run.reserve, self.length(run), run.req.total) for rid, run in self.running.items()
+            rid: (run.start, run.reserve, self.length(run), run.final) for rid, run in self.running.items()
         }
 
     # ------------------------------------------------------------- admission
     def _arrive(self) -> None:
-        trace, i, clock = self.trace, self.next_arrival, self.clock
+        trace, i, clock = self.trace, self.next_arrival, self.clock + ARRIVAL_SLACK_S
         while i < len(trace) and trace[i].arrival <= clock:
             self.waiting.append(trace[i])
             i += 1
         self.next_arrival = i
 
+    def _length0(self, req: Request) -> int:
+        return self.prefix + req.prompt + self.generated.get(req.rid, 0) + 1
+
     def _fits(self, req: Request) -> bool:
-        if self.paged:
-            need = -(-(req.prompt + self.generated.get(req.rid, 0) + 1) // self.block_size)
-            return self.num_blocks - self.blocks_used - need >= self.watermark_blocks or not self.running
-        return self.ranges.largest_free() >= self.reserve_of(req.total, self.config.max_seq_len)
+        return self.memory_manager.fits(req.total + self.prefix, self.prefix + req.prompt, self._length0(req),
+                                        self.seqs, bool(self.running))
+
+    def _batch_room(self) -> bool:
+        return self.running_seqs + self.seqs <= self.config.max_batch
 
     def _head_blocked_by_memory(self) -> bool:
-        return bool(self.waiting) and len(self.running) < self.config.max_batch and not self._fits(self.waiting[0])
+        return bool(self.waiting) and self._batch_room() and not self._fits(self.waiting[0])
 
     def _admit(self, req: Request) -> bool:
         """Give ``req`` memory for its prefill; False if it does not fit."""
         done = self.generated.get(req.rid, 0)
-        length = req.prompt + done + 1
-        start = reserve = 0
-        if self.paged:
-            blocks = -(-length // self.block_size)
-            free = self.num_blocks - self.blocks_used
-            if blocks > free or (free - blocks < self.watermark_blocks and self.running):
-                return False
-            self.blocks_used += blocks
-        else:
-            reserve = self.reserve_of(req.total, self.config.max_seq_len)
-            got = self.ranges.allocate(req.rid, reserve)
-            if got is None:
-                return False
-            start = got
-            self.total_reserve += reserve
-            self.total_need += req.total
+        length = self._length0(req)
         u = length - self.decode_steps
         self.version += 1
-        run = Running(req, u, start, reserve, self.version)
+        run = Running(req, u, self.version, self.prefix + req.prompt, self.prefix + req.total, self.seqs)
+        if not self.memory_manager.admit(run, length, bool(self.running), self.decode_steps):
+            self.version -= 1
+            return False
         self.running[req.rid] = run
         insort(self.order, req.rid)
-        self.sum_u += u
-        if self.paged:
-            self.residue[u % self.block_size] += 1
-        heapq.heappush(self.finish_heap, (req.total - u, req.rid, self.version))
+        self.sum_u += u * self.seqs
+        self.running_seqs += self.seqs
+        heapq.heappush(self.finish_heap, (run.final - u, req.rid, self.version))
         self.generated[req.rid] = done + 1
         return True
 
     def _remove(self, rid: int) -> Running:
         run = self.running.pop(rid)
         self.order.remove(rid)
-        self.sum_u -= run.u
-        if self.paged:
-            self.residue[run.u % self.block_size] -= 1
-            self.blocks_used -= -(-self.length(run) // self.block_size)
-            self.pages.release(rid)
-        else:
-            self.ranges.release(rid)
-            self.total_reserve -= run.reserve
-            self.total_need -= run.req.total
+        self.sum_u -= run.u * run.seqs
+        self.running_seqs -= run.seqs
+        self.memory_manager.release(run, self.length(run))
         return run
 
     def _finish(self, rid: int) -> None:
@@ -320,7 +335,7 @@ class Simulator:
 
     def _preempt(self, rid: int) -> None:
         run = self._remove(rid)
-        self.generated[rid] = self.length(run) - run.req.prompt
+        self.generated[rid] = self.length(run) - run.prompt
         self.waiting.appendleft(run.req)
         self.preemptions += 1
 
@@ -345,14 +360,15 @@ class Simulator:
     # ------------------------------------------------------------- accounting
     def _account(
         self, duration: float, n: int, waiting: int, tokens: float, reserved: float, internal: float,
-        spare: float, blocked: bool, generated: int,
+        spare: float, blocked: bool, generated: int, saved: float = 0.0, until: float | None = None,
     ) -> None:
-        """Add a span (memory terms already integrated over it) and advance the clock."""
+        """Add a span (memory terms already integrated over it) and advance the clock (to ``until`` if given)."""
         self.tokens_generated += generated
         if not self.window_closed:
             t = self.totals
             t.time += duration
             t.running += n * duration
+            t.sequences += n * self.seqs * duration
             t.waiting += waiting * duration
             # Requests arriving during the span wait from their arrival on.
             trace, i, start = self.trace, self.next_arrival, self.clock
@@ -369,16 +385,21 @@ class Simulator:
                 m.external += spare
             else:
                 m.free += spare
-        self.clock += duration
+            if self.paged:
+                held = tokens + internal
+                t.saved += saved
+                t.logical += held / self.block_size + saved
+        self.clock = self.clock + duration if until is None else until
         if self.clock >= self.window_end:
             self.window_closed = True
 
-    def _account_state(self, duration: float, generated: int) -> None:
+    def _account_state(self, duration: float, generated: int, until: float | None = None) -> None:
         """Account a span of constant state."""
         mem = self.memory()
         self._account(
             duration, len(self.running), len(self.waiting), mem.tokens * duration, mem.reserved * duration,
             mem.internal * duration, (mem.external + mem.free) * duration, mem.external > 0, generated,
+            self.memory_manager.saved * duration, until,
         )
 
     # ----------------------------------------------------------------- steps
@@ -401,12 +422,15 @@ class Simulator:
         if self.done:
             return "idle"
         if not self.running and not self.waiting:
-            # Idle until the next arrival.
-            self._account_state(self.trace[self.next_arrival].arrival - self.clock, 0)
+            # Idle until the next arrival: the clock lands on it exactly.
+            arrival = self.trace[self.next_arrival].arrival
+            self._account_state(max(0.0, arrival - self.clock), 0, until=max(arrival, self.clock))
             self._arrive()
-        if self.waiting and len(self.running) < self.config.max_batch and self._fits(self.waiting[0]):
+        if self.waiting and self._batch_room() and self._fits(self.waiting[0]):
             self._prefill()
             return "prefill"
+        if not self.running:  # cannot happen: an empty engine admits any request that fits the config
+            raise AssertionError("queue head does not fit an empty engine")
         self._decode(max_decode)
         return "decode"
 
@@ -415,10 +439,14 @@ class Simulator:
         budget = max(cfg.max_batched_tokens, cfg.max_seq_len)
         admitted = 0
         computed = 0
+        read = 0
         waiting = self.waiting
-        while waiting and len(self.running) < cfg.max_batch:
+        # The paged engine computes a cached shared prefix's full blocks once, not per request.
+        cached = self.memory_manager.shared_prefix * self.block_size if self.paged else 0
+        while waiting and self._batch_room():
             req = waiting[0]
-            tokens = req.prompt + self.generated.get(req.rid, 0)
+            done = self.generated.get(req.rid, 0)
+            tokens = self.prefix + req.prompt - cached + self.seqs * done
             if admitted and computed + tokens > budget:
                 break
             if not self._admit(req):
@@ -426,7 +454,8 @@ class Simulator:
             waiting.popleft()
             admitted += 1
             computed += tokens
-        self._account_state(cfg.latency.step_time(computed, computed), admitted)
+            read += self.seqs * (self.prefix + req.prompt + done)
+        self._account_state(cfg.latency.step_time(computed, read), admitted * self.seqs)
         self.iterations += 1
         self._retire_finished()
 
@@ -436,7 +465,7 @@ class Simulator:
         The cap keeps the integer corrections below short when ``delta`` is far away
         (a float that large no longer changes by one step).
         """
-        if delta <= 0:
+        if delta <= ARRIVAL_SLACK_S:
             return 1
         if cap * alpha + beta * cap * (cap - 1) / 2 < delta:
             return cap
@@ -448,61 +477,38 @@ class Simulator:
         k = min(max(k, 1), cap)
         while k > 1 and (k - 1) * alpha + beta * (k - 1) * (k - 2) / 2 >= delta:
             k -= 1
-        while k * alpha + beta * k * (k - 1) / 2 < delta:
+        while k < cap and k * alpha + beta * k * (k - 1) / 2 < delta:
             k += 1
         return k
-
-    def _paged_new_blocks(self, k: int) -> int:
-        """Blocks the running requests need for the next ``k`` decode steps."""
-        bs, n = self.block_size, len(self.running)
-        q, s = divmod(k, bs)
-        total = q * n
-        if s:
-            residue, d = self.residue, self.decode_steps
-            for j in range(1, s + 1):
-                total += residue[(1 - j - d) % bs]
-        return total
-
-    def _paged_max_steps(self, free: int) -> int:
-        """Most decode steps possible before the free blocks run out."""
-        bs, n = self.block_size, len(self.running)
-        q = free // n
-        rest = free - q * n
-        residue, d = self.residue, self.decode_steps
-        s = 0
-        acc = 0
-        while s < bs - 1:
-            acc += residue[(-s - d) % bs]
-            if acc > rest:
-                break
-            s += 1
-        return q * bs + s
 
     def _decode(self, max_decode: int | None) -> None:
         cfg = self.config
         lat = cfg.latency
         running = self.running
+        mem = self.memory_manager
+        d0 = self.decode_steps
         if self.paged:
             # Make room for the next step: preempt the newest requests while too few blocks are free.
-            while running and self._paged_new_blocks(1) > self.num_blocks - self.blocks_used:
+            while running and mem.next_step_need(d0) > mem.free_blocks():
                 self._preempt(self.order[-1])
             if not running:
                 return
         n = len(running)
-        d0 = self.decode_steps
-        k = self._next_finish() - d0
+        seqs = self.running_seqs
+        finish = self._next_finish()
+        k = 1 if finish is None else max(1, finish - d0)
         if max_decode is not None and max_decode < k:
-            k = max_decode
-        tokens0 = self.sum_u + n * d0
-        alpha = lat.fixed + lat.per_token * n + lat.per_context * (tokens0 + n)
-        beta = lat.per_context * n
+            k = max(1, max_decode)
+        tokens0 = self.sum_u + seqs * d0
+        alpha = lat.fixed + lat.per_token * seqs + lat.per_context * (tokens0 + seqs)
+        beta = lat.per_context * seqs
         if not self.waiting and self.next_arrival < len(self.trace):
             k = self._steps_until(alpha, beta, self.trace[self.next_arrival].arrival - self.clock, k)
         if not self.window_closed:
             k = self._steps_until(alpha, beta, self.window_end - self.clock, k)
         if self.paged:
-            k = min(k, self._paged_max_steps(self.num_blocks - self.blocks_used))
-            if self.waiting and n < cfg.max_batch and self._fits(self.waiting[0]):
+            k = min(k, mem.max_steps(d0))
+            if self.waiting and self._batch_room() and self._fits(self.waiting[0]):
                 # A preemption just freed enough blocks to readmit the queue head: the
                 # next step prefills it unless this step's new blocks take them back,
                 # so only this step is known to be a decode.
@@ -512,50 +518,25 @@ class Simulator:
         blocked = self._head_blocked_by_memory()
 
         # Closed-form integrals over steps j = 1..k: step j lasts a0 + beta j and
-        # holds tokens0 + j n tokens (its new token included).
+        # holds tokens0 + j seqs tokens (its new token included).
         duration = k * alpha + beta * k * (k - 1) / 2
         a0 = alpha - beta
         sj = k * (k + 1) // 2
         sj2 = k * (k + 1) * (2 * k + 1) // 6
-        tokens = tokens0 * duration + n * (a0 * sj + beta * sj2)
+        tokens = tokens0 * duration + seqs * (a0 * sj + beta * sj2)
+        held, promised = mem.span(k, duration, a0, beta, d0)
+        saved = mem.saved * duration
         if self.paged:
-            held = self.block_size * (self.blocks_used * duration + self._paged_new_block_integral(k, a0, beta))
+            tokens -= self.block_size * saved
             reserved = 0.0
-            self.blocks_used += self._paged_new_blocks(k)
         else:
-            held = self.total_reserve * duration
-            reserved = self.total_need * duration - tokens
+            reserved = promised - tokens
         internal = held - tokens - reserved
         spare = cfg.slots * duration - held
-        self._account(duration, n, len(self.waiting), tokens, reserved, internal, spare, blocked, n * k)
+        self._account(duration, n, len(self.waiting), tokens, reserved, internal, spare, blocked, seqs * k, saved)
         self.decode_steps = d0 + k
         self.iterations += k
         self._retire_finished()
-
-    def _paged_new_block_integral(self, k: int, a0: float, beta: float) -> float:
-        """Sum over steps j = 1..k of (a0 + beta j) * (blocks newly needed by step j)."""
-        bs, n = self.block_size, len(self.running)
-        residue, d = self.residue, self.decode_steps
-        total = 0.0
-        if k < 2 * bs:
-            acc = 0
-            for j in range(1, k + 1):
-                acc += residue[(1 - j - d) % bs]
-                total += (a0 + beta * j) * acc
-            return total
-        # new(j) = floor(j / bs) * n + A[j mod bs], A[s] = blocks due in the first s steps of a cycle.
-        acc = 0
-        for s in range(bs):
-            if s:
-                acc += residue[(1 - s - d) % bs]
-            first = s if s else bs
-            count = (k - first) // bs + 1 if k >= first else 0
-            sj, sj2 = _ap_sums(first, bs, count)
-            # value(j) = (j - s) / bs * n + acc
-            gamma = n / bs
-            delta = acc - s * n / bs
-            total += a0 * delta * count + (a0 * gamma + beta * delta) * sj + beta * gamma * sj2
-        return total
 
     def run(self, drain: bool = True) -> Result:
         """Serve the trace; with ``drain`` until every request has finished."""
@@ -581,4 +562,7 @@ class Simulator:
             finished=self.finished,
             window=t.time,
             sim_time=self.clock,
+            memory_saving=t.saved / t.logical if t.logical > 0 else 0.0,
+            cow_copies=self.cow_copies,
+            mean_running_sequences=t.sequences / span,
         )

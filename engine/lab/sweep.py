@@ -26,6 +26,7 @@ import time
 from dataclasses import replace
 
 from .allocators import ALLOCATORS
+from .sharing import Sharing
 from .simulator import LabConfig, Simulator
 from .workload import Request, generate
 
@@ -57,7 +58,7 @@ def block_size_sweep(
     """
     import numpy as np
 
-    trace = generate(dataset, requests, rate, seed, config.max_seq_len)
+    trace = generate(dataset, requests, rate, seed, config.max_seq_len - config.sharing.prefix)
     t0 = time.perf_counter()
     prompt = np.array([r.prompt for r in trace], dtype=np.int64)
     total = np.array([r.total for r in trace], dtype=np.int64)
@@ -98,7 +99,7 @@ def rate_sweep(
     """Mean batch and throughput of every allocator at each request rate, on the same requests."""
     import numpy as np
 
-    unit = generate(dataset, requests, 1.0, seed, config.max_seq_len)
+    unit = generate(dataset, requests, 1.0, seed, config.max_seq_len - config.sharing.prefix)
     t0 = time.perf_counter()
     arrivals = (np.array([r.arrival for r in unit])[None, :] / np.array(rates, dtype=float)[:, None]).tolist()
     t0 = _add(timings, "numpy", t0)
@@ -114,4 +115,32 @@ def rate_sweep(
     _add(timings, "simulator", t0)
     if timings is not None:
         timings["configurations"] = timings.get("configurations", 0) + len(rates) * len(ALLOCATORS)
+    return rows
+
+
+def sharing_sweep(
+    dataset: str, rate: float, requests: int, seed: int, config: LabConfig, sampling: str, fan_outs: list[int],
+    timings: dict[str, float] | None = None,
+) -> list[dict[str, float]]:
+    """Memory saved by sharing and the advantage over Orca (Oracle) for each n (parallel) or width (beam)."""
+    trace = generate(dataset, requests, rate, seed, config.max_seq_len)
+    t0 = time.perf_counter()
+    rows = []
+    for n in fan_outs:
+        cfg = replace(config, sharing=Sharing(sampling, n))
+        oracle = Simulator(trace, "oracle", cfg).run(drain=False)
+        paged = Simulator(trace, "paged", cfg).run(drain=False)
+        rows.append({
+            "n": n,
+            "memory_saving": paged.memory_saving,
+            "cow_copies": paged.cow_copies,
+            "oracle_running": oracle.mean_running,
+            "paged_running": paged.mean_running,
+            "batch_ratio": paged.mean_running / oracle.mean_running if oracle.mean_running else None,
+            "throughput_ratio": paged.throughput / oracle.throughput if oracle.throughput else None,
+            "paged_preemptions": paged.preemptions,
+        })
+    _add(timings, "simulator", t0)
+    if timings is not None:
+        timings["configurations"] = timings.get("configurations", 0) + 2 * len(fan_outs)
     return rows

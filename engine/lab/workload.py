@@ -12,6 +12,15 @@ off the histograms' spread. tests/test_lab.py re-checks the means.
 |----------|-----------:|------:|--------:|------------:|------:|--------:|
 | ShareGPT |     161.31 |  1.0  | 4.58845 |      337.99 |  1.0  | 5.36806 |
 | Alpaca   |      19.31 |  0.7  | 2.71502 |       58.45 |  0.9  | 3.66331 |
+| WMT16    |      30.00 |  0.5  | 3.27620 |       32.00 |  0.5  | 3.34075 |
+
+The translation workload (the paper's Fig. 16: WMT16 English-to-German behind a
+shared few-shot prefix) has no published length distribution. We use WMT16
+newstest sentences: about 22 English words on average, German translations a
+little longer in tokens; at about 1.3 tokens a word (LLaMA's tokenizer) plus a
+few tokens of instruction that gives means of 30 prompt and 32 output tokens.
+Sentence lengths spread less than chat turns, so sigma is 0.5 (mu = ln(mean) -
+sigma^2 / 2). The prefix comes on top of the prompt (``sharing.PREFIXES``).
 
 The calibration holds for the paper's maximum sequence length of 2048; a
 smaller ``max_seq_len`` caps more requests and lowers the means.
@@ -46,6 +55,7 @@ class DatasetSpec:
 DATASETS: dict[str, DatasetSpec] = {
     "sharegpt": DatasetSpec("sharegpt", "ShareGPT", 161.31, 337.99, 4.58845, 1.0, 5.36806, 1.0, 2.0),
     "alpaca": DatasetSpec("alpaca", "Alpaca", 19.31, 58.45, 2.71502, 0.7, 3.66331, 0.9, 30.0),
+    "translation": DatasetSpec("translation", "WMT16 En-De", 30.0, 32.0, 3.27620, 0.5, 3.34075, 0.5, 40.0),
 }
 
 
