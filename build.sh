@@ -1,26 +1,59 @@
 #!/usr/bin/env bash
-# Build, serve, play and test VRAM Tetris.
-#
-#   ./build.sh test [pytest args]  set everything up (venvs, Chromium, nginx), check types, run the tests
-#   ./build.sh types               the type gate alone: mypy --strict on engine/, mypy on ui/, main.py, tools/
-#   ./build.sh mutate [args]       break the game on purpose in copies of the source; every break must
-#                                  fail a test (tools/mutate.py --help)
-#   ./build.sh play [args]         run the desktop game
-#   ./build.sh bench [args]        engine benchmarks
-#   ./build.sh web [args]          build the web bundle into build/web (offline, checked)
-#   ./build.sh serve [port]        build, then serve build/web on http://127.0.0.1:8000/ (not localhost:
-#                                  there pygbag's runtime looks for its own dev server's /cdn/)
-#   ./build.sh preview             pygbag's own dev server on the staged game (needs network)
-#   ./build.sh setup               set up .venv only
-#   ./build.sh web-env             set up the web build environment (build/venv-web) only
+# Build, serve, play and test VRAM Tetris. `./build.sh help` describes every command.
 set -euo pipefail
 cd "$(dirname "$0")"
 VENV=${VENV:-.venv}
 WEB_VENV=${WEB_VENV:-build/venv-web}
+PEERS_VENV=${PEERS_VENV:-build/venv-peers}
 PY=${PYTHON:-python3}
 
+COMMANDS="help test types mutate play bench bench-wasm bench-peers web serve preview setup web-env"
+
+help() {
+  cat <<'HELP'
+usage: ./build.sh COMMAND [args]
+
+Players:
+  play [args]        set up .venv if needed (first time: downloads pygame-ce and numpy from
+                     PyPI), then run the desktop game; later starts reuse .venv and need no
+                     network. Arguments go to main.py (./build.sh play --help lists them).
+  test [pytest args] set up everything the tests need, then run pytest: .venv, pygbag's own
+                     environment (build/venv-web), Debian's chromium, nginx and npm (apt-get,
+                     as root or with sudo), and Pyodide from the npm registry (build/pyodide/).
+                     Tests whose browser or npm is missing are skipped and say why.
+                     The type gate (types) runs first; the suite includes the mutation check.
+
+Checks:
+  types              the type gate: mypy --strict on engine/, mypy on ui/, main.py and tools/
+                     (mypy pinned in the dev extra of pyproject.toml)
+  mutate [args]      break the game on purpose in copies of the source (a score entry, the
+                     split's hole filling, fragmentation, the LAB screen, the OOM ceiling, a
+                     replay step) and fail unless a test catches each; prints the test that did
+                     (tools/mutate.py; --list shows the breaks, --full runs the whole suite)
+
+Benchmarks:
+  bench [args]       engine frame cost and bot speed (python -m engine.bench)
+  bench-wasm [args]  the same figures and `engine.lab bench`, in Pyodide (CPython for
+                     WebAssembly) in headless Chromium beside native CPython
+  bench-peers [args] pieces/s of our engine beside the pure-Python Tetris engines pinned in
+                     tools/peers.txt (installed from PyPI into build/venv-peers)
+
+Web bundle (docs/web.md):
+  web [args]         build the web bundle into build/site/ offline and check its size and
+                     contents (tools/build_web.py; --help for its options)
+  serve [port]       build, then serve build/site/ on http://127.0.0.1:PORT/ (default 8000)
+                     with the production nginx config: offline preview of our page
+  preview [args]     build, then run pygbag's own dev server on the staged game
+
+Environments:
+  setup              set up .venv only (an editable install of this checkout)
+  web-env            set up build/venv-web only (pygbag, without black)
+  help, -h, --help   this text
+HELP
+}
+
 usage() {
-  echo "usage: ./build.sh test|types|mutate|play|bench|web|serve|preview|setup|web-env [args]" >&2
+  echo "usage: ./build.sh COMMAND [args]   (commands: $COMMANDS; ./build.sh help describes them)" >&2
   exit 2
 }
 
@@ -36,10 +69,39 @@ ensure_venv() {
   fi
 }
 
+# The stamp records what .venv was installed from: this checkout's place and pyproject.toml.
+# The install is editable, so source changes need no reinstall; a changed stamp does.
+setup_stamp() {
+  { echo "$PWD"; cat pyproject.toml; } | sha256sum | cut -d' ' -f1
+}
+
 setup() {
+  local stamp_file="$VENV/.vram-tetris-setup" stamp
+  stamp=$(setup_stamp)
+  if [ -x "$VENV/bin/python" ] && [ "$(cat "$stamp_file" 2>/dev/null)" = "$stamp" ] \
+     && "$VENV/bin/python" -c "import pygame, numpy, engine, ui" >/dev/null 2>&1; then
+    return 0
+  fi
   if [ ! -x "$VENV/bin/python" ]; then ensure_venv; "$PY" -m venv "$VENV"; fi
+  echo "build.sh: setting up $VENV (pygame-ce, numpy and the test tools from PyPI)" >&2
   "$VENV/bin/python" -m pip install -q --upgrade pip >/dev/null
   "$VENV/bin/python" -m pip install -q -e ".[dev]"
+  echo "$stamp" > "$stamp_file"
+}
+
+# The peer engines tools/peer_bench.py measures ours against, exactly as pinned, in their own
+# environment (our engine needs nothing installed: it is imported from the checkout).
+setup_peers() {
+  local stamp_file="$PEERS_VENV/.peers" stamp
+  stamp=$(sha256sum tools/peers.txt | cut -d' ' -f1)
+  [ -x "$PEERS_VENV/bin/python" ] && [ "$(cat "$stamp_file" 2>/dev/null)" = "$stamp" ] && return 0
+  if [ ! -x "$PEERS_VENV/bin/python" ]; then
+    ensure_venv
+    mkdir -p "$(dirname "$PEERS_VENV")"
+    "$PY" -m venv "$PEERS_VENV"
+  fi
+  "$PEERS_VENV/bin/python" -m pip install -q -r tools/peers.txt
+  echo "$stamp" > "$stamp_file"
 }
 
 # pygbag gets an environment of its own: it reformats the packed source in place whenever it
@@ -62,11 +124,13 @@ setup_web() {
   fi
 }
 
-# Debian packages the browser and server tests drive: Chromium (through playwright) and nginx.
+# Debian packages the browser and server tests drive: Chromium (through playwright), nginx, and
+# npm (it fetches Pyodide, the WebAssembly CPython the engine is also tested in).
 setup_system() {
   local need=()
   [ -x /usr/bin/chromium ] || need+=(chromium fonts-dejavu-core)
   command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ] || need+=(nginx)
+  command -v npm >/dev/null 2>&1 || need+=(npm)
   [ ${#need[@]} -eq 0 ] && return 0
   local sudo=()
   if [ "$(id -u)" -ne 0 ]; then
@@ -95,16 +159,20 @@ build_web() {
   local render=()
   if [ -x "$VENV/bin/python" ]; then render=(--render-python "$VENV/bin/python"); fi
   "$WEB_VENV/bin/python" tools/build_web.py --pygbag-python "$WEB_VENV/bin/python" \
-    --out build/web --report build/web-report.json "${render[@]}" "$@"
+    --out build/site --report build/web-report.json "${render[@]}" "$@"
 }
 
 cmd=${1:-}
 [ $# -gt 0 ] && shift
 case "$cmd" in
+  help|-h|--help) help ;;
   test)
     setup
     setup_web
     setup_system
+    if ! "$VENV/bin/python" tools/wasm_python.py install; then
+      echo "build.sh: Pyodide is not available; the WebAssembly tests will say why" >&2
+    fi
     export WEB_PYTHON="$PWD/$WEB_VENV/bin/python"
     types
     "$VENV/bin/python" -m pytest "$@"
@@ -113,13 +181,15 @@ case "$cmd" in
   mutate) setup; "$VENV/bin/python" tools/mutate.py "$@" ;;
   play)  setup; "$VENV/bin/python" main.py "$@" ;;
   bench) setup; "$VENV/bin/python" -m engine.bench "$@" ;;
+  bench-wasm) setup; "$VENV/bin/python" tools/wasm_python.py bench "$@" ;;
+  bench-peers) setup_peers; "$PEERS_VENV/bin/python" tools/peer_bench.py "$@" ;;
   setup) setup ;;
   web-env) setup_web ;;
   web)   build_web "$@" ;;
   serve)
     build_web
     port=${1:-8000}
-    "$PY" tools/serve_web.py --root build/web --port "$port"
+    "$PY" tools/serve_web.py --root build/site --port "$port"
     ;;
   preview)
     # pygbag's test server packs and serves the staged game and proxies its CDN.

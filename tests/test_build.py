@@ -443,7 +443,7 @@ def test_pages_workflow_tests_then_publishes_the_checked_bundle() -> None:
                                      "uses: actions/upload-pages-artifact@", "uses: actions/deploy-pages@")]
     assert steps == sorted(steps), "tests, then build, then upload, then deploy"
     assert "SITE_URL: ${{ steps.pages.outputs.base_url }}" in flow  # absolute og:url / og:image
-    assert re.search(r"upload-pages-artifact@v\d+\n\s+with:\n\s+path: build/web\n", flow)
+    assert re.search(r"upload-pages-artifact@v\d+\n\s+with:\n\s+path: build/site\n", flow)
     top, deploy = flow.split("\n  deploy:\n", 1)
     assert re.search(r"\npermissions:\n  contents: read\n", top) and "pages: write" not in top
     assert re.search(r"permissions:\n\s+pages: write\n\s+id-token: write\n", deploy)

@@ -1,4 +1,4 @@
-"""Build the static web bundle (build/web) with pygbag, offline, and check it against the budget.
+"""Build the static web bundle (build/site) with pygbag, offline, and check it against the budget.
 
 pygbag names the game archive after the folder it packs and packs everything in it, so the game
 files (main.py, engine/, ui/, assets/) are first copied into a staging folder with a fixed name.
@@ -7,7 +7,7 @@ The result is checked: archive contents (no tests, caches, build output, virtual
 archive size, and that the page fetches nothing but pygbag's runtime before the first frame.
 
 Usage:
-    python tools/build_web.py [--out build/web] [--pygbag-python PY] [--render-python PY]
+    python tools/build_web.py [--out build/site] [--pygbag-python PY] [--render-python PY]
                               [--site-url URL] [--budget-kb 150] [--timeout 300]
 Exit status: 0 built and within budget, 1 build or check failed, 2 bad usage.
 """
@@ -267,6 +267,21 @@ def first_frame_downloads(index_html: str, cdn: str, version: str) -> list[str]:
     ]
 
 
+def js_string(text: str) -> str:
+    """Text for inside a double-quoted JavaScript string in an HTML <script>."""
+    return json.dumps(text)[1:-1].replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+
+
+def default_repo_url() -> str:
+    """REPO_URL, or the repository a GitHub Actions run builds (the Pages workflow)."""
+    if os.environ.get("REPO_URL"):
+        return os.environ["REPO_URL"]
+    repo = os.environ.get("GITHUB_REPOSITORY", "")
+    if re.fullmatch(r"[\w.-]+/[\w.-]+", repo):
+        return f"{os.environ.get('GITHUB_SERVER_URL') or 'https://github.com'}/{repo}"
+    return ""
+
+
 def fill(text: str, values: dict[str, str], what: str) -> str:
     for key, value in values.items():
         text = text.replace(f"@@{key}@@", value)
@@ -332,6 +347,9 @@ def build(args: argparse.Namespace) -> Report:
     out.mkdir(parents=True)
     site = args.site_url.rstrip("/") + "/" if args.site_url else ""
     values = {"DESCRIPTION": html.escape(DESCRIPTION), "OG_IMAGE": site + OG_NAME, "SITE_URL": site, "TITLE": html.escape(TITLE)}
+    # Where else to play and where the source is, for the page's error messages (JS strings;
+    # empty when unknown, and the page then leaves the link out).
+    values.update(REPO_URL_JS=js_string(args.repo_url), SITE_URL_JS=js_string(site))
     # Without a public URL, link-preview URLs stay relative ("./", "og-image.png"); the
     # container's nginx makes them absolute from the address each request came to.
     (out / "index.html").write_text(fill(index_html, dict(values, PAGE_URL=site or "./"), "index.html"), encoding="utf-8")
@@ -370,12 +388,15 @@ def print_report(report: Report, out: Path) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="build_web.py", description="Build the pygbag web bundle offline and check it.")
-    parser.add_argument("--out", type=Path, default=ROOT / "build" / "web", help="output folder (replaced)")
+    parser.add_argument("--out", type=Path, default=ROOT / "build" / "site", help="output folder (replaced; build/web is pygbag's own)")
     parser.add_argument("--source", type=Path, default=ROOT, help="folder holding main.py, engine/, ui/ (default: checkout)")
     parser.add_argument("--stage", type=Path, default=None, help="staging folder (default: next to --out)")
     parser.add_argument("--pygbag-python", default=sys.executable, help="python with pygbag and without black")
     parser.add_argument("--render-python", default=None, help="python with pygame-ce, to render the preview image")
     parser.add_argument("--site-url", default=os.environ.get("SITE_URL", ""), help="public URL, for absolute og:url and og:image")
+    parser.add_argument("--repo-url", default=default_repo_url(),
+                        help="source repository, linked from the page's error messages "
+                             "(default: REPO_URL, or GitHub Actions' repository)")
     parser.add_argument("--cdn", default=None, help="override pygbag's runtime CDN URL")
     parser.add_argument("--budget-kb", type=float, default=BUDGET_KB, help="game archive budget in KB")
     parser.add_argument("--timeout", type=float, default=300, help="seconds before a build step is killed")
@@ -389,7 +410,9 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--budget-kb and --timeout must be positive")
     if args.site_url and not re.match(r"https?://", args.site_url):
         parser.error(f"--site-url must start with http:// or https://, got {args.site_url!r}")
-    if args.out.resolve() in (ROOT, ROOT / "web", ROOT / "build"):
+    if args.repo_url and not re.fullmatch(r"https?://[^\s\"'<>\\]+", args.repo_url):
+        parser.error(f"--repo-url must be an http:// or https:// URL, got {args.repo_url!r}")
+    if args.out.resolve() in (ROOT, ROOT / "web", ROOT / "build", ROOT / "build" / "web"):
         parser.error(f"--out {args.out} would overwrite project files; pick a dedicated folder")
 
     try:

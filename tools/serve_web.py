@@ -10,7 +10,7 @@ pygbag's runtime expects its own development server and fetches pygame-ce from /
 server, which a static server does not have.
 
 Usage:
-    python tools/serve_web.py [--root build/web] [--port 8000] [--host 127.0.0.1]
+    python tools/serve_web.py [--root build/site] [--port 8000] [--host 127.0.0.1]
 Exit status: 0 stopped with Ctrl-C, 1 server failed, 2 bad usage.
 """
 
@@ -155,7 +155,7 @@ def serve_nginx(nginx: str, root: Path, host: str, port: int) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="serve_web.py", description="Serve the web bundle locally.")
-    parser.add_argument("--root", type=Path, default=ROOT / "build" / "web")
+    parser.add_argument("--root", type=Path, default=ROOT / "build" / "site")
     parser.add_argument("--port", type=int, default=8000)
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--python-server", action="store_true", help="use http.server even if nginx is installed")

@@ -47,7 +47,7 @@ REDRAW_EVERY = 6  # frames between redraws of counters and plot (10 Hz)
 SAMPLE_EVERY_S = 0.25  # simulated seconds between points of the running-requests plot
 PLOT_POINTS = 240
 RATE_WINDOW_S = 5.0  # tokens/s is averaged over this much simulated time
-FLASH_FRAMES = 20  # a block copied on write flashes for a third of a second
+FLASH_FRAMES = 18  # a block copied on write flashes for 0.3 s
 
 LEFT_ACCENT = theme.CYAN
 RIGHT_ACCENT = theme.MAGENTA
@@ -64,6 +64,16 @@ HELP_TEXT = {
     "prefix": "Every prompt starts with the same 80-token instruction. vLLM computes and keeps its blocks once "
               "(violet, top left) and every request points at them; Orca stores and computes it again for "
               "each request.",
+}
+HELP_TEXT_SHORT = {  # the portrait info panel has room for three lines
+    "basic": "Same requests, same memory. Orca reserves a range per request up front; vLLM takes one block at "
+             "a time. Tap a block to follow its request.",
+    "parallel": "4 samples a prompt: vLLM points them all at the prompt's blocks (white pips count pointers) "
+                "and copies a block when a sample writes into it.",
+    "beam": "Beam width 4: beams share their ancestors' blocks (white pips count pointers); a write into a "
+            "shared block copies it first (it flashes).",
+    "prefix": "Every prompt starts with the same 80 tokens: vLLM keeps their blocks once (violet) for every "
+              "request; Orca stores them again for each.",
 }
 SCENARIO_LABELS = {"basic": "BASIC", "parallel": "4 SAMPLES", "beam": "BEAM 4", "prefix": "PREFIX"}
 
@@ -216,7 +226,8 @@ class LabScene(Scene):
         self.selected_cell = None
         self.info_lines = None
         self.title = f"{spec.title} at {self.rate:g} req/s, {self.sharing.label}"
-        self.help_lines = wrap(HELP_TEXT[self.scenario], self.layout.small, self.layout.info[2] - 20)
+        help_text = (HELP_TEXT_SHORT if self.layout.portrait else HELP_TEXT)[self.scenario]
+        self.help_lines = wrap(help_text, self.layout.small, self.layout.info[2] - 20)
         self.chrome = None
 
     def prepare(self) -> None:
@@ -580,7 +591,9 @@ class LabScene(Scene):
         room = max(1, (bottom - y - 24) // lay.line)
         body = lines[1:]
         if len(body) > room:
-            body = body[: room - 1] + [("... (logical block > physical block)", theme.TEXT_DIM)]
+            tables = any(">" in line for line, _ in body)
+            body = body[: room - 1] + [("... (logical block > physical block)", theme.TEXT_DIM)] if tables \
+                else body[:room]
         title, colour = lines[0]
         t.blit(surface, fit(title, lay.small, w - 14), lay.small, colour, (x + 7, y + 4))
         yy = y + 24
@@ -618,20 +631,12 @@ class LabScene(Scene):
                 surface.blit(tile, (xx, y + 1))
             r = t.blit(surface, label, lay.small, theme.TEXT, (xx + size + 4, y))
             xx = r.right + 10
-        keys = "S sharing, D data, C baseline, Space pause, 1/2/3 speed"
+        keys = "S sharing  D data  C baseline  Space pause" if lay.portrait else \
+            "S sharing, D data, C baseline, Space pause, 1/2/3 speed"
         t.blit(surface, fit(keys, lay.small, lay.info[2] - 20), lay.small, theme.TEXT_DIM, (x, y + lay.line + 2))
 
 
-def __getattr__(name: str):
-    """``python -m ui.lab_scene`` and old imports of the headless tools: they live in ``ui.lab_cli``."""
-    if name == "_main":
-        from ui.lab_cli import main
-
-        return main
-    raise AttributeError(name)
-
-
-if __name__ == "__main__":
+if __name__ == "__main__":  # python -m ui.lab_scene: the headless tool lives in ui.lab_cli
     import sys
 
     from ui.lab_cli import run

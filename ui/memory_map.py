@@ -27,6 +27,7 @@ SHARED_MARK: theme.Colour = (255, 255, 255)
 MAX_PAINT = 140  # map cells repainted per refresh; the rest follow on the next one
 DIGIT_MIN_CELL = 11  # smaller cells show a shared block's count as pips
 PALETTE_SIZE = 24
+FLASH_ALPHA = 170  # a fresh copy-on-write flash: white over the cell, fading
 
 
 def _palette() -> tuple[theme.Colour, ...]:
@@ -188,7 +189,7 @@ class MemoryMap:
         g = self.grid
         surface.blit(self.surface, (g.x, g.y))
         for i, strength in flashes:
-            self.flash_tile.fill((255, 255, 255, round(230 * strength)))
+            self.flash_tile.fill((255, 255, 255, round(FLASH_ALPHA * strength)))
             surface.blit(self.flash_tile, g.rect(i).move(-1, -1).topleft)
         for i in outlined:
             pygame.draw.rect(surface, (255, 255, 255), g.rect(i).inflate(2, 2), 2 if g.cell >= 8 else 1)

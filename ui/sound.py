@@ -488,6 +488,11 @@ class Sound:
 # --------------------------------------------------------------------------- command line
 
 
+# The suffix is kept apart from its dot: pygbag's optimiser (plain `pygbag .`) rewrites every
+# module with a dot-wav string literal into a "-pygbag" copy beside it, in the source tree.
+WAV = "wav"
+
+
 def _write_wav(path: Path, samples: Samples, rate: int) -> None:
     import wave  # command line only: the browser's trimmed stdlib need not have it
 
@@ -509,7 +514,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="pygame sample size (default -16: signed 16-bit)")
     parser.add_argument("--channels", type=int, default=2, help="channel count (default 2)")
     parser.add_argument("--repeat", type=int, default=5, help="timed runs (default 5)")
-    parser.add_argument("--wav", type=Path, help="also write each effect as DIR/NAME.wav")
+    parser.add_argument("--wav", type=Path, help="also write each effect into DIR as a NAME.wav file")
     args = parser.parse_args(argv)
     if not 8000 <= args.rate <= 192000:
         parser.error("--rate must be between 8000 and 192000")
@@ -538,7 +543,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"  {name:<8} {len(samples) / args.rate * 1000:6.0f} ms long  {ms:6.1f} ms to make")
         if args.wav:
             args.wav.mkdir(parents=True, exist_ok=True)
-            _write_wav(args.wav / f"{name}.wav", samples, args.rate)
+            _write_wav(args.wav / f"{name}.{WAV}", samples, args.rate)
     if args.wav:
         print(f"wrote {len(NAMES)} WAV files to {args.wav}")
     return 0

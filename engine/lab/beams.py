@@ -58,6 +58,11 @@ class BeamSchedule:
         """Steps (>= 0) until the next step at which some beam is dropped (geometric)."""
         return int(math.log1p(-self.random()) / self.log_all_survive)
 
+    def step(self) -> tuple[list[tuple[int, int]], int]:
+        """A changing step's forks, and the gap to the next changing step (``forks()``, then ``gap()``)."""
+        forks = self.forks()
+        return forks, int(math.log1p(-self.random()) / self.log_all_survive)
+
     def forks(self) -> list[tuple[int, int]]:
         """The dropped beams of a changing step, each with the surviving beam it is replaced by a fork of."""
         rand = self.random
@@ -118,6 +123,15 @@ class BeamTree:
                 return
             self.blocks -= node.blocks
             node = node.parent
+
+    def change(self, length: int, forks: list[tuple[int, int]]) -> int:
+        """``grow(length)``, ``fork(forks)`` and ``write()`` in one: the blocks taken (or, negative, freed)
+        beyond the growth."""
+        self.grow(length)
+        before = self.blocks
+        self.fork(forks)
+        self.write()
+        return self.blocks - before
 
     def write(self) -> None:
         """Every beam writes one token; a shared, partly filled last block is copied first."""

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import heapq
 from collections.abc import Callable
+from typing import Protocol
 
 from .allocators import ContiguousAllocator
 from .beams import BeamSchedule, BeamTree
@@ -75,6 +76,41 @@ class Running:
         return self.starts[0] if self.starts else 0
 
 
+class MemoryManager(Protocol):
+    """What the scheduler asks of KV-cache memory (``ContiguousMemory`` and ``PagedMemory``)."""
+
+    kind: str
+    saved: int  # blocks sharing saves right now
+    cow_copies: int
+
+    def fits(self, req_total: int, prompt: int, length: int, seqs: int, busy: bool) -> bool:
+        """Would a request of ``seqs`` sequences of ``length`` tokens be admitted now?"""
+
+    def admit(self, run: Running, length: int, busy: bool, d: int) -> bool:
+        """Give ``run`` memory for ``length`` tokens a sequence; False (and nothing taken) if it does not fit."""
+
+    def release(self, run: Running, length: int) -> None:
+        """Take back everything ``run`` holds at ``length`` tokens a sequence."""
+
+    def free_blocks(self) -> int:
+        """Blocks free now (contiguous memory never runs out mid-request: unbounded)."""
+
+    def next_step_need(self, d: int) -> int:
+        """Blocks the decode step starting at decode counter ``d`` may take."""
+
+    def max_steps(self, d: int) -> int:
+        """Decode steps from ``d`` that are known to be alike (no memory event)."""
+
+    def span(self, k: int, duration: float, a0: float, beta: float, d: int) -> tuple[float, float]:
+        """Grow every sequence by ``k`` tokens over ``duration``; (slot-seconds held, slot-seconds promised)."""
+
+    def held(self) -> int:
+        """Slots held now."""
+
+    def promised(self) -> int:
+        """Slots the running sequences will hold at their final lengths (contiguous; 0 for paged)."""
+
+
 class ContiguousMemory:
     """Orca's baselines: one range per sequence, reserved for the sequence's whole life."""
 
@@ -99,15 +135,11 @@ class ContiguousMemory:
         return sum(length // size for length in self.ranges.lengths)
 
     def fits(self, req_total: int, prompt: int, length: int, seqs: int, busy: bool) -> bool:
-        size = self.reserve_of(req_total, self.max_seq_len)
-        if seqs == 1:
-            return self.ranges.largest_free() >= size
-        return self._fit_count(size) >= seqs
+        return self._fit_count(self.reserve_of(req_total, self.max_seq_len)) >= seqs
 
     def admit(self, run: Running, length: int, busy: bool, d: int) -> bool:
         size = self.reserve_of(run.final, self.max_seq_len)
-        room = self.ranges.largest_free() >= size if run.seqs == 1 else self._fit_count(size) >= run.seqs
-        if not room:
+        if self._fit_count(size) < run.seqs:
             return False
         rid = run.req.rid
         run.starts = [self.ranges.allocate((rid, i), size) for i in range(run.seqs)]  # type: ignore[misc]
@@ -137,7 +169,7 @@ class ContiguousMemory:
         return 1 << 62
 
     def span(self, k: int, duration: float, a0: float, beta: float, d: int) -> tuple[float, float]:
-        """Grow every sequence by ``k`` tokens; slot-seconds held and reserved for future tokens (tokens excluded)."""
+        """Grow every sequence by ``k`` tokens: (slot-seconds held, slot-seconds of the sequences' final lengths)."""
         return self.total_reserve * duration, self.total_need * duration
 
     def held(self) -> int:
@@ -169,9 +201,10 @@ class PagedMemory:
         self.watermark_blocks = int(watermark * self.num_blocks)
         self.counted_copies = 0
         self.beam_groups: dict[int, Running] = {}
-        self.fork_heap: list[tuple[int, int, int]] = []  # (decode counter, rid, version) of beam changes
+        # Beam changes by decode counter, and those counters in a heap (each once).
+        self.fork_calendar: dict[int, list[Running]] = {}
+        self.fork_steps: list[int] = []
         self.tracked_runs: dict[int, Running] = {}  # requests with explicit block tables
-        self._due_cache: tuple[int, list[Running]] | None = None
 
     @property
     def cow_copies(self) -> int:
@@ -228,7 +261,7 @@ class PagedMemory:
                 tree.copies = 0
             run.schedule = BeamSchedule(self.seed * 1_000_003 + rid, run.seqs)
             run.next_fork = d + run.schedule.gap()
-            heapq.heappush(self.fork_heap, (run.next_fork, rid, run.version))
+            self._schedule(run)
             self.beam_groups[rid] = run
         elif not self.tracked and run.seqs > 1 and run.prompt % self.block_size:
             self.counted_copies += run.seqs - 1  # the last prompt block, copied by all samples but one
@@ -287,39 +320,34 @@ class PagedMemory:
     def free_blocks(self) -> int:
         return self.num_blocks - self.blocks_used
 
-    def _due(self, d: int) -> list[Running]:
-        """Beam searches that drop and fork beams at the step starting at decode counter ``d``, by rid.
+    def _schedule(self, run: Running) -> None:
+        step = run.next_fork
+        due = self.fork_calendar.get(step)
+        if due is None:
+            self.fork_calendar[step] = [run]
+            heapq.heappush(self.fork_steps, step)
+        else:
+            due.append(run)
 
-        Their heap entries stay until the step is taken (``_fork_step`` pushes the next one).
-        """
-        heap, groups = self.fork_heap, self.beam_groups
-        if not heap or heap[0][0] > d:
+    def _valid(self, run: Running, step: int) -> bool:
+        return self.beam_groups.get(run.req.rid) is run and run.next_fork == step
+
+    def _due(self, d: int) -> list[Running]:
+        """Beam searches that drop and fork beams at the step starting at decode counter ``d``, by rid."""
+        due = self.fork_calendar.get(d)
+        if not due:
             return []
-        cached = self._due_cache
-        if cached is not None and cached[0] == d:
-            return [run for run in cached[1] if groups.get(run.req.rid) is run]
-        due, popped = [], []
-        while heap and heap[0][0] <= d:
-            entry = heapq.heappop(heap)
-            run = groups.get(entry[1])
-            if run is not None and run.version == entry[2] and run.next_fork == entry[0]:
-                due.append(run)
-                popped.append(entry)
-        for entry in popped:
-            heapq.heappush(heap, entry)
-        due.sort(key=lambda run: run.req.rid)
-        self._due_cache = (d, due)
-        return due
+        return sorted((run for run in due if self._valid(run, d)), key=lambda run: run.req.rid)
 
     def next_event(self, d: int) -> int:
         """Decode counter of the next step at which a beam search changes its beams."""
-        heap = self.fork_heap
-        while heap:
-            step, rid, version = heap[0]
-            run = self.beam_groups.get(rid)
-            if run is not None and run.version == version and run.next_fork == step:
+        steps, calendar = self.fork_steps, self.fork_calendar
+        while steps:
+            step = steps[0]
+            if step >= d and any(self._valid(run, step) for run in calendar[step]):
                 return step
-            heapq.heappop(heap)
+            heapq.heappop(steps)
+            del calendar[step]
         return 1 << 62
 
     def _bulk_new_blocks(self, k: int, d: int) -> int:
@@ -396,14 +424,10 @@ class PagedMemory:
         length = run.u + d  # before this step's token
         schedule = run.schedule
         assert schedule is not None
-        forks = schedule.forks()
-        if run.tree is not None:
-            tree = run.tree
-            tree.grow(length)
-            before = tree.blocks
-            tree.fork(forks)
-            tree.write()
-            after = tree.blocks
+        forks, gap = schedule.step()
+        tree = run.tree
+        if tree is not None:
+            before, after = 0, tree.change(length, forks)
         else:
             pool, seqs = self.pool, run.seq_ids
             before = pool.used
@@ -419,15 +443,17 @@ class PagedMemory:
             for seq in seqs:
                 pool.append(seq, 1)
             after = pool.used
-        grown = run.seqs if length % bs == 0 else 0
-        blocks_before = self._blocks_now(run, length)
+        seqs = run.seqs
+        grown = seqs if length % bs == 0 else 0
+        # Blocks at ``length``: the beams grew alone since ``base``.
+        blocks_before = run.blocks + seqs * (-(-length // bs) - -(-run.base // bs))
         run.blocks = blocks_before + after - before
         run.base = length + 1
-        saved = run.seqs * _ceil(length + 1, bs) - run.blocks
+        saved = seqs * -(-(length + 1) // bs) - run.blocks
         self.saved += saved - run.saved
         run.saved = saved
-        run.next_fork = d + 1 + schedule.gap()
-        heapq.heappush(self.fork_heap, (run.next_fork, run.req.rid, run.version))
+        run.next_fork = d + 1 + gap
+        self._schedule(run)
         return after - before - grown
 
     def _step_tracked(self, d: int, skip: set[int]) -> None:
@@ -443,7 +469,6 @@ class PagedMemory:
         bs = self.block_size
         extra = 0
         due = self._due(d) if k == 1 else []
-        self._due_cache = None
         for run in due:
             extra += self._fork_step(run, d)
         if self.tracked:

@@ -128,8 +128,8 @@ DIFFERENCES.update({
         "blocks back; longer outputs (ShareGPT) share a larger part of each beam."
     ),
     ("paged_ratio", "beam", "*"): (
-        "With beams the paged engine reaches vLLM's limit of 256 running sequences before it runs out of "
-        "memory, so its batch is capped by the scheduler, as in vLLM."
+        "With beams the paged engine reaches the limit of running sequences (vLLM's 256) before it runs out "
+        "of memory, so its batch is capped by the scheduler, as in vLLM."
     ),
     ("paged_ratio", "prefix", "*"): (
         "Fig. 16 served LLaMA-13B (the same 800 KB of keys and values a token as OPT-13B) with lengths the "
@@ -140,6 +140,11 @@ DIFFERENCES.update({
         "mean batch, which the paper gives as 1.82x for the same workload."
     ),
 })
+
+
+def sharing_difference(figure: str, family: str, dataset: str) -> str:
+    """Why a sharing figure of ours can differ from the paper's (family: parallel, beam, prefix, basic)."""
+    return DIFFERENCES.get((figure, family, dataset)) or DIFFERENCES.get((figure, family, "*"), "")
 
 
 def sharing_family(sampling: str, prefix: int) -> str:

@@ -116,14 +116,15 @@ class Comparison:
             if not (lo / NOTE_FACTOR <= paged.memory_saving <= hi * NOTE_FACTOR):
                 out.append(
                     f"Memory saved by sharing: ours {paged.memory_saving:.1%}, Fig. 15 {lo:.1%} to {hi:.1%} "
-                    f"(n or width 2 to 6). " + paper.difference("memory_saving", self.sharing.sampling, self.dataset)
+                    f"(n or width 2 to 6). " + paper.sharing_difference("memory_saving", self.sharing.sampling,
+                                                                          self.dataset)
                 )
         theirs = self.paper_ratios()["oracle"]
         ours = self.ratios()["oracle"]
         if theirs and ours and not (1 / NOTE_FACTOR <= ours / theirs <= NOTE_FACTOR):
             out.append(
                 f"Advantage over Orca (Oracle): ours {ours:.2f}x, paper {theirs:.2f}x. "
-                + paper.difference("paged_ratio", self.family, self.dataset)
+                + paper.sharing_difference("paged_ratio", self.family, self.dataset)
             )
         if self.sharing.sampling != "basic" and paged.preemptions:
             out.append(

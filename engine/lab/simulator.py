@@ -1,28 +1,37 @@
-"""Continuous-batching serving simulator: one trace, one KV-cache allocator.
+"""Continuous-batching serving simulator: one trace, one KV-cache memory manager.
 
 The scheduler is vLLM's (the paper's system) and is shared by every allocator,
-so only memory management differs:
+so only memory management differs (``memory.ContiguousMemory`` or
+``memory.PagedMemory``, one interface):
 
 * FCFS admission. A step either prefills newly admitted requests (up to
-  ``max_batch`` running and ``max_batched_tokens`` prompt tokens) or, when the
-  head of the queue cannot be admitted, decodes one token for every running
-  request. A request that cannot be admitted blocks those behind it.
-* Contiguous allocators reserve one range per request at admission (``max``:
+  ``max_batch`` running sequences and ``max_batched_tokens`` prompt tokens) or,
+  when the head of the queue cannot be admitted, decodes one token for every
+  running sequence. A request that cannot be admitted blocks those behind it.
+* A request runs one sequence, or several (``LabConfig.sharing``: parallel
+  samples, beams) that are admitted, preempted and finished together, as a
+  vLLM sequence group; a shared prefix comes on top of every prompt.
+* Contiguous allocators reserve one range per sequence at admission (``max``:
   the maximum sequence length, ``pow2``: prompt + output rounded up to a power
   of two, ``oracle``: exactly prompt + output) and never run out mid-request.
-* The paged allocator gives a request blocks for its prompt, then one block
-  each time its last block is full. When no block is free, the newest running
-  request is preempted, its blocks are freed, and it is later recomputed
-  (prompt + tokens generated so far are prefilled again).
+* Paged memory gives a request blocks for its prompt (shared ones counted
+  once), then a block each time a sequence's last block is full. When no block
+  is free, the newest running request is preempted, its blocks are freed, and it
+  is later recomputed (prompt + tokens generated so far are prefilled again).
 
 Decode steps between events (an arrival, a finish, running out of blocks, a
-preemption that leaves room for the queue head) are identical, so ``run`` jumps
-over them in bulk: every running request grows by one token per step, so a
-request's length is ``u + D`` for the global decode counter ``D``; finish steps
-sit in a heap; for the paged allocator, counts per residue of ``u`` modulo the
-block size give how many blocks a run of steps needs. Time-weighted memory
-statistics are integrated in closed form. ``advance(1)`` steps one iteration at
-a time (the LAB screen) and gives the same results.
+preemption that leaves room for the queue head, a beam search changing its
+beams) are identical, so ``run`` jumps over them in bulk: every running sequence
+grows by one token per step, so its length is ``u + D`` for the global decode
+counter ``D``; finish steps sit in a heap; for paged memory, counts per residue
+of ``u`` modulo the block size give how many blocks a run of steps needs.
+Time-weighted memory statistics are integrated in closed form. ``advance(1)``
+steps one iteration at a time (the LAB screen) and gives the same results, and
+so does ``track_blocks`` (explicit block tables with reference counts).
+
+Arrivals are ordered exactly: an idle engine's clock lands on the next arrival,
+and an arrival within ``ARRIVAL_SLACK_S`` of the clock counts as arrived, so a
+sum of step times a float ulp short of an arrival cannot skip it.
 """
 
 from __future__ import annotations
@@ -33,9 +42,10 @@ from bisect import insort
 from collections import deque
 from dataclasses import dataclass, field
 
-from .allocators import ALLOCATORS, RESERVATIONS
+from .allocators import ALLOCATORS, RESERVATIONS, ContiguousAllocator
+from .blocks import BlockPool
 from .latency import OPT13B_A100, LatencyModel
-from .memory import ContiguousMemory, PagedMemory, Running
+from .memory import ContiguousMemory, MemoryManager, PagedMemory, Running
 from .sharing import BASIC, Sharing
 from .workload import Request
 
@@ -73,7 +83,10 @@ class LabConfig:
             raise ValueError("the shared prefix leaves no room for a prompt and an output")
         if self.sharing.prefix // self.block_size + self.sharing.seqs * -(-self.max_seq_len // self.block_size) \
                 > self.slots // self.block_size or self.sharing.seqs * self.max_seq_len > self.slots:
-            raise ValueError("memory must hold every sequence of one maximum-length request")
+            raise ValueError(
+                f"{self.sharing.seqs} sequences of up to {self.max_seq_len} tokens each (a request's share of memory "
+                f"without sharing) do not fit {self.slots} slots: raise the slots or lower the maximum sequence length"
+            )
 
 
 BUCKETS = ("tokens", "reserved", "internal", "external", "free")
@@ -213,31 +226,42 @@ class Simulator:
         self.totals = _Totals()
         self.window_closed = False
         self.block_size = bs = cfg.block_size
-        self.memory_manager: ContiguousMemory | PagedMemory
+        self.memory_manager: MemoryManager
+        self._paged_memory: PagedMemory | None = None
+        self._contiguous_memory: ContiguousMemory | None = None
         if self.paged:
-            self.memory_manager = PagedMemory(cfg.slots, bs, cfg.watermark, sharing, track_blocks)
-            self.num_blocks = self.memory_manager.num_blocks
+            self.memory_manager = self._paged_memory = PagedMemory(cfg.slots, bs, cfg.watermark, sharing, track_blocks)
+            self.num_blocks = self._paged_memory.num_blocks
         else:
-            self.memory_manager = ContiguousMemory(cfg.slots, RESERVATIONS[allocator], cfg.max_seq_len, sharing, bs)
+            self.memory_manager = self._contiguous_memory = ContiguousMemory(
+                cfg.slots, RESERVATIONS[allocator], cfg.max_seq_len, sharing, bs)
 
     # ----------------------------------------------------------------- state
     @property
     def done(self) -> bool:
         return self.next_arrival >= len(self.trace) and not self.waiting and not self.running
 
+    def _paged_only(self) -> PagedMemory:
+        if self._paged_memory is None:
+            raise AttributeError(f"{self.allocator} memory has no blocks")
+        return self._paged_memory
+
     @property
     def blocks_used(self) -> int:
-        return self.memory_manager.blocks_used  # type: ignore[union-attr]
+        """Paged: physical blocks held (a cached shared prefix's included)."""
+        return self._paged_only().blocks_used
 
     @property
-    def pool(self):
+    def pool(self) -> BlockPool:
         """Paged: the physical blocks, their reference counts and the explicit block tables."""
-        return self.memory_manager.pool  # type: ignore[union-attr]
+        return self._paged_only().pool
 
     @property
-    def ranges(self):
+    def ranges(self) -> ContiguousAllocator:
         """Contiguous: the free and reserved ranges."""
-        return self.memory_manager.ranges  # type: ignore[union-attr]
+        if self._contiguous_memory is None:
+            raise AttributeError("paged memory has no ranges")
+        return self._contiguous_memory.ranges
 
     @property
     def cow_copies(self) -> int:
@@ -442,7 +466,7 @@ class Simulator:
         read = 0
         waiting = self.waiting
         # The paged engine computes a cached shared prefix's full blocks once, not per request.
-        cached = self.memory_manager.shared_prefix * self.block_size if self.paged else 0
+        cached = self._paged_memory.shared_prefix * self.block_size if self._paged_memory is not None else 0
         while waiting and self._batch_room():
             req = waiting[0]
             done = self.generated.get(req.rid, 0)
