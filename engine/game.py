@@ -13,6 +13,7 @@ from enum import Enum
 
 from . import events as ev
 from . import memory, paging
+from .memory import Breakdown
 from . import modes as M
 from . import rules as R
 from .bag import PieceBag
@@ -128,7 +129,7 @@ class Game:
         self._throughput = ThroughputWindow()
         self._vram_warned = False
         self._stats: tuple[int, int, list[int]] | None = None  # Board.stats(), per board change
-        self._memory: tuple[object, Kind, str, memory.Breakdown] | None = None  # per board change
+        self._memory: tuple[object, Kind, str, Breakdown] | None = None  # per board change
         self._ev: list[ev.Event] = []
         self._spawn(self._bag.pop(), None)
 
@@ -218,7 +219,7 @@ class Game:
         occupied, sealed, _ = self._counts()
         return occupied, sealed
 
-    def memory(self, kind: Kind | None = None) -> memory.Breakdown:
+    def memory(self, kind: Kind | None = None) -> Breakdown:
         """Free memory as the falling request (or `kind`) sees it; cached per board change."""
         if kind is None:
             kind = self.active.kind if self.active is not None else self.next_queue[0]
@@ -659,7 +660,7 @@ class Game:
 
     # ------------------------------------------------------------------ endings
     def _report(self, outcome: str, request_id: int, kind: Kind, cause: str, code: str,
-                mem: memory.Breakdown) -> RunReport:
+                mem: Breakdown) -> RunReport:
         occupied, sealed = self.board_stats()
         free = R.VISIBLE_CELLS - occupied
         tops = self._counts()[2]
