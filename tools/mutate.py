@@ -195,12 +195,12 @@ def oom_off_by_one(root: Path) -> Edit:
         for node in ast.walk(tree):
             if not isinstance(node, ast.If) or not isinstance(node.test, ast.Compare):
                 continue
-            test = node.test
+            cond = node.test
             calls = [c for stmt in node.body for c in ast.walk(stmt) if isinstance(c, ast.Call)]
-            if (len(test.ops) == 1 and isinstance(test.ops[0], ast.Lt)
-                    and ast.unparse(test.comparators[0]).endswith("HIDDEN")
+            if (len(cond.ops) == 1 and isinstance(cond.ops[0], ast.Lt)
+                    and ast.unparse(cond.comparators[0]).endswith("HIDDEN")
                     and any("oom" in ast.unparse(c.func).lower() for c in calls)):
-                found.append((path, text, test))
+                found.append((path, text, cond))
     path, text, test = _only(found, "`if ... < HIDDEN:` leading to an OOM under engine/")
     assert isinstance(test, ast.Compare)
     return _replace(path, text, test, f"{ast.unparse(test.left)} <= {ast.unparse(test.comparators[0])}")

@@ -301,6 +301,7 @@ def encode(samples: Samples, size: int, channels: int, gain: float = 1.0) -> byt
         raise ValueError(f"unsupported mixer sample size {size}") from None
     if channels < 1:
         raise ValueError(f"channel count must be positive, not {channels}")
+    mono: array[Any]
     if code == "f":
         mono = array("f", samples if gain == 1.0 else [v * gain for v in samples])
     else:
@@ -309,7 +310,7 @@ def encode(samples: Samples, size: int, channels: int, gain: float = 1.0) -> byt
         mono = _to_ints([v * scale + shift for v in samples], code)
     if channels == 1:
         return mono.tobytes()
-    out = array(code, bytes(mono.itemsize * len(mono) * channels))
+    out: array[Any] = array(code, bytes(mono.itemsize * len(mono) * channels))
     for c in range(channels):
         out[c::channels] = mono
     return out.tobytes()
