@@ -24,34 +24,45 @@ FRAME_MS = 1000.0 / 60.0
 async def run_window(opts) -> None:
     import pygame
 
-    from ui import theme
+    from ui import theme, web
     from ui.app import GameApp
-    from ui.play_scene import PlayScene
-    from ui.title_scene import TitleScene
+    from ui.layout import layout_for
 
     pygame.init()
     theme.font.cache_clear()
     flags = 0 if BROWSER else pygame.SCALED
-    screen = pygame.display.set_mode(theme.CANVAS_SIZE, flags)
+    layout = web.page_layout() or opts.layout  # in the browser the page picks for the iframe
+
+    def resize(size: tuple[int, int]) -> pygame.Surface:
+        return pygame.display.set_mode(size, flags)
+
+    screen = resize(layout_for(layout).size)
     pygame.display.set_caption("PagedAttention: VRAM Tetris")
-    app = GameApp(screen, seed=opts.seed)
+    app = GameApp(screen, seed=opts.seed, layout=layout, resize=resize)
     if opts.mode is not None:
         app.set_mode(opts.mode)
     if (opts.scene or ("play" if opts.autoplay else "title")) == "play":
-        app.reset(PlayScene(app, mode=opts.mode, autoplay=opts.autoplay))
+        app.start_game(opts.mode, autoplay=opts.autoplay)
     else:
-        app.reset(TitleScene(app))
+        app.show_title()
     last = time.perf_counter()
     frames_left = opts.frames  # None: until the player quits
+    frame = 0
     while app.running and frames_left != 0:
         if frames_left is not None:
             frames_left -= 1
+        frame += 1
+        if BROWSER and frame % web.POLL_FRAMES == 0:
+            # The iframe turned or was resized: rearrange every screen, the run carries on.
+            wanted = web.page_layout()
+            if wanted is not None:
+                app.want_layout(wanted)
         for event in pygame.event.get():
             app.handle(event)
         now = time.perf_counter()
         app.frame((now - last) * 1000.0)
         last = now
-        app.draw()
+        app.draw(app.surface)
         pygame.display.flip()
         app.pump_audio()  # sound effects are made one per frame once the first picture is up
         if not BROWSER:
@@ -75,7 +86,7 @@ async def main() -> None:
             code = headless.run(opts)
         else:
             from ui import bench
-            code = bench.run(opts.frames, opts.seed)
+            code = bench.run(opts.frames, opts.seed, opts.layout)
         raise SystemExit(code)
     await run_window(opts)
 

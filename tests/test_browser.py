@@ -23,7 +23,8 @@ ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "test-output"
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
-CANVAS_AR = 800 / 580
+LANDSCAPE_AR = 800 / 580
+PORTRAIT_AR = 420 / 700
 
 sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed (pip install -e .[dev])")
 sys.path.insert(0, str(ROOT / "tools"))
@@ -132,7 +133,9 @@ def stand_in_runtime(pg, body: str = STAND_IN_LOADER) -> None:
 
 LAYOUT_JS = """() => {
   const de = document.documentElement, c = document.getElementById("canvas").getBoundingClientRect();
-  return { vw: innerWidth, vh: innerHeight, cw: de.clientWidth, ch: de.clientHeight,
+  return { layout: de.dataset.layout, canvasW: document.getElementById("canvas").width,
+           canvasH: document.getElementById("canvas").height,
+           vw: innerWidth, vh: innerHeight, cw: de.clientWidth, ch: de.clientHeight,
            sw: de.scrollWidth, sh: de.scrollHeight, bw: document.body.scrollWidth, bh: document.body.scrollHeight,
            left: c.left, top: c.top, right: c.right, bottom: c.bottom, width: c.width, height: c.height };
 }"""
@@ -146,7 +149,9 @@ def assert_fits(layout: dict, width: int, height: int) -> None:
     # The canvas is fully visible, keeps the game's aspect ratio, fills one side and is centred.
     assert layout["left"] >= 0 and layout["top"] >= 0, layout
     assert layout["right"] <= width + 0.5 and layout["bottom"] <= height + 0.5, layout
-    assert layout["width"] / layout["height"] == pytest.approx(CANVAS_AR, rel=0.01)
+    ar = PORTRAIT_AR if layout["layout"] == "portrait" else LANDSCAPE_AR
+    assert layout["canvasW"] / layout["canvasH"] == pytest.approx(ar, rel=0.01), layout
+    assert layout["width"] / layout["height"] == pytest.approx(ar, rel=0.01)
     assert layout["width"] == pytest.approx(width, abs=1) or layout["height"] == pytest.approx(height, abs=1)
     assert layout["left"] == pytest.approx(width - layout["right"], abs=1)
     assert layout["top"] == pytest.approx(height - layout["bottom"], abs=1)
@@ -405,3 +410,96 @@ def test_hovering_the_game_after_leaving_it_keeps_the_keyboard_in_the_article(si
     frame.click("#canvas")
     assert pg.evaluate("document.activeElement.tagName") == "IFRAME"
     assert frame.evaluate("document.activeElement.id") == "canvas"
+
+
+@pytest.mark.parametrize("width,expected", [(360, "portrait"), (412, "portrait"), (680, "landscape")])
+def test_the_page_picks_the_layout_for_the_frame(site: str, page_at, width: int, expected: str) -> None:
+    """A phone-wide frame gets the portrait canvas, filling nearly all of its 600 px height."""
+    pg = page_at(width)
+    stand_in_runtime(pg)
+    pg.goto(f"{site}/index.html")
+    pg.wait_for_selector("#start:visible", timeout=20_000)
+    assert pg.evaluate("vtBoot.layout()") == expected
+    fit = pg.evaluate(LAYOUT_JS)
+    assert fit["layout"] == expected
+    assert (fit["canvasW"], fit["canvasH"]) == ((420, 700) if expected == "portrait" else (800, 580))
+    assert_fits(fit, width, 600)
+    if expected == "portrait":
+        assert fit["height"] >= 0.85 * 600, fit
+    pg.click("#start")
+    pg.wait_for_selector("#boot[data-state=running]", state="attached", timeout=10_000)
+    fit = pg.evaluate(LAYOUT_JS)
+    assert_fits(fit, width, 600)
+    if expected == "portrait":
+        assert fit["height"] >= 0.85 * 600, fit
+    pg.screenshot(path=str(OUT / f"browser-layout-{width}x600.png"))
+
+
+@pytest.mark.parametrize("width", [360, 412])
+def test_the_article_embed_on_a_phone_gets_the_portrait_canvas(site: str, page_at, width: int) -> None:
+    pg = page_at(width, 800)
+    stand_in_runtime(pg)
+    pg.goto(f"{site}/embed.html")
+    frame_el = pg.wait_for_selector("iframe#game")
+    frame_el.scroll_into_view_if_needed()
+    frame = frame_el.content_frame()
+    frame.wait_for_selector("#start:visible", timeout=30_000)
+    box = frame_el.bounding_box()
+    fit = frame.evaluate(LAYOUT_JS)
+    assert fit["layout"] == "portrait"
+    assert_fits(fit, round(box["width"]), 600)
+    assert fit["height"] >= 0.85 * box["height"], (fit, box)
+
+
+def test_turning_the_frame_switches_the_layout_before_the_game_runs(site: str, page_at) -> None:
+    pg = page_at(360)
+    stand_in_runtime(pg)
+    pg.goto(f"{site}/index.html")
+    pg.wait_for_selector("#start:visible", timeout=20_000)
+    assert pg.evaluate(LAYOUT_JS)["layout"] == "portrait"
+    pg.set_viewport_size({"width": 900, "height": 600})
+    pg.wait_for_function("document.documentElement.dataset.layout === 'landscape'", timeout=5_000)
+    fit = pg.evaluate(LAYOUT_JS)
+    assert (fit["canvasW"], fit["canvasH"]) == (800, 580)
+    assert_fits(fit, 900, 600)
+    # The running game asks the page again: the choice follows the frame after the start too.
+    pg.click("#start")
+    pg.wait_for_selector("#boot[data-state=running]", state="attached", timeout=10_000)
+    pg.set_viewport_size({"width": 360, "height": 600})
+    pg.wait_for_function("vtBoot.layout() === 'portrait'", timeout=5_000)
+
+
+def test_a_touch_screen_is_told_to_tap(site: str, browser) -> None:
+    ctx = browser.new_context(viewport={"width": 360, "height": 600}, has_touch=True, is_mobile=True)
+    try:
+        pg = ctx.new_page()
+        stand_in_runtime(pg)
+        pg.goto(f"{site}/index.html")
+        pg.wait_for_selector("#start:visible", timeout=20_000)
+        assert "TAP TO START" in pg.inner_text("#start")
+        log = pg.inner_text("#log")
+        assert "tap" in log and "arrow keys" not in log and "Shift" not in log
+        pg.screenshot(path=str(OUT / "browser-touch-ready-360x600.png"))
+    finally:
+        ctx.close()
+
+
+def test_the_layout_rule_gives_the_reader_the_larger_text(site: str, page_at) -> None:
+    """At every frame size the page's choice shows text at least 11 CSS px, or larger than the other would."""
+    pg = page_at(680)
+    pg.route("**/pythons.js", lambda route: route.fulfill(status=200, content_type="application/javascript", body=""))
+    pg.goto(f"{site}/index.html")
+    sizes = [(w, h) for w in range(280, 1500, 20) for h in (400, 500, 600, 700, 900)]
+    picks = pg.evaluate("s => s.map(([w, h]) => vtBoot.chooseLayout(w, h))", sizes)
+    small = {"landscape": (800, 580, 13), "portrait": (420, 700, 14)}
+
+    def text_px(name: str, w: int, h: int) -> float:
+        cw, ch, px = small[name]
+        return px * min(w / cw, h / ch)
+
+    for (w, h), pick in zip(sizes, picks):
+        other = "portrait" if pick == "landscape" else "landscape"
+        assert text_px(pick, w, h) >= min(11.0, text_px(other, w, h)), (w, h, pick)
+    at_600 = [pick for (w, h), pick in zip(sizes, picks) if h == 600]
+    flips = sum(a != b for a, b in zip(at_600, at_600[1:]))
+    assert at_600[0] == "portrait" and at_600[-1] == "landscape" and flips == 1

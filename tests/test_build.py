@@ -29,11 +29,13 @@ BUDGET = 150 * 1024
 
 
 def game_sources() -> dict[str, str]:
+    """What the archive must hold: the game's files, less the command-line tools no page runs."""
     files = [ROOT / "main.py"] + [p for d in build_web.GAME_DIRS for p in sorted((ROOT / d).rglob("*")) if p.is_file()]
     return {
         str(p.relative_to(ROOT)): hashlib.sha256(p.read_bytes()).hexdigest()
         for p in files
         if "__pycache__" not in p.parts and p.suffix != ".pyc"
+        and str(p.relative_to(ROOT)) not in build_web.DESKTOP_ONLY
     }
 
 
@@ -449,3 +451,39 @@ def test_pages_workflow_tests_then_publishes_the_checked_bundle() -> None:
     assert re.search(r"permissions:\n\s+pages: write\n\s+id-token: write\n", deploy)
     assert "cancel-in-progress: ${{ github.event_name == 'pull_request' }}" in top
     assert "image: python:3.11-bookworm" in top and "--shm-size" in top  # apt's chromium and nginx
+
+
+def test_the_page_never_needs_the_desktop_only_tools(tmp_path) -> None:
+    """The modules left out of the archive are not imported by any screen the browser shows."""
+    blocked = [name[:-3].replace("/", ".").removesuffix(".__init__") for name in build_web.DESKTOP_ONLY]
+    code = f"""
+import os, sys
+os.environ["SDL_VIDEODRIVER"] = os.environ["SDL_AUDIODRIVER"] = "dummy"
+for name in {blocked!r}:
+    sys.modules[name] = None  # importing it now fails
+import pygame
+from engine import Input
+from ui.app import GameApp
+from ui.storage import Storage
+pygame.display.init(); pygame.font.init()
+for layout in ("landscape", "portrait"):
+    app = GameApp(pygame.display.set_mode((800, 580)), storage=Storage(directory={str(tmp_path)!r}),
+                  seed=1, audio=False, layout=layout, resize=pygame.display.set_mode)
+    app.show_title(seed=1); app.update(16.7); app.draw(app.surface)
+    app.show_help(); app.draw(app.surface); app.back()
+    assert app.open_lab(); app.update(16.7); app.draw(app.surface); app.back()
+    play = app.start_game("contiguous", seed=2)
+    app.update(16.7); app.draw(app.surface)
+    play.pause(); app.draw(app.surface); app.back()
+    if layout == "portrait":
+        app.show_details(play); app.draw(app.surface); app.back()
+    while not play.game.over:
+        play.session.step(0.0, [Input.HARD_DROP])
+    for _ in range(120):
+        app.update(16.7)
+    app.draw(app.surface)
+    assert type(app.top).__name__ == "ResultScene"
+print("ok")
+"""
+    res = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert res.returncode == 0 and res.stdout.strip().endswith("ok"), res.stdout + res.stderr

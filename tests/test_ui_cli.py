@@ -70,14 +70,15 @@ def test_headless_screenshot_is_deterministic(tmp_path):
     assert pygame.image.tobytes(img, "RGB") == pygame.image.tobytes(pygame.image.load(str(b)), "RGB")
 
 
-def test_desktop_loop_runs_without_error(tmp_path):
+@pytest.mark.parametrize("layout", ["landscape", "portrait"])
+def test_desktop_loop_runs_without_error(tmp_path, layout):
     env = {"SDL_VIDEODRIVER": "dummy", "SDL_AUDIODRIVER": "dummy", "PATH": "/usr/bin:/bin",
            "PYGAME_HIDE_SUPPORT_PROMPT": "1", "VRAM_TETRIS_DATA_DIR": str(tmp_path)}
     # --frames N: the window loop (the one players run, with sound start-up and settings)
     # draws N frames and leaves; any error on the way is a traceback and a non-zero status.
     proc = subprocess.run([sys.executable, str(ROOT / "main.py"), "--autoplay", "--mode", "paged",
-                           "--frames", "30"], cwd=ROOT, env=env, capture_output=True, text=True,
-                          timeout=120)
+                           "--layout", layout, "--frames", "30"], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
     assert "Traceback" not in proc.stderr and "Error" not in proc.stderr
 

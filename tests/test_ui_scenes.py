@@ -71,13 +71,10 @@ def test_title_start_button_and_attract_bot(tmp_path):
 
 @pytest.mark.parametrize("where", ["board", "slot"])
 def test_clicking_or_tapping_the_demo_starts(tmp_path, where):
-    from ui import layout as L
-    from ui.title_scene import DEMO_SLOT
-
     app = make_app(tmp_path)
     app.reset(TitleScene(app, seed=1))
     pump(app, 5)
-    click(app, centre(L.BOARD if where == "board" else DEMO_SLOT))
+    click(app, centre(app.layout.board if where == "board" else app.layout.title["demo_slot"]))
     assert isinstance(app.top, PlayScene)
 
 
@@ -396,7 +393,7 @@ def _record_text(app, monkeypatch) -> list:
 
     def recording(surface, text, size, colour, pos, anchor="topleft"):
         r = blit(surface, text, size, colour, pos, anchor)
-        if surface.get_size() == theme.CANVAS_SIZE:
+        if surface.get_size() == app.layout.size:
             drawn.append((text, r))
         return r
 
@@ -404,12 +401,11 @@ def _record_text(app, monkeypatch) -> list:
     return drawn
 
 
-def test_crash_report_with_huge_numbers_stays_inside_its_dialog(tmp_path, monkeypatch):
+@pytest.mark.parametrize("layout", ["landscape", "portrait"])
+def test_crash_report_with_huge_numbers_stays_inside_its_dialog(tmp_path, monkeypatch, layout):
     import dataclasses
 
-    from ui import layout as L
-
-    app = make_app(tmp_path)
+    app = make_app(tmp_path, layout=layout)
     play = start_play(app, mode="contiguous")
     force_oom(play)
     report = dataclasses.replace(
@@ -419,8 +415,8 @@ def test_crash_report_with_huge_numbers_stays_inside_its_dialog(tmp_path, monkey
     app.push(ResultScene(app, play, report, new_best=True))
     app.draw()
     drawn = _record_text(app, monkeypatch)
-    app.top.draw(canvas())  # the report alone, not the console under it
-    dialog = pygame.Rect(L.DIALOG)
+    app.top.draw(app.surface)  # the report alone, not the console under it
+    dialog = pygame.Rect(app.layout.dialog)
     buttons_top = min(b.rect[1] for b in app.top.buttons)
     buttons = [pygame.Rect(b.rect) for b in app.top.buttons]
     texts = [(t, r) for t, r in drawn if not any(b.contains(r) for b in buttons)]

@@ -28,8 +28,8 @@ def canvas() -> pygame.Surface:
     return surface
 
 
-def make_app(data_dir, seed: int = 3, mode: str | None = None) -> GameApp:
-    app = GameApp(canvas(), storage=Storage(directory=data_dir), seed=seed, audio=False)
+def make_app(data_dir, seed: int = 3, mode: str | None = None, layout: str = "landscape") -> GameApp:
+    app = GameApp(canvas(), storage=Storage(directory=data_dir), seed=seed, audio=False, layout=layout)
     if mode is not None:
         app.settings.mode = mode
     return app

@@ -44,6 +44,11 @@ BUDGET_KB = 150
 
 GAME_FILES = ("main.py",)
 GAME_DIRS = ("engine", "ui", "assets")
+# Command-line tools that never run in a page (benchmarks, headless screenshots, the LAB's and the
+# autoplay's reports): left out of the archive, so a phone downloads only what it runs.
+DESKTOP_ONLY = ("engine/bench.py", "engine/autoplay.py", "engine/lab/cli.py", "engine/lab/report.py",
+                "engine/lab/sweep.py", "engine/lab/__main__.py", "ui/bench.py", "ui/headless.py",
+                "ui/lab_cli.py")
 TEMPLATE = ROOT / "web" / "vram-tetris.tmpl"
 ICON = ROOT / "web" / "favicon.png"
 EMBED = ROOT / "web" / "embed.html"
@@ -144,6 +149,8 @@ def stage(stage_root: Path, source: Path) -> Path:
     for name in GAME_DIRS:
         if (source / name).is_dir():
             shutil.copytree(source / name, app / name, ignore=ignore)
+    for name in DESKTOP_ONLY:
+        (app / name).unlink(missing_ok=True)
     return app
 
 

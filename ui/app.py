@@ -16,6 +16,7 @@ import pygame
 
 from ui import theme
 from ui.console_view import ConsoleView
+from ui.layout import LANDSCAPE, Layout, layout_for
 from ui.log_console import LogConsole
 from ui.scene import Scene
 from ui.sound import Sound
@@ -48,7 +49,12 @@ class GameApp:
     """Hosts the scenes; implements the ui.scene.App protocol."""
 
     def __init__(self, surface: pygame.Surface, *, storage: Storage | None = None,
-                 seed: int | None = None, audio: bool = True) -> None:
+                 seed: int | None = None, audio: bool = True, layout: str = LANDSCAPE,
+                 resize: Callable[[tuple[int, int]], pygame.Surface] | None = None) -> None:
+        self.layout: Layout = layout_for(layout)
+        self._resize = resize  # makes a new display surface of a size (the window or canvas)
+        if surface.get_size() != self.layout.size:  # a window of the layout's size, or a canvas
+            surface = resize(self.layout.size) if resize is not None else pygame.Surface(self.layout.size)
         self.surface = surface
         self.storage = storage if storage is not None else Storage()
         self.settings: Settings = self.storage.load()
@@ -60,8 +66,9 @@ class GameApp:
         self.audio_started = False
         self._audio_job: Generator[None, None, str | None] | None = None
         self.text = TextCache()
-        self.view = ConsoleView(self.text)
+        self.view = ConsoleView(self.text, self.layout)
         self.scenes: list[Scene] = []
+        self.wanted_layout: str | None = None  # asked for while a screen could not follow
         self.running = True
         self.seeds = random.Random(seed if seed is not None else time.time_ns())
         self.clock = FixedStep()
@@ -82,12 +89,14 @@ class GameApp:
             return
         self.scenes.pop().leave()
         self.scenes[-1].enter()
+        self._follow_wanted_layout()
 
     def replace(self, scene: Scene) -> None:
         if self.scenes:
             self.scenes.pop().leave()
         self.scenes.append(scene)
         scene.enter()
+        self._follow_wanted_layout()
 
     def reset(self, scene: Scene) -> None:
         """Drop every scene and start over with `scene` (restart, back to title)."""
@@ -95,6 +104,7 @@ class GameApp:
             self.scenes.pop().leave()
         self.scenes.append(scene)
         scene.enter()
+        self._follow_wanted_layout()
 
     def find(self, kind: type) -> Scene | None:
         """The topmost scene of a given class (overlays use it to reach the game below)."""
@@ -102,6 +112,93 @@ class GameApp:
             if isinstance(scene, kind):
                 return scene
         return None
+
+    # ------------------------------------------------------------------ layout
+    @property
+    def canvas_size(self) -> tuple[int, int]:
+        """The canvas every screen draws on (the LAB lays itself out for it)."""
+        return self.layout.size
+
+    def set_layout(self, name: str) -> bool:
+        """Rearrange every screen for the layout called `name`; True if anything changed.
+
+        The display surface is remade at the new size (the window, or the page's canvas), the
+        console is rebuilt, and every scene on the stack recomputes its rectangles: a run in
+        progress carries on where it was.
+        """
+        layout = layout_for(name)
+        if layout == self.layout:
+            return False
+        self.layout = layout
+        if self._resize is not None:
+            self.surface = self._resize(layout.size)
+        elif self.surface.get_size() != layout.size:
+            self.surface = pygame.Surface(layout.size)
+        self.view = ConsoleView(self.text, layout)
+        for scene in list(self.scenes):  # a screen with no place in the new layout may close
+            scene.relayout()
+        return True
+
+    def want_layout(self, name: str) -> bool:
+        """Switch to `name` now if every screen on the stack can follow, else when one closes.
+
+        The browser asks this whenever the frame turns or is resized; True if it switched.
+        """
+        self.wanted_layout = None if name == self.layout.name else name
+        return self._follow_wanted_layout()
+
+    def _follow_wanted_layout(self) -> bool:
+        name = self.wanted_layout
+        if name is None or not all(s.can_relayout for s in self.scenes):
+            return False
+        self.wanted_layout = None
+        return self.set_layout(name)
+
+    # ------------------------------------------------------------------ screens
+    # Screens ask the app to move on; the app alone knows every screen.
+    def show_title(self, seed: int | None = None) -> None:
+        """Drop whatever runs and show the title screen."""
+        from ui.title_scene import TitleScene
+        self.reset(TitleScene(self, seed=seed))
+
+    def start_game(self, mode: str | None = None, *, seed: int | None = None, autoplay: bool = False,
+                   endless: bool | None = None) -> Scene:
+        """A new run in `mode` (default: the saved one) in place of everything on screen."""
+        from ui.play_scene import PlayScene
+        play = PlayScene(self, mode=mode or self.settings.mode, seed=seed, autoplay=autoplay,
+                         endless=endless)
+        self.reset(play)
+        return play
+
+    def pause(self, play: Scene) -> None:
+        """Freeze `play` under the pause menu."""
+        from ui.overlays import PauseScene
+        self.push(PauseScene(self, play))
+
+    def show_help(self) -> None:
+        from ui.overlays import HelpScene
+        self.push(HelpScene(self))
+
+    def show_details(self, play: Scene) -> None:
+        """A phone's DETAILS sheet over `play`: system log, block table, every statistic."""
+        from ui.overlays import DetailsScene
+        self.push(DetailsScene(self, play))
+
+    def show_result(self, play: Scene, report, new_best: bool = False, since_end_ms: float | None = None) -> None:
+        """The run report (crash or victory) over the board it describes.
+
+        `since_end_ms`: how long ago the run ended (keys pressed right after a crash do not act
+        on the report).
+        """
+        from ui.overlays import ResultScene
+        if since_end_ms is None:
+            self.push(ResultScene(self, play, report, new_best))
+        else:
+            self.push(ResultScene(self, play, report, new_best, since_end_ms=since_end_ms))
+
+    def back(self) -> None:
+        """Close the top screen and return to the one below."""
+        self.pop()
 
     # ------------------------------------------------------------------ loop pieces
     def handle(self, event: pygame.event.Event) -> None:

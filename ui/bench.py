@@ -40,11 +40,12 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[k]
 
 
-def run(frames: int | None = None, seed: int | None = None) -> int:
+def run(frames: int | None = None, seed: int | None = None, layout: str = "landscape") -> int:
     surface = init_display()
     n = frames or DEFAULT_FRAMES
     with tempfile.TemporaryDirectory(prefix="vram-tetris-bench-") as data_dir:
-        app = make_app(surface, 1 if seed is None else seed, data_dir, "paged")
+        app = make_app(surface, 1 if seed is None else seed, data_dir, "paged", layout)
+        surface = app.surface
         play = busy_play(app, 1 if seed is None else seed)
         play.autopilot = None
         game = play.game
@@ -76,7 +77,8 @@ def run(frames: int | None = None, seed: int | None = None) -> int:
             draw_us.append((t2 - t1) * 1e6)
             draw_cpu_us.append((c2 - c1) * 1e6)
         tele = game.telemetry()
-    print(f"frame benchmark: {n} frames, board {tele.utilisation * 100:.0f} % used, "
+    print(f"frame benchmark ({app.layout.name} {app.layout.width}x{app.layout.height}): {n} frames, "
+          f"board {tele.utilisation * 100:.0f} % used, "
           f"{len(play.session.log.entries)} log entries, card and block table showing")
     print(f"draw   median {statistics.median(draw_us):8.0f} us   p99 {percentile(draw_us, 0.99):8.0f} us")
     print(f"  cpu  median {statistics.median(draw_cpu_us):8.0f} us   p99 {percentile(draw_cpu_us, 0.99):8.0f} us"
@@ -85,20 +87,21 @@ def run(frames: int | None = None, seed: int | None = None) -> int:
     total = [a + b for a, b in zip(draw_us, step_us)]
     print(f"total  median {statistics.median(total):8.0f} us   p99 {percentile(total, 0.99):8.0f} us"
           f"   (budget at 60 fps: 16667 us)")
-    for name, us in other_screens(surface, max(60, n // 2), 1 if seed is None else seed).items():
+    for name, us in other_screens(surface, max(60, n // 2), 1 if seed is None else seed, layout).items():
         print(f"{name:<7}median {statistics.median(us):8.0f} us   p99 {percentile(us, 0.99):8.0f} us"
               "   (step + draw)")
     return 0
 
 
-def other_screens(surface, frames: int, seed: int) -> dict[str, list[float]]:
+def other_screens(surface, frames: int, seed: int, layout: str = "landscape") -> dict[str, list[float]]:
     """Step + draw cost of the title (bot playing), the pause menu and the crash report."""
     from ui.headless import force_oom
     from ui.title_scene import TitleScene
 
     out: dict[str, list[float]] = {}
     with tempfile.TemporaryDirectory(prefix="vram-tetris-bench-") as data_dir:
-        app = make_app(surface, seed, data_dir, "paged")
+        app = make_app(surface, seed, data_dir, "paged", layout)
+        surface = app.surface
 
         def time_frames(name: str) -> None:
             us = out[name] = []

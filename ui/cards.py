@@ -13,6 +13,7 @@ import pygame
 
 from engine import events as ev
 from ui import theme
+from ui.keys import CARDS_KEY
 from ui.layout import CARD, RectT
 from ui.text import TextCache, fit, wrap
 
@@ -87,11 +88,14 @@ class CardDeck:
     """
 
     def __init__(self, enabled: Callable[[], bool], seen: Callable[[], set[str]],
-                 mark_seen: Callable[[str], None], rect: RectT = CARD) -> None:
+                 mark_seen: Callable[[str], None], rect: RectT = CARD,
+                 sizes: tuple[int, int] = (theme.SMALL, theme.BODY), dismiss_hint: str = "click: dismiss") -> None:
         self._enabled = enabled
         self._seen = seen
         self._mark_seen = mark_seen
         self.rect = rect
+        self.sizes = sizes  # (body, title) font sizes
+        self.dismiss_hint = dismiss_hint
         self.current: Card | None = None
         self.cells: tuple[Cell, ...] = ()  # board cells the current card is about
         self.age = 0.0
@@ -156,6 +160,13 @@ class CardDeck:
         if self.waiting:
             self._present(self.waiting.pop(0))
 
+    def restyle(self, rect: RectT, sizes: tuple[int, int], dismiss_hint: str) -> None:
+        """Show cards in another place or type size (the layout changed)."""
+        if (rect, sizes, dismiss_hint) != (self.rect, self.sizes, self.dismiss_hint):
+            self.rect, self.sizes, self.dismiss_hint = rect, sizes, dismiss_hint
+            self._surfaces.clear()
+            self._plate = None
+
     def contains(self, pos: tuple[int, int]) -> bool:
         return self.current is not None and pygame.Rect(self.rect).collidepoint(pos)
 
@@ -188,14 +199,21 @@ class CardDeck:
 
     def _render(self, card: Card, text: TextCache) -> pygame.Surface:
         w, h = self.rect[2], self.rect[3]
+        small, body = self.sizes
+        line_h = theme.font(small).get_linesize()
         surf = pygame.Surface((w, h)).convert()
         surf.fill((24, 20, 8))
         pygame.draw.rect(surf, theme.AMBER, surf.get_rect(), 2, border_radius=5)
-        text.blit(surf, fit(card.title, theme.BODY, w - 2 * PAD), theme.BODY, theme.AMBER, (PAD, 6))
-        y = 28
-        for line in wrap(card.body, theme.SMALL, w - 2 * PAD):
-            text.blit(surf, line, theme.SMALL, theme.TEXT, (PAD, y))
-            y += 16
-        text.blit(surf, "click: dismiss   T: cards off", theme.SMALL, theme.TEXT_DIM,
-                  (w - PAD, h - 6), "bottomright")
+        compact = self.dismiss_hint.startswith("tap")  # a phone: the hint shares the title's line
+        hint_w = theme.font(small).size(self.dismiss_hint)[0] + 12 if compact else 0
+        text.blit(surf, fit(card.title, body, w - 2 * PAD - hint_w), body, theme.AMBER, (PAD, 6))
+        if compact:
+            text.blit(surf, self.dismiss_hint, small, theme.TEXT_DIM, (w - PAD, 8), "topright")
+        y = 8 + theme.font(body).get_linesize() if compact else 28
+        for line in wrap(card.body, small, w - 2 * PAD):
+            text.blit(surf, line, small, theme.TEXT, (PAD, y))
+            y += line_h
+        if not compact:
+            text.blit(surf, f"{self.dismiss_hint}   {CARDS_KEY}: cards off", small, theme.TEXT_DIM,
+                      (w - PAD, h - 6), "bottomright")
         return surf

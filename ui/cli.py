@@ -10,12 +10,15 @@ from pathlib import Path
 
 from engine.modes import NAMES as MODES
 
+from ui.layout import LANDSCAPE, NAMES as LAYOUTS
+
 SCENES = ("title", "play", "help", "pause", "oom", "victory")
 
 USAGE = """\
-python main.py [--mode contiguous|paged] [--seed S] [--scene title|play] [--autoplay] [--frames N]
+python main.py [--mode contiguous|paged] [--layout landscape|portrait] [--seed S] [--scene title|play]
+                      [--autoplay] [--frames N]
        python main.py --headless --frames N --screenshot out.png [--scene title|play|help|pause|oom|victory]
-                      [--mode contiguous|paged] [--autoplay] [--seed S]
+                      [--mode contiguous|paged] [--layout landscape|portrait] [--autoplay] [--seed S]
        python main.py --bench-frame [--frames N] [--seed S]"""
 
 
@@ -29,6 +32,7 @@ class Options:
     mode: str | None = None
     autoplay: bool = False
     seed: int | None = None
+    layout: str = LANDSCAPE
 
 
 class UsageError(Exception):
@@ -50,6 +54,9 @@ def _parser() -> _Parser:
     p.add_argument("--screenshot", help="PNG file for the headless canvas")
     p.add_argument("--scene", choices=SCENES, help="screen to show (default: title, or play with --autoplay)")
     p.add_argument("--mode", choices=MODES, help="allocator mode")
+    p.add_argument("--layout", choices=LAYOUTS, default=LANDSCAPE,
+                   help="screen arrangement: landscape 800x580 (desktop, wide embeds) or portrait "
+                        "420x700 (phones) (default: %(default)s)")
     p.add_argument("--autoplay", action="store_true", help="let the bot play")
     p.add_argument("--seed", type=int, help="random seed for the run")
     return p
@@ -80,7 +87,7 @@ def parse(argv: list[str]) -> Options:
         raise UsageError(f"--seed must be between 0 and {2**31 - 1}")
     return Options(headless=ns.headless, bench_frame=ns.bench_frame, frames=ns.frames,
                    screenshot=ns.screenshot, scene=ns.scene, mode=ns.mode, autoplay=ns.autoplay,
-                   seed=ns.seed)
+                   seed=ns.seed, layout=ns.layout)
 
 
 def screenshot_problem(path: str) -> str | None:

@@ -13,8 +13,10 @@ import pygame
 
 from engine import PIECES, Kind, modes
 from engine import rules as R
-from ui import layout as L
 from ui import theme
+from ui.keys import CONTROL_LABELS, HOLD_KEY, MUTE_KEY, SHORT_CONTROL_LABELS, SPLIT_KEY
+from ui.layout import BOARD_COLS, BOARD_ROWS, Layout, layout_for
+from ui.log_console import TEXT_COLOURS as LOG_TEXT_COLOURS
 from ui.session import GameSession
 from ui.text import TextCache, fit, largest_fitting, short_number, wrap
 from ui.widgets import Button, draw_bar, draw_icon, draw_panel, pulse
@@ -26,16 +28,7 @@ FRAG_ALERT = 0.30  # fragmentation at which its card pulses
 VRAM_ALERT = R.VRAM_WARN  # utilisation at which the board frame pulses red
 HIDDEN = R.HIDDEN
 
-CONTROL_LABELS: dict[str, tuple[str, str]] = {
-    "left": ("LEFT", "A / Left"),
-    "right": ("RIGHT", "D / Right"),
-    "rotate_ccw": ("ROTATE L", "Z"),
-    "rotate_cw": ("ROTATE R", "W / X / Up"),
-    "soft_drop": ("SOFT DROP", "S / Down"),
-    "hard_drop": ("HARD DROP", "Space"),
-    "hold": ("HOLD", "C"),
-    "split": ("SPLIT", "Shift / P"),
-}
+LANDSCAPE_LAYOUT = layout_for("landscape")
 
 MODE_NOTES: dict[str, str] = {m.name: m.note for m in modes.MODES}
 MIXED_NOTE = "Mixed run: it sets no best score."
@@ -50,29 +43,40 @@ STAT_TITLES = ("VRAM HELD", "FRAGMENTATION", "THROUGHPUT", "USABLE FREE")
 
 # Score panel: the big number ends before the LINES / LEVEL / BEST labels at x + 160,
 # and those values are right-aligned after a label at most "LINES" wide.
-SCORE_SIZES = (theme.TITLE, theme.LARGE + 4, theme.LARGE)
 SCORE_TEXT_W = 148
-TOAST_SIZES = (theme.LARGE, theme.BODY, theme.SMALL)
 VALUE_W = 64
 
-
-def control_buttons() -> list[Button]:
-    return [Button(name, r, *CONTROL_LABELS[name]) for name, r in L.control_rects().items()]
-
-
-def header_buttons() -> list[Button]:
-    labels = {"help": "HELP  H", "mute": "SOUND  M", "pause": "PAUSE  Esc"}
-    return [Button(name, r, labels[name]) for name, r in L.HEADER_BUTTONS.items()]
+HEADER_LABELS: dict[str, tuple[str, str]] = {  # (label, key) of the header switches
+    "help": ("HELP", "H"), "mute": ("SOUND", "M"), "pause": ("PAUSE", "Esc"),
+}
 
 
-def mode_buttons() -> list[Button]:
-    """One button per allocator in the registry, sharing the row the layout gives them."""
-    x0, y, w0, h = L.MODE_CONTIGUOUS_BTN
-    x1, _, w1, _ = L.MODE_PAGED_BTN
+def control_buttons(layout: Layout = LANDSCAPE_LAYOUT) -> list[Button]:
+    if layout.portrait:  # a phone: short labels, no key hints (a keyboard player sees them in HELP)
+        return [Button(name, r, SHORT_CONTROL_LABELS[name], touch=layout.touch)
+                for name, r in layout.controls.items()]
+    return [Button(name, r, *CONTROL_LABELS[name], touch=layout.touch) for name, r in layout.controls.items()]
+
+
+def header_buttons(layout: Layout = LANDSCAPE_LAYOUT) -> list[Button]:
+    if layout.portrait:
+        return [Button(name, r, HEADER_LABELS[name][0], touch=layout.touch)
+                for name, r in layout.header_buttons.items()]
+    return [Button(name, r, "  ".join(HEADER_LABELS[name]), touch=layout.touch)
+            for name, r in layout.header_buttons.items()]
+
+
+def mode_buttons(layout: Layout = LANDSCAPE_LAYOUT) -> list[Button]:
+    """One button per allocator in the registry across the layout's row; a phone has one switch."""
+    if "toggle" in layout.mode_buttons:
+        return [Button("toggle", layout.mode_buttons["toggle"], "ALLOCATOR", touch=layout.touch)]
+    x0, y, w0, h = layout.mode_buttons["contiguous"]
+    x1, _, w1, _ = layout.mode_buttons["paged"]
     gap = x1 - (x0 + w0)
     n = len(modes.MODES)
     w = (x1 + w1 - x0 - gap * (n - 1)) // n
-    return [Button(m.name, (x0 + i * (w + gap), y, w, h), m.label) for i, m in enumerate(modes.MODES)]
+    return [Button(m.name, (x0 + i * (w + gap), y, w, h), m.label, touch=layout.touch)
+            for i, m in enumerate(modes.MODES)]
 
 
 @dataclass
@@ -87,41 +91,70 @@ class ViewState:
     header_buttons: bool = True  # the title screen has its own help and sound buttons
 
 
+def vram_colour(utilisation: float) -> Colour:
+    """Cyan, amber from the engine's caution level, red past its warning level."""
+    return theme.RED if utilisation > R.VRAM_WARN else theme.AMBER if utilisation > R.VRAM_CAUTION else theme.CYAN
+
+
 def _shade(colour: Colour, f: float) -> Colour:
     return (int(colour[0] * f), int(colour[1] * f), int(colour[2] * f))
 
 
-def outline_cells(surface: pygame.Surface, cells, colour: Colour, dx: int = 0, width: int = 2) -> None:
+def outline_cells(surface: pygame.Surface, layout: Layout, cells, colour: Colour, dx: int = 0,
+                  width: int = 2) -> None:
     """Outline board cells (x, board row) on the board: what a card or a report points at."""
-    c = L.CELL
+    c = layout.cell
+    bx, by = layout.board[:2]
     for x, y in cells:
         if y >= HIDDEN:
-            r = pygame.Rect(L.BOARD[0] + dx + x * c - 1, L.BOARD[1] + (y - HIDDEN) * c - 1, c + 2, c + 2)
+            r = pygame.Rect(bx + dx + x * c - 1, by + (y - HIDDEN) * c - 1, c + 2, c + 2)
             pygame.draw.rect(surface, colour, r, width)
 
 
 class ConsoleView:
-    """Renderer for the play console; one instance is shared by every scene."""
+    """Renderer for the play console in one layout; one instance is shared by every scene."""
 
-    def __init__(self, text: TextCache) -> None:
+    def __init__(self, text: TextCache, layout: Layout = LANDSCAPE_LAYOUT) -> None:
         self.text = text
-        self.controls = control_buttons()
-        self.header = header_buttons()
-        self.modes = mode_buttons()
+        self.L = layout
+        self.T = layout.text
+        self.score_sizes = (self.T.title, self.T.large + 4, self.T.large)
+        self.toast_sizes = (self.T.large, self.T.body, self.T.small)
+        self.controls = control_buttons(layout)
+        self.header = header_buttons(layout)
+        self.modes = mode_buttons(layout)
+        self.details_button = (Button("details", layout.panels["details"], "DETAILS", touch=layout.touch)
+                               if "details" in layout.panels else None)
         self._background = self._bake_background()
         self._cells: dict[tuple[Colour, str], pygame.Surface] = {}
-        self._flash = pygame.Surface((L.CELL, L.CELL)).convert()
+        self._flash = pygame.Surface((self.L.cell, self.L.cell)).convert()
         self._flash.fill((255, 255, 255))
         self._mini: dict[tuple[Kind, int, bool], pygame.Surface] = {}
-        self._wrapped: dict[tuple[str, int, int], list[str]] = {}
+        self._wrapped: dict[tuple, list[str]] = {}  # wrapped and shortened texts
         self._table_key: object = ()
-        self._layer = pygame.Surface((L.BOARD[2], L.BOARD[3])).convert()
+        self._layer = pygame.Surface((self.L.board[2], self.L.board[3])).convert()
         self._layer_owner: GameSession | None = None
         self._layer_key: object = None
         self._toast_plate = pygame.Surface((1, 1)).convert()
         self._table: pygame.Surface | None = None
         self._score_sizes: dict[str, int] = {}  # font size per score or toast text that fits
         self._best_text: tuple[int, str] = (-1, "")
+
+    @property
+    def buttons(self) -> list[Button]:
+        """Every button of the console, for hit tests."""
+        extra = [self.details_button] if self.details_button is not None else []
+        return [*self.header, *self.modes, *self.controls, *extra]
+
+    def fit(self, text: str, size: int, width: int) -> str:
+        """`text` shortened to `width`, computed once per distinct text."""
+        key = ("fit", text, size, width)
+        lines = self._wrapped.get(key)
+        if lines is None:
+            if len(self._wrapped) > 64:
+                self._wrapped.clear()
+            lines = self._wrapped[key] = [fit(text, size, width)]
+        return lines[0]
 
     def wrap(self, text: str, size: int, width: int) -> list[str]:
         """Word-wrapped lines, computed once per distinct text."""
@@ -136,39 +169,51 @@ class ConsoleView:
     # ------------------------------------------------------------------ baking
     def _bake_background(self) -> pygame.Surface:
         t = self.text
-        bg = pygame.Surface(theme.CANVAS_SIZE).convert()
+        L, T = self.L, self.T
+        bg = pygame.Surface(L.size).convert()
         bg.fill(theme.BG)
         # Header strip.
-        pygame.draw.rect(bg, (10, 14, 30), L.HEADER)
-        pygame.draw.line(bg, theme.PANEL_EDGE, (0, L.HEADER[3] - 1), (theme.CANVAS_W, L.HEADER[3] - 1))
-        r = t.blit(bg, "PagedAttention:", theme.LARGE, theme.MAGENTA, (L.MARGIN, 17), "midleft")
-        r = t.blit(bg, "VRAM Tetris", theme.LARGE, theme.CYAN, (r.right + 8, 17), "midleft")
-        t.blit(bg, "KV-cache allocator console", theme.SMALL, theme.TEXT_DIM, (r.right + 14, 18), "midleft")
-        # Left column.
-        for rect, title in zip(L.STATS, STAT_TITLES):
-            draw_panel(bg, rect, t, title)
-        draw_panel(bg, L.MODE_PANEL, t, "ALLOCATOR")
+        hy = L.header[3] // 2
+        pygame.draw.rect(bg, (10, 14, 30), L.header)
+        pygame.draw.line(bg, theme.PANEL_EDGE, (0, L.header[3] - 1), (L.width, L.header[3] - 1))
+        if L.portrait:
+            r = t.blit(bg, "VRAM", T.large, theme.MAGENTA, (L.margin, hy), "midleft")
+            t.blit(bg, "Tetris", T.large, theme.CYAN, (r.right + 6, hy), "midleft")
+        else:
+            r = t.blit(bg, "PagedAttention:", T.large, theme.MAGENTA, (L.margin, hy), "midleft")
+            r = t.blit(bg, "VRAM Tetris", T.large, theme.CYAN, (r.right + 8, hy), "midleft")
+            t.blit(bg, "KV-cache allocator console", T.small, theme.TEXT_DIM, (r.right + 14, hy + 1), "midleft")
         # Board well with faint grid.
-        board = pygame.Rect(L.BOARD)
+        board = pygame.Rect(L.board)
         pygame.draw.rect(bg, theme.PANEL_EDGE, board.inflate(8, 8), 2, border_radius=4)
         pygame.draw.rect(bg, theme.BOARD_BG, board)
-        for x in range(1, L.BOARD_COLS):
-            px = board.x + x * L.CELL
+        for x in range(1, BOARD_COLS):
+            px = board.x + x * L.cell
             pygame.draw.line(bg, theme.GRID_LINE, (px, board.y), (px, board.bottom - 1))
-        for y in range(1, L.BOARD_ROWS):
-            py = board.y + y * L.CELL
+        for y in range(1, BOARD_ROWS):
+            py = board.y + y * L.cell
             pygame.draw.line(bg, theme.GRID_LINE, (board.x, py), (board.right - 1, py))
-        # Right column.
-        draw_panel(bg, L.SCORE, t)
-        t.blit(bg, "SCORE", theme.SMALL, theme.PANEL_TITLE, (L.SCORE[0] + 8, L.SCORE[1] + 5))
-        for i, label in enumerate(("LINES", "LEVEL", "BEST")):
-            t.blit(bg, label, theme.SMALL, theme.PANEL_TITLE, (L.SCORE[0] + 160, L.SCORE[1] + 7 + i * 20))
-        draw_panel(bg, L.HOLD, t, "HOLD  C")
-        draw_panel(bg, L.NEXT, t, "NEXT REQUESTS")
-        draw_panel(bg, L.SPLIT_METER, t, "PAGE SPLIT")
-        t.blit(bg, "Shift / P", theme.SMALL, theme.TEXT_DIM,
-               (L.SPLIT_METER[0] + L.SPLIT_METER[2] - 8, L.SPLIT_METER[1] + 4), "topright")
-        draw_panel(bg, L.BLOCK_TABLE, t, "BLOCK TABLE")
+        P = L.panels
+        if L.portrait:
+            draw_panel(bg, P["score"], t, "SCORE", size=T.small)
+            draw_panel(bg, P["vram"], t, STAT_TITLES[0], size=T.small)
+            draw_panel(bg, P["frag"], t, "FRAGMENTATION", size=T.small)
+            draw_panel(bg, P["next"], t, "NEXT", size=T.small)
+            draw_panel(bg, P["split"], t, "PAGE SPLIT", size=T.small)
+        else:
+            for rect, title in zip(L.stats, STAT_TITLES):
+                draw_panel(bg, rect, t, title, size=T.small)
+            draw_panel(bg, P["mode"], t, "ALLOCATOR", size=T.small)
+            draw_panel(bg, P["score"], t, size=T.small)
+            t.blit(bg, "SCORE", T.small, theme.PANEL_TITLE, (P["score"][0] + 8, P["score"][1] + 5))
+            for i, label in enumerate(("LINES", "LEVEL", "BEST")):
+                t.blit(bg, label, T.small, theme.PANEL_TITLE, (P["score"][0] + 160, P["score"][1] + 7 + i * 20))
+            draw_panel(bg, P["hold"], t, f"HOLD  {HOLD_KEY}", size=T.small)
+            draw_panel(bg, P["next"], t, "NEXT REQUESTS", size=T.small)
+            draw_panel(bg, P["split"], t, "PAGE SPLIT", size=T.small)
+            t.blit(bg, SPLIT_KEY, T.small, theme.TEXT_DIM,
+                   (P["split"][0] + P["split"][2] - 8, P["split"][1] + 4), "topright")
+            draw_panel(bg, P["blocks"], t, "BLOCK TABLE", size=T.small)
         # Controls bar.
         for b in self.controls:
             self._draw_control(bg, b, pressed=False)
@@ -182,16 +227,20 @@ class ConsoleView:
         colour = theme.CYAN if not pressed else (255, 255, 255)
         if b.name == "split":
             colour = theme.MAGENTA if not pressed else (255, 255, 255)
+        if not b.hint:  # a phone's button: a big icon and its name
+            draw_icon(surface, b.name, (rect.centerx, rect.y + 21), colour, 11)
+            self.text.blit(surface, b.label, self.T.small, theme.TEXT, (rect.centerx, rect.bottom - 12), "center")
+            return
         draw_icon(surface, b.name, (rect.centerx, rect.y + 21), colour, 10)
-        self.text.blit(surface, b.label, theme.SMALL, theme.TEXT, (rect.centerx, rect.y + 45), "center")
-        self.text.blit(surface, b.hint, theme.SMALL, theme.TEXT_DIM, (rect.centerx, rect.y + 62), "center")
+        self.text.blit(surface, b.label, self.T.small, theme.TEXT, (rect.centerx, rect.y + 45), "center")
+        self.text.blit(surface, b.hint, self.T.small, theme.TEXT_DIM, (rect.centerx, rect.y + 62), "center")
 
     def cell_sprite(self, colour: Colour, style: str = "block") -> pygame.Surface:
         key = (colour, style)
         s = self._cells.get(key)
         if s is not None:
             return s
-        c = L.CELL
+        c = self.L.cell
         if style == "ghost":
             s = pygame.Surface((c, c), pygame.SRCALPHA)
             pygame.draw.rect(s, (*colour, 28), (1, 1, c - 2, c - 2))
@@ -242,31 +291,144 @@ class ConsoleView:
         surface.blit(self._background, (0, 0))
         game = session.game
         tele = game.telemetry()
+        session.log.restyle(self.L.log, self.T.small)
         self._draw_header(surface, state)
-        self._draw_stats(surface, tele, state)
-        self._draw_mode(surface, game.mode, state, game.mixed)
         cards = session.cards
-        covered = 0
-        if cards is not None and cards.current is not None:
-            covered = max(0, cards.rect[1] + cards.rect[3] - L.LOG[1])
-        session.log.draw(surface, self.text, covered)
-        if cards is not None:
-            cards.draw(surface, self.text)
+        if self.L.portrait:
+            self._draw_side(surface, game, tele, state)
+            if cards is not None and cards.current is not None:
+                cards.draw(surface, self.text)
+            else:
+                self._draw_ticker(surface, session)
+        else:
+            self._draw_stats(surface, tele, state)
+            self._draw_mode(surface, game.mode, state, game.mixed)
+            covered = 0
+            if cards is not None and cards.current is not None:
+                covered = max(0, cards.rect[1] + cards.rect[3] - self.L.log[1])
+            session.log.draw(surface, self.text, covered)
+            if cards is not None:
+                cards.draw(surface, self.text)
         self._draw_board(surface, session, state)
         if tele.utilisation > VRAM_ALERT:
             self._draw_alert_frame(surface, state)
-        self._draw_score(surface, game, state)
-        self._draw_hold_next(surface, game)
-        self._draw_split(surface, game, state)
-        self._draw_block_table(surface, session)
+        if not self.L.portrait:
+            self._draw_score(surface, game, state)
+            self._draw_hold_next(surface, game)
+            self._draw_split(surface, game, state)
+            self._draw_block_table(surface, session)
         if state.pressed:
             for b in self.controls:
                 if b.name in state.pressed:
                     self._draw_control(surface, b, pressed=True)
-        if state.hover is not None and state.hover[1] >= L.CONTROLS_Y:
+        if self.L.portrait:
+            self._draw_held(surface, game)
+        if state.hover is not None and state.hover[1] >= self.L.controls["left"][1]:
             for b in self.controls:
                 if b.name not in state.pressed and pygame.Rect(b.rect).collidepoint(state.hover):
                     pygame.draw.rect(surface, theme.CYAN, b.rect, 1, border_radius=6)
+
+    # ------------------------------------------------------------------ portrait column
+    def _draw_side(self, surface: pygame.Surface, game, tele, state: ViewState) -> None:
+        """A phone's column: score, the two gauges of the lesson, next, split, allocator, details."""
+        t, T, P = self.text, self.T, self.L.panels
+        x, y, w, h = P["score"]
+        lines = f"{game.lines}" if game.endless else f"{game.lines}/{R.VICTORY_LINES}"
+        t.blit(surface, f"LINES {lines}", T.small, theme.TEXT, (x + w - 8, y + 4), "topright")
+        level = t.blit(surface, f"LV {game.level}", T.small, theme.TEXT_DIM, (x + w - 8, y + h - 8), "bottomright")
+        score = f"{game.score:,}"
+        size = self._score_sizes.get(score)
+        if size is None:  # a long score steps down a size rather than run into the level
+            if len(self._score_sizes) > 256:
+                self._score_sizes.clear()
+            size = self._score_sizes[score] = largest_fitting(score, (T.large + 4, T.large, T.body, T.small),
+                                                              w - 24 - level.width)
+        t.blit(surface, score, size, theme.TEXT, (x + 8, y + h - 6), "bottomleft")
+        util_colour = vram_colour(tele.utilisation)
+        frag_alert = tele.fragmentation >= FRAG_ALERT
+        for name, value, frac, colour in (
+                ("vram", tele.utilisation, tele.utilisation, util_colour),
+                ("frag", tele.fragmentation, tele.fragmentation, theme.RED if frag_alert else theme.MAGENTA)):
+            x, y, w, h = P[name]
+            if name == "frag" and frag_alert:
+                p = pulse(state.clock_ms, 700)
+                pygame.draw.rect(surface, theme.mix(theme.PANEL_EDGE, theme.RED, p), P[name], 2, border_radius=4)
+            t.blit(surface, f"{value * 100:.0f} %", T.large, theme.TEXT, (x + 8, y + 21))
+            draw_bar(surface, (x + 8, y + h - 12, w - 16, 6), frac, colour)
+            if name == "vram" and tele.reserved:  # the held share that stores no tokens, in amber
+                reserved = tele.reserved / R.VISIBLE_CELLS
+                bw = w - 16
+                start = round(bw * max(0.0, frac - reserved))
+                pygame.draw.rect(surface, theme.AMBER, (x + 8 + start, y + h - 12, max(2, round(bw * reserved)), 6))
+                t.blit(surface, f"{tele.reserved} rsvd", T.small, theme.AMBER, (x + w - 8, y + 27), "topright")
+        x, y, w, h = P["next"]
+        for i, kind in enumerate(game.next_queue[:R.NEXT_QUEUE]):
+            cy = y + 32 + i * 24
+            mini = self.mini_piece(kind, 7)
+            surface.blit(mini, mini.get_rect(center=(x + 22, cy)))
+            name = self.fit(PIECES[kind].name, T.small, w - 48)
+            t.blit(surface, name, T.small, theme.TEXT if i == 0 else theme.TEXT_DIM, (x + 42, cy), "midleft")
+        x, y, w, h = P["split"]
+        bar = (x + 8, y + h - 14, w - 16, 8)
+        if not game.allocator.player_split:  # no bar: the allocator cannot split
+            t.blit(surface, "in PAGED mode only", T.small, theme.TEXT_DIM, (x + 8, y + h - 6), "bottomleft")
+        elif game.split_ready:
+            p = pulse(state.clock_ms, 800)
+            draw_bar(surface, bar, 1.0, theme.mix(theme.MAGENTA, (255, 255, 255), p * 0.5))
+            t.blit(surface, "READY", T.small, theme.MAGENTA, (x + w - 8, y + 4), "topright")
+        else:
+            draw_bar(surface, bar, game.charge, theme.VIOLET)
+            t.blit(surface, f"{game.charge * 100:.0f} %", T.small, theme.TEXT, (x + w - 8, y + 4), "topright")
+        for b in self.modes:  # one switch: shows the allocator, a tap moves to the next one
+            r = pygame.Rect(b.rect)
+            accent = mode_accent(game.mode)
+            over = state.hover is not None and b.contains(state.hover)
+            pygame.draw.rect(surface, theme.BUTTON_HOVER if over else theme.BUTTON, r, border_radius=5)
+            pygame.draw.rect(surface, accent, r, 2, border_radius=5)
+            t.blit(surface, modes.get(game.mode).label, T.body, accent, (r.centerx, r.y + 17), "center")
+            if game.mixed:  # the allocator changed mid-run: say so for as long as the run lasts
+                t.blit(surface, "mixed: no best", T.small, theme.AMBER, (r.centerx, r.bottom - 13), "center")
+            else:
+                t.blit(surface, "tap to switch", T.small, theme.TEXT_DIM, (r.centerx, r.bottom - 13), "center")
+        d = self.details_button
+        if d is not None:
+            over = state.hover is not None and d.contains(state.hover)
+            d.draw(surface, t, hover=over, size=T.small)
+
+    def _draw_ticker(self, surface: pygame.Surface, session: GameSession) -> None:
+        """No card showing: the newest log lines, and where the rest is."""
+        t, T = self.text, self.T
+        r = pygame.Rect(self.L.panels["strip"])
+        pygame.draw.rect(surface, theme.PANEL, r, border_radius=4)
+        pygame.draw.rect(surface, theme.PANEL_EDGE, r, 1, border_radius=4)
+        line_h = T.small + 3
+        t.blit(surface, "SYSTEM LOG", T.small, theme.PANEL_TITLE, (r.x + 7, r.y + 4))
+        t.blit(surface, "tap: full log", T.small, theme.TEXT_DIM, (r.right - 7, r.y + 4), "topright")
+        room = (r.height - 24 - 4) // line_h
+        shown: list[tuple[str, str]] = []
+        for entry in reversed(session.log.entries):
+            lines = self.wrap(entry.text, T.small, r.width - 14)
+            block = [(entry.level, line) for line in lines]
+            if len(shown) + len(block) > room:
+                if not shown:
+                    shown = [(entry.level, self.fit(lines[0], T.small, r.width - 14))]
+                break
+            shown = block + shown
+        y = r.bottom - 4 - line_h * len(shown)
+        for level, line in shown:
+            t.blit(surface, line, T.small, LOG_TEXT_COLOURS.get(level, theme.TEXT), (r.x + 7, y))
+            y += line_h
+
+    def _draw_held(self, surface: pygame.Surface, game) -> None:
+        """The HOLD button shows the request it holds."""
+        hold = next((b for b in self.controls if b.name == "hold"), None)
+        if hold is None or game.hold_kind is None:
+            return
+        r = pygame.Rect(hold.rect)
+        icon = pygame.Rect(r.x + 3, r.y + 3, r.width - 6, 34)
+        pygame.draw.rect(surface, theme.BUTTON, icon)
+        mini = self.mini_piece(game.hold_kind, 8, dim=not game.can_hold)
+        surface.blit(mini, mini.get_rect(center=icon.center))
 
     @property
     def background(self) -> pygame.Surface:
@@ -275,7 +437,7 @@ class ConsoleView:
 
     def draw_board_only(self, surface: pygame.Surface, session: GameSession, state: ViewState) -> None:
         """The board well and its pieces, nothing around it (the title's demo)."""
-        well = pygame.Rect(L.BOARD).inflate(10, 10)
+        well = pygame.Rect(self.L.board).inflate(10, 10)
         surface.blit(self._background, well, well)
         self._draw_board(surface, session, state)
         if session.game.telemetry().utilisation > VRAM_ALERT:
@@ -284,7 +446,7 @@ class ConsoleView:
     def _draw_alert_frame(self, surface: pygame.Surface, state: ViewState) -> None:
         """Close to OOM: the board's frame throbs red."""
         p = pulse(state.clock_ms, 650)
-        frame = pygame.Rect(L.BOARD).inflate(8, 8)
+        frame = pygame.Rect(self.L.board).inflate(8, 8)
         pygame.draw.rect(surface, theme.mix(theme.PANEL_EDGE, theme.RED, 0.4 + 0.6 * p), frame, 2,
                          border_radius=4)
 
@@ -294,16 +456,17 @@ class ConsoleView:
         for b in self.header:
             label = None
             if b.name == "mute":
-                label = "MUTED  M" if state.muted else "SOUND  M"
+                label = "MUTED" if state.muted else "SOUND"
+                if not self.L.portrait:
+                    label = f"{label}  {MUTE_KEY}"
             hover = state.hover is not None and b.contains(state.hover)
             b.draw(surface, self.text, hover=hover, label=label,
-                   active=(b.name == "mute" and state.muted))
+                   active=(b.name == "mute" and state.muted), size=self.T.small)
 
     def _draw_stats(self, surface: pygame.Surface, tele, state: ViewState) -> None:
         t = self.text
         frag_alert = tele.fragmentation >= FRAG_ALERT
-        util_colour = (theme.RED if tele.utilisation > R.VRAM_WARN
-                       else theme.AMBER if tele.utilisation > R.VRAM_CAUTION else theme.CYAN)
+        util_colour = vram_colour(tele.utilisation)
         cards = (
             (f"{tele.utilisation * 100:.0f} %", tele.utilisation, util_colour),
             (f"{tele.fragmentation * 100:.0f} %", tele.fragmentation,
@@ -311,13 +474,13 @@ class ConsoleView:
             (f"{tele.throughput:.0f} tok/s", tele.throughput / THROUGHPUT_FULL, theme.GREEN),
             (f"{tele.usable_free} blocks", tele.usable_free / R.VISIBLE_CELLS, theme.VIOLET),
         )
-        for i, (rect, (value, frac, colour)) in enumerate(zip(L.STATS, cards)):
+        for i, (rect, (value, frac, colour)) in enumerate(zip(self.L.stats, cards)):
             x, y, w, h = rect
             if i == 1 and frag_alert:
                 p = pulse(state.clock_ms, 700)
                 pygame.draw.rect(surface, theme.mix(theme.PANEL_EDGE, theme.RED, p), rect, 2, border_radius=4)
                 colour = theme.mix(theme.RED, (255, 200, 200), p * 0.6)
-            t.blit(surface, value, theme.LARGE, theme.TEXT, (x + 8, y + 22))
+            t.blit(surface, value, self.T.large, theme.TEXT, (x + 8, y + 22))
             draw_bar(surface, (x + 8, y + h - 12, w - 16, 6), frac, colour)
             if i == 0 and tele.reserved:  # the held share that stores no tokens, in amber
                 reserved = tele.reserved / R.VISIBLE_CELLS
@@ -325,32 +488,32 @@ class ConsoleView:
                 start = round(bw * max(0.0, frac - reserved))
                 pygame.draw.rect(surface, theme.AMBER, (x + 8 + start, y + h - 12,
                                                         max(2, round(bw * reserved)), 6))
-                t.blit(surface, f"{tele.reserved} rsvd", theme.SMALL, theme.AMBER,
+                t.blit(surface, f"{tele.reserved} rsvd", self.T.small, theme.AMBER,
                        (x + w - 8, y + 30), "topright")
         t.blit(surface, f"RESIDENT {tele.resident}   FREE {tele.free_cells}   SEALED {tele.sealed_holes}",
-               theme.SMALL, theme.TEXT_DIM, (L.RESIDENT[0] + 4, L.RESIDENT[1] + 3))
+               self.T.small, theme.TEXT_DIM, (self.L.panels["resident"][0] + 4, self.L.panels["resident"][1] + 3))
 
     def _draw_mode(self, surface: pygame.Surface, mode: str, state: ViewState, mixed: bool = False) -> None:
         for b in self.modes:
             hover = state.hover is not None and b.contains(state.hover)
             b.draw(surface, self.text, active=(b.name == mode), hover=hover, accent=mode_accent(b.name))
-        x, y, w, _ = L.MODE_NOTE
+        x, y, w, _ = self.L.panels["mode_note"]
         if mixed:  # the allocator changed mid-run: say so for as long as the run lasts
-            self.text.blit(surface, fit(MIXED_NOTE, theme.SMALL, w), theme.SMALL, theme.AMBER, (x, y))
+            self.text.blit(surface, self.fit(MIXED_NOTE, self.T.small, w), self.T.small, theme.AMBER, (x, y))
             return
-        self.text.blit(surface, fit(MODE_NOTES[mode], theme.SMALL, w), theme.SMALL, theme.TEXT_DIM, (x, y))
+        self.text.blit(surface, self.fit(MODE_NOTES[mode], self.T.small, w), self.T.small, theme.TEXT_DIM, (x, y))
 
     # ------------------------------------------------------------------ board
     def _draw_board(self, surface: pygame.Surface, session: GameSession, state: ViewState) -> None:
         game = session.game
         fx = session.effects
-        bx, by, bw, bh = L.BOARD
+        bx, by, bw, bh = self.L.board
         ox = 0
         if fx.shake > 0:
             ox = int(math.sin(fx.shake / 18.0) * 5 * fx.shake / 450.0)
         bx += ox
         hidden = frozenset(fx.hidden_cells()) if fx.cascades else frozenset()
-        cell = L.CELL
+        cell = self.L.cell
         key = (session.board_version, hidden)
         if self._layer_owner is not session or self._layer_key != key:
             self._render_layer(session, hidden)
@@ -376,7 +539,7 @@ class ConsoleView:
             self._draw_effects(surface, session, bx, by, state)
         cards = session.cards
         if cards is not None and cards.current is not None and cards.cells:
-            outline_cells(surface, cards.cells, theme.mix(theme.AMBER, (255, 255, 255),
+            outline_cells(surface, self.L, cards.cells, theme.mix(theme.AMBER, (255, 255, 255),
                                                           pulse(state.clock_ms, 600) * 0.6), ox)
         if fx.toasts:
             self._draw_toast(surface, fx.toasts[-1])
@@ -386,9 +549,9 @@ class ConsoleView:
         p = toast.age / toast.duration
         size = self._score_sizes.get(toast.text)
         if size is None:  # a long toast steps down a size rather than spill over the columns
-            size = self._score_sizes[toast.text] = largest_fitting(toast.text, TOAST_SIZES, L.BOARD[2] - 24)
+            size = self._score_sizes[toast.text] = largest_fitting(toast.text, self.toast_sizes, self.L.board[2] - 24)
         label = self.text.render(toast.text, size, toast.colour)
-        box = label.get_rect(center=(L.BOARD[0] + L.BOARD[2] // 2, L.BOARD[1] + 150 - int(30 * p)))
+        box = label.get_rect(center=(self.L.board[0] + self.L.board[2] // 2, self.L.board[1] + 150 - int(30 * p)))
         plate = box.inflate(18, 10)
         alpha = 255 if p < 0.7 else int(255 * (1 - p) / 0.3)
         shade = self._toast_plate
@@ -403,8 +566,8 @@ class ConsoleView:
     def _render_layer(self, session: GameSession, hidden: frozenset[tuple[int, int]]) -> None:
         """The board well with every committed block, redrawn only when the board changes."""
         layer = self._layer
-        layer.blit(self._background, (0, 0), pygame.Rect(L.BOARD))
-        cell = L.CELL
+        layer.blit(self._background, (0, 0), pygame.Rect(self.L.board))
+        cell = self.L.cell
         sprite = self.cell_sprite
         colour_of = session.colour_of
         colours: dict[int, Colour] = {}
@@ -426,7 +589,7 @@ class ConsoleView:
     def _draw_effects(self, surface: pygame.Surface, session: GameSession, bx: int, by: int,
                       state: ViewState) -> None:
         fx = session.effects
-        cell = L.CELL
+        cell = self.L.cell
         flash = self._flash
         for land in fx.landings:
             flash.set_alpha(int(110 * (1 - land.age / land.duration)))
@@ -434,7 +597,7 @@ class ConsoleView:
                 if y >= HIDDEN:
                     surface.blit(flash, (bx + x * cell, by + (y - HIDDEN) * cell))
         clip = surface.get_clip()
-        surface.set_clip(pygame.Rect(bx, by, L.BOARD[2], L.BOARD[3]))
+        surface.set_clip(pygame.Rect(bx, by, self.L.board[2], self.L.board[3]))
         for clear in fx.clears:
             p = clear.age / clear.duration
             for y in clear.rows:
@@ -447,7 +610,7 @@ class ConsoleView:
                     c = theme.mix(colour or (255, 255, 255), (255, 255, 255), min(1.0, p * 2.2))
                     pygame.draw.rect(surface, c, (bx + x * cell + 1, top, cell - 2, h))
                 # A sweeping bar: the garbage collector passing over the row.
-                sweep = bx + int(L.BOARD[2] * min(1.0, p * 1.6))
+                sweep = bx + int(self.L.board[2] * min(1.0, p * 1.6))
                 pygame.draw.line(surface, theme.GREEN, (bx, py + cell // 2), (sweep, py + cell // 2), 2)
         for cascade in fx.cascades:
             for page, (fx0, fy0), (fx1, fy1), colour in cascade.pages:
@@ -456,7 +619,7 @@ class ConsoleView:
                 py = by + (fy0 + (fy1 - fy0) * t - HIDDEN) * cell
                 spr = self.cell_sprite(colour, "active")
                 surface.blit(spr, (int(px), int(py)))
-                self.text.blit(surface, str(page), theme.SMALL, (255, 255, 255),
+                self.text.blit(surface, str(page), self.T.small, (255, 255, 255),
                                (int(px) + cell // 2, int(py) + cell // 2 + 1), "center")
         surface.set_clip(clip)
         hl = fx.highlight
@@ -469,62 +632,62 @@ class ConsoleView:
                     continue
                 r = pygame.Rect(bx + x * cell - 1, by + (y - HIDDEN) * cell - 1, cell + 2, cell + 2)
                 pygame.draw.rect(surface, colour, r, 2)
-                self.text.blit(surface, str(page), theme.SMALL, (255, 255, 255), r.center, "center")
+                self.text.blit(surface, str(page), self.T.small, (255, 255, 255), r.center, "center")
 
     # ------------------------------------------------------------------ right column
     def _draw_score(self, surface: pygame.Surface, game, state: ViewState) -> None:
         t = self.text
-        x, y, _, _ = L.SCORE
+        x, y, _, _ = self.L.panels["score"]
         score = f"{game.score:,}"
         size = self._score_sizes.get(score)
         if size is None:  # a long score steps down a size rather than run into LINES
             if len(self._score_sizes) > 256:
                 self._score_sizes.clear()
-            size = self._score_sizes[score] = largest_fitting(score, SCORE_SIZES, SCORE_TEXT_W)
+            size = self._score_sizes[score] = largest_fitting(score, self.score_sizes, SCORE_TEXT_W)
         t.blit(surface, score, size, theme.TEXT, (x + 8, y + 43), "midleft")
         best = max(state.best, 0)
         if self._best_text[0] != best:
-            self._best_text = (best, short_number(best, theme.SMALL, VALUE_W))
+            self._best_text = (best, short_number(best, self.T.small, VALUE_W))
         vals = (f"{game.lines}" if game.endless else f"{game.lines} / {R.VICTORY_LINES}",
                 f"{game.level}", self._best_text[1])
         for i, v in enumerate(vals):
-            t.blit(surface, v, theme.SMALL, theme.TEXT, (x + 262, y + 7 + i * 20), "topright")
+            t.blit(surface, v, self.T.small, theme.TEXT, (x + 262, y + 7 + i * 20), "topright")
 
     def _draw_hold_next(self, surface: pygame.Surface, game) -> None:
         t = self.text
-        hx, hy, hw, hh = L.HOLD
+        hx, hy, hw, hh = self.L.panels["hold"]
         if game.hold_kind is not None:
             mini = self.mini_piece(game.hold_kind, 14, dim=not game.can_hold)
             surface.blit(mini, mini.get_rect(center=(hx + hw // 2, hy + 62)))
-            name = fit(PIECES[game.hold_kind].name.split("_")[0], theme.SMALL, hw - 8)
-            t.blit(surface, name, theme.SMALL, theme.TEXT_DIM, (hx + hw // 2, hy + hh - 14), "center")
+            name = self.fit(PIECES[game.hold_kind].name.split("_")[0], self.T.small, hw - 8)
+            t.blit(surface, name, self.T.small, theme.TEXT_DIM, (hx + hw // 2, hy + hh - 14), "center")
         else:
-            t.blit(surface, "empty", theme.SMALL, theme.TEXT_DIM, (hx + hw // 2, hy + 62), "center")
-        nx, ny, nw, _ = L.NEXT
+            t.blit(surface, "empty", self.T.small, theme.TEXT_DIM, (hx + hw // 2, hy + 62), "center")
+        nx, ny, nw, nh = self.L.panels["next"]
         queue = game.next_queue[:R.NEXT_QUEUE]
-        step = min(32, (L.NEXT[3] - 44) // max(1, len(queue) - 1)) if len(queue) > 1 else 0
+        step = min(32, (nh - 44) // max(1, len(queue) - 1)) if len(queue) > 1 else 0
         for i, kind in enumerate(queue):
             cy = ny + 38 + i * step
             mini = self.mini_piece(kind, 9)
             surface.blit(mini, mini.get_rect(center=(nx + 26, cy)))
-            name = fit(PIECES[kind].name, theme.SMALL, nw - 54)
-            t.blit(surface, name, theme.SMALL, theme.TEXT if i == 0 else theme.TEXT_DIM, (nx + 50, cy), "midleft")
+            name = self.fit(PIECES[kind].name, self.T.small, nw - 54)
+            t.blit(surface, name, self.T.small, theme.TEXT if i == 0 else theme.TEXT_DIM, (nx + 50, cy), "midleft")
 
     def _draw_split(self, surface: pygame.Surface, game, state: ViewState) -> None:
         t = self.text
-        x, y, w, h = L.SPLIT_METER
+        x, y, w, h = self.L.panels["split"]
         bar = (x + 8, y + 28, w - 96, 10)
         if not game.allocator.player_split:
             draw_bar(surface, bar, game.charge, (70, 70, 100))
-            t.blit(surface, "PAGED only", theme.SMALL, theme.TEXT_DIM, (x + w - 8, y + 33), "midright")
+            t.blit(surface, "PAGED only", self.T.small, theme.TEXT_DIM, (x + w - 8, y + 33), "midright")
             return
         if game.split_ready:
             p = pulse(state.clock_ms, 800)
             draw_bar(surface, bar, 1.0, theme.mix(theme.MAGENTA, (255, 255, 255), p * 0.5))
-            t.blit(surface, "READY", theme.BODY, theme.MAGENTA, (x + w - 8, y + 33), "midright")
+            t.blit(surface, "READY", self.T.body, theme.MAGENTA, (x + w - 8, y + 33), "midright")
         else:
             draw_bar(surface, bar, game.charge, theme.VIOLET)
-            t.blit(surface, f"{game.charge * 100:.0f} %", theme.BODY, theme.TEXT, (x + w - 8, y + 33), "midright")
+            t.blit(surface, f"{game.charge * 100:.0f} %", self.T.body, theme.TEXT, (x + w - 8, y + 33), "midright")
 
     def _draw_block_table(self, surface: pygame.Surface, session: GameSession) -> None:
         """The table changes only when a split happens: render it once per table."""
@@ -533,36 +696,47 @@ class ConsoleView:
         if self._table is None or self._table_key != key:
             self._table = self._render_block_table(bt, dict(session.table_pages))
             self._table_key = key
-        surface.blit(self._table, (L.BLOCK_TABLE[0] + 2, L.BLOCK_TABLE[1] + 22))
+        surface.blit(self._table, (self.L.panels["blocks"][0] + 2, self.L.panels["blocks"][1] + 22))
 
-    def _render_block_table(self, bt, pages: dict[int, tuple[int, int] | None]) -> pygame.Surface:
+    def block_table(self, session: GameSession, size: tuple[int, int]) -> pygame.Surface:
+        """The block table of the last split, rendered into a panel's inside of `size`."""
+        bt = session.game.block_table
+        key = (bt, session.table_pages, size)
+        if self._table is None or self._table_key != key:
+            self._table = self._render_block_table(bt, dict(session.table_pages), (size[0] + 4, size[1] + 24))
+            self._table_key = key
+        return self._table
+
+    def _render_block_table(self, bt, pages: dict[int, tuple[int, int] | None],
+                            panel: tuple[int, int] | None = None) -> pygame.Surface:
         t = self.text
-        _, _, w, h = L.BLOCK_TABLE
+        w, h = panel if panel is not None else self.L.panels["blocks"][2:]
         surf = pygame.Surface((w - 4, h - 24)).convert()
         surf.fill(theme.PANEL)
         x, y = -2, -22  # draw in panel coordinates
         if bt is None:
             msg = ("In PAGED mode a request paged on demand, or split with Shift/P, shows its "
                    "block table here: logical pages mapped to scattered physical blocks.")
-            for i, line in enumerate(wrap(msg, theme.SMALL, w - 16)):
-                t.blit(surf, line, theme.SMALL, theme.TEXT_DIM, (x + 8, y + 28 + i * 17))
+            for i, line in enumerate(wrap(msg, self.T.small, w - 16)):
+                t.blit(surf, line, self.T.small, theme.TEXT_DIM, (x + 8, y + 28 + i * (self.T.small + 4)))
             return surf
         colour = PIECES[bt.kind].colour
-        t.blit(surf, fit(f"req#{bt.request_id} {bt.name}", theme.SMALL, w - 16), theme.SMALL, colour,
+        t.blit(surf, fit(f"req#{bt.request_id} {bt.name}", self.T.small, w - 16), self.T.small, colour,
                (x + 8, y + 24))
-        t.blit(surf, "logical", theme.SMALL, theme.TEXT_DIM, (x + 8, y + 46))
-        t.blit(surf, "physical block (col, row)", theme.SMALL, theme.TEXT_DIM, (x + 84, y + 46))
+        t.blit(surf, "logical", self.T.small, theme.TEXT_DIM, (x + 8, y + 46))
+        t.blit(surf, "physical block (col, row)", self.T.small, theme.TEXT_DIM, (x + 84, y + 46))
         resident = dict(bt.resident)
-        for i, (page, cell) in enumerate(bt.entries[:6]):
+        rows = max(1, min(6, (h - 90) // 19))
+        for i, (page, cell) in enumerate(bt.entries[:rows]):
             ry = y + 66 + i * 19
-            t.blit(surf, f"page {page}", theme.SMALL, theme.TEXT, (x + 8, ry))
-            t.blit(surf, "->", theme.SMALL, theme.TEXT_DIM, (x + 62, ry))
+            t.blit(surf, f"page {page}", self.T.small, theme.TEXT, (x + 8, ry))
+            t.blit(surf, "->", self.T.small, theme.TEXT_DIM, (x + 62, ry))
             now = pages.get(page, resident.get(page, cell))
             if now is None:
-                t.blit(surf, "freed by GC", theme.SMALL, theme.GREEN, (x + 84, ry))
+                t.blit(surf, "freed by GC", self.T.small, theme.GREEN, (x + 84, ry))
             else:
                 cx, cy = now
                 row = R.visible_row(cy)
-                t.blit(surf, f"#{row * R.WIDTH + cx:03d}  ({cx}, {row})", theme.SMALL, theme.TEXT, (x + 84, ry))
-        t.blit(surf, "blocks outlined on the board", theme.SMALL, theme.TEXT_DIM, (x + 8, y + h - 20))
+                t.blit(surf, f"#{row * R.WIDTH + cx:03d}  ({cx}, {row})", self.T.small, theme.TEXT, (x + 84, ry))
+        t.blit(surf, "blocks outlined on the board", self.T.small, theme.TEXT_DIM, (x + 8, y + h - 20))
         return surf

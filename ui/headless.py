@@ -24,18 +24,20 @@ DEFAULT_SEED = 7
 IDLE_STEPS_PER_PIECE = 24
 
 
-def init_display() -> pygame.Surface:
+def init_display(size: tuple[int, int] = theme.CANVAS_SIZE) -> pygame.Surface:
     """A canvas-sized display on SDL's dummy driver."""
     os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
     os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
     pygame.display.init()
     pygame.font.init()
     theme.font.cache_clear()
-    return pygame.display.set_mode(theme.CANVAS_SIZE)
+    return pygame.display.set_mode(size)
 
 
-def make_app(surface: pygame.Surface, seed: int, data_dir: str, mode: str | None) -> GameApp:
-    app = GameApp(surface, storage=Storage(directory=data_dir), seed=seed, audio=False)
+def make_app(surface: pygame.Surface, seed: int, data_dir: str, mode: str | None,
+             layout: str = "landscape") -> GameApp:
+    app = GameApp(surface, storage=Storage(directory=data_dir), seed=seed, audio=False, layout=layout,
+                  resize=pygame.display.set_mode)
     if mode is not None:
         app.settings.mode = mode
     return app
@@ -81,20 +83,15 @@ def force_victory(play, seed: int) -> bool:
 
 def build(app: GameApp, opts: Options, seed: int) -> None:
     """Put the requested scene on the app's stack after `opts.frames` steps."""
-    from ui.overlays import HelpScene
-    from ui.play_scene import PlayScene
-    from ui.title_scene import TitleScene
-
     scene = opts.scene or ("play" if opts.autoplay else "title")
     frames = opts.frames or 1
     if scene == "title":
-        app.reset(TitleScene(app, seed=seed))
+        app.show_title(seed=seed)
         run_frames(app, frames)
         return
     if scene == "victory":
         for attempt in range(8):
-            play = PlayScene(app, mode=opts.mode or "paged", seed=seed + attempt, autoplay=opts.autoplay)
-            app.reset(play)
+            play = app.start_game(opts.mode or "paged", seed=seed + attempt, autoplay=opts.autoplay)
             if force_victory(play, seed + attempt):
                 break
         settle(app, play)
@@ -103,11 +100,11 @@ def build(app: GameApp, opts: Options, seed: int) -> None:
     # A crash report comes from CONTIGUOUS: a paged run ends only when memory is really full,
     # which rows clearing as they fill never let happen.
     mode = modes.DEFAULT if scene == "oom" and opts.mode and modes.get(opts.mode).pages_on_demand else opts.mode
-    play = PlayScene(app, mode=mode, seed=seed, autoplay=opts.autoplay)
-    app.reset(play)
+    play = app.start_game(mode, seed=seed, autoplay=opts.autoplay)
     run_frames(app, frames)
     if scene == "help":
-        app.push(HelpScene(app))
+        play.pause()
+        app.show_help()
         run_frames(app, SETTLE_FRAMES)
     elif scene == "pause":
         play.pause()
@@ -131,8 +128,9 @@ def run(opts: Options) -> int:
     surface = init_display()
     seed = DEFAULT_SEED if opts.seed is None else opts.seed
     with tempfile.TemporaryDirectory(prefix="vram-tetris-headless-") as data_dir:
-        app = make_app(surface, seed, data_dir, opts.mode)
+        app = make_app(surface, seed, data_dir, opts.mode, opts.layout)
         build(app, opts, seed)
+        surface = app.surface
         app.draw(surface)
         assert opts.screenshot is not None
         try:
@@ -141,5 +139,6 @@ def run(opts: Options) -> int:
             print(f"main.py: error: cannot write {opts.screenshot}: {exc}", file=sys.stderr)
             return 2
     top = type(app.top).__name__ if app.top is not None else "none"
-    print(f"wrote {opts.screenshot} ({theme.CANVAS_W}x{theme.CANVAS_H}, scene {top})")
+    w, h = app.layout.size
+    print(f"wrote {opts.screenshot} ({w}x{h}, {app.layout.name}, scene {top})")
     return 0

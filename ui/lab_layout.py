@@ -8,11 +8,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ui.layout import SIZES
+
 RectT = tuple[int, int, int, int]
 
-LANDSCAPE = (800, 580)
-PORTRAIT = (420, 700)
-LAYOUTS: dict[str, tuple[int, int]] = {"landscape": LANDSCAPE, "portrait": PORTRAIT}
+LANDSCAPE = SIZES["landscape"]  # the game's two canvases (ui.layout): the LAB fills the same ones
+PORTRAIT = SIZES["portrait"]
+LAYOUTS: dict[str, tuple[int, int]] = dict(SIZES)
 
 # Buttons: name, relative width, label, key hint.
 BUTTONS: tuple[tuple[str, int, str, str], ...] = (

@@ -31,6 +31,7 @@ class LogEntry:
     level: str
     text: str
     lines: tuple[str, ...] = ()  # the entry wrapped to the console width, computed once
+    wrapped_for: tuple[int, int] = (0, 0)  # (width, font size) `lines` was wrapped for
 
 
 def stamp(time_ms: float) -> str:
@@ -42,8 +43,9 @@ def stamp(time_ms: float) -> str:
 class LogConsole:
     """Keeps the latest entries and draws them into a cached panel surface."""
 
-    def __init__(self, rect: RectT, capacity: int = 40) -> None:
+    def __init__(self, rect: RectT, capacity: int = 40, size: int = theme.SMALL) -> None:
         self.rect = rect
+        self.size = size
         self.entries: deque[LogEntry] = deque(maxlen=capacity)
         self._surface: pygame.Surface | None = None
         self._dirty = True
@@ -54,12 +56,25 @@ class LogConsole:
         self.entries.append(LogEntry(time_ms, level, text))
         self._dirty = True
 
+    def restyle(self, rect: RectT, size: int) -> None:
+        """Show the log in another place or type size (the layout changed)."""
+        if rect != self.rect or size != self.size:
+            self.rect, self.size = rect, size
+            self._surface = None
+            self._dirty = True
+
+    @property
+    def line_h(self) -> int:
+        return theme.font(self.size).get_linesize()
+
     def wrapped(self, entry: LogEntry) -> tuple[str, ...]:
         """The panel lines of one entry (time stamp and level first), wrapped to the panel width."""
-        if not entry.lines:
+        width = self.rect[2] - 2 * PAD - INDENT
+        if entry.wrapped_for != (width, self.size):
             head = f"{stamp(entry.time_ms)} {entry.level} "
-            lines = tuple(wrap(head + entry.text, theme.SMALL, self.rect[2] - 2 * PAD - INDENT))
+            lines = tuple(wrap(head + entry.text, self.size, width))
             object.__setattr__(entry, "lines", lines)  # a cache, not a change of meaning
+            object.__setattr__(entry, "wrapped_for", (width, self.size))
         return entry.lines
 
     def clear(self) -> None:
@@ -68,7 +83,7 @@ class LogConsole:
 
     def shown_lines(self) -> list[tuple[LogEntry, int, str]]:
         """(entry, line index within entry, text) for the lines that fit, newest last."""
-        room = (self.rect[3] - max(TITLE_H, self._covered + 2) - PAD) // LINE_H
+        room = (self.rect[3] - max(TITLE_H, self._covered + 2) - PAD) // self.line_h
         out: list[tuple[LogEntry, int, str]] = []
         for entry in reversed(self.entries):
             lines = self.wrapped(entry)
@@ -77,7 +92,7 @@ class LogConsole:
                 keep = room - len(out)
                 if keep > 0:  # the start of the oldest visible entry, marked as cut short
                     e, i, line = block[keep - 1]
-                    cut = fit(line + " ...", theme.SMALL, self.rect[2] - 2 * PAD - INDENT)
+                    cut = fit(line + " ...", self.size, self.rect[2] - 2 * PAD - INDENT)
                     out = block[:keep - 1] + [(e, i, cut if cut.endswith("...") else line + " ...")] + out
                 break
             out = block + out
@@ -95,24 +110,27 @@ class LogConsole:
 
     def _render(self, text: TextCache) -> pygame.Surface:
         x, y, w, h = self.rect
-        surf = self._surface if self._surface is not None else pygame.Surface((w, h)).convert()
+        surf = self._surface
+        if surf is None or surf.get_size() != (w, h):
+            surf = pygame.Surface((w, h)).convert()
         surf.fill(theme.PANEL)
         pygame.draw.rect(surf, theme.PANEL_EDGE, surf.get_rect(), 1, border_radius=4)
-        text.blit(surf, "SYSTEM LOG", theme.SMALL, theme.PANEL_TITLE, (PAD, 4))
+        size, line_h = self.size, self.line_h
+        text.blit(surf, "SYSTEM LOG", size, theme.PANEL_TITLE, (PAD, 4))
         lines = self.shown_lines()
-        cy = h - PAD - LINE_H * len(lines)
+        cy = h - PAD - line_h * len(lines)
         for entry, index, line in lines:
             colour = TEXT_COLOURS[entry.level]
             if index == 0:
                 ts = stamp(entry.time_ms)
                 cx = PAD
-                r = text.blit(surf, ts, theme.SMALL, theme.TEXT_DIM, (cx, cy))
+                r = text.blit(surf, ts, size, theme.TEXT_DIM, (cx, cy))
                 cx = r.right + 5
-                r = text.blit(surf, entry.level, theme.SMALL, theme.LEVEL_COLOURS[entry.level], (cx, cy))
+                r = text.blit(surf, entry.level, size, theme.LEVEL_COLOURS[entry.level], (cx, cy))
                 rest = line[len(ts) + 1 + len(entry.level):].lstrip()
                 if rest:
-                    text.blit(surf, rest, theme.SMALL, colour, (r.right + 5, cy))
+                    text.blit(surf, rest, size, colour, (r.right + 5, cy))
             else:
-                text.blit(surf, line, theme.SMALL, colour, (PAD + INDENT, cy))
-            cy += LINE_H
+                text.blit(surf, line, size, colour, (PAD + INDENT, cy))
+            cy += line_h
         return surf

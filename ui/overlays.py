@@ -5,30 +5,32 @@ import pygame
 
 from engine import RunReport, modes
 from engine import rules as R
-from ui import layout as L
 from ui import theme
-from ui.help_content import CONCEPTS, CONTROLS
+from ui.console_view import outline_cells
+from ui.help_content import CONCEPTS, CONTROLS, TOUCH_CONTROLS
 from ui.input import Command, InputMapper
+from ui.keys import BOARD_KEY, CARDS_KEY, HELP_KEY, MUTE_KEY, PAUSE_KEY, QUIT_KEY, START_KEY
+from ui.layout import Layout, RectT
 from ui.scene import MenuScene
-from ui.text import wrap
-from ui.widgets import Button, hit, pulse
+from ui.text import fit, wrap
+from ui.widgets import Button, draw_panel, hit, pulse
 
 
-def shade_surface(alpha: int) -> pygame.Surface:
-    s = pygame.Surface(theme.CANVAS_SIZE, pygame.SRCALPHA)
+def shade_surface(alpha: int, size: tuple[int, int]) -> pygame.Surface:
+    s = pygame.Surface(size, pygame.SRCALPHA)
     s.fill((0, 0, 0, alpha))
     return s
 
 
-def column_buttons(specs: list[tuple[str, str, str]], top: int, width: int = 300,
-                   height: int = 38, gap: int = 9) -> list[Button]:
-    """A centred column of buttons under `top`."""
-    x = (theme.CANVAS_W - width) // 2
-    return [Button(name, (x, top + i * (height + gap), width, height), label, hint)
+def column_buttons(lay: Layout, specs: list[tuple[str, str, str]], top: int) -> list[Button]:
+    """A centred column of the layout's menu buttons under `top`."""
+    width, height, gap = lay.menu_button
+    x = (lay.width - width) // 2
+    return [Button(name, (x, top + i * (height + gap), width, height), label, hint, touch=lay.touch)
             for i, (name, label, hint) in enumerate(specs)]
 
 
-def draw_dialog(surface: pygame.Surface, rect: L.RectT, edge: theme.Colour) -> pygame.Rect:
+def draw_dialog(surface: pygame.Surface, rect: RectT, edge: theme.Colour) -> pygame.Rect:
     r = pygame.Rect(rect)
     pygame.draw.rect(surface, (9, 12, 26), r, border_radius=8)
     pygame.draw.rect(surface, edge, r, 2, border_radius=8)
@@ -39,12 +41,16 @@ def draw_row_button(surface: pygame.Surface, app, b: Button, hover: tuple[int, i
                     label: str | None = None, accent: theme.Colour = theme.CYAN) -> None:
     """A wide button: label on the left, key hint on the right."""
     r = pygame.Rect(b.rect)
+    T = app.layout.text
     over = hover is not None and b.contains(hover)
     pygame.draw.rect(surface, theme.BUTTON_HOVER if over else theme.BUTTON, r, border_radius=5)
     pygame.draw.rect(surface, accent if over else theme.PANEL_EDGE, r, 1, border_radius=5)
-    app.text.blit(surface, label or b.label, theme.BODY, theme.TEXT, (r.x + 14, r.centery), "midleft")
+    if not b.hint and app.layout.portrait:  # a phone's button: its name in the middle
+        app.text.blit(surface, label or b.label, T.body, theme.TEXT, r.center, "center")
+        return
+    app.text.blit(surface, label or b.label, T.body, theme.TEXT, (r.x + 14, r.centery), "midleft")
     if b.hint:
-        app.text.blit(surface, b.hint, theme.SMALL, theme.TEXT_DIM, (r.right - 12, r.centery), "midright")
+        app.text.blit(surface, b.hint, T.small, theme.TEXT_DIM, (r.right - 12, r.centery), "midright")
 
 
 class Overlay(MenuScene):
@@ -70,16 +76,23 @@ class Overlay(MenuScene):
     def enter(self) -> None:
         self.refresh_backdrop()  # back from a screen above: settings may have changed
 
+    def relayout(self) -> None:
+        self.refresh_backdrop()
+        self.build()
+
+    def build(self) -> None:
+        """Place the buttons for `app.layout` (at creation and when the layout changes)."""
+
     def refresh_backdrop(self) -> None:
         """Take a new snapshot of the screen below on the next draw."""
         self._backdrop = None
 
     def draw_backdrop(self, surface: pygame.Surface) -> None:
         if self._backdrop is None:
-            snap = pygame.Surface(theme.CANVAS_SIZE).convert()
+            snap = pygame.Surface(self.app.layout.size).convert()
             self.app.draw_below(self, snap)
             self._plain = snap.copy()
-            snap.blit(shade_surface(self.shade_alpha), (0, 0))
+            snap.blit(shade_surface(self.shade_alpha, snap.get_size()), (0, 0))
             self._backdrop = snap
         surface.blit(self._backdrop, (0, 0))
 
@@ -110,11 +123,6 @@ class Overlay(MenuScene):
         """A click that hit no button."""
 
 
-def go_title(app) -> None:
-    from ui.title_scene import TitleScene
-    app.reset(TitleScene(app))
-
-
 class PauseScene(Overlay):
     """Esc or focus loss: everything stops until the player comes back."""
 
@@ -123,14 +131,19 @@ class PauseScene(Overlay):
     def __init__(self, app, play) -> None:
         super().__init__(app)
         self.play = play
-        self.buttons = column_buttons([
-            ("resume", "RESUME", "Esc"),
-            ("restart", "RESTART", "Enter"),
-            ("help", "HELP", "H"),
-            ("mute", "SOUND", "M"),
-            ("cards", "TEACHING CARDS", "T"),
-            ("title", "QUIT TO TITLE", "Q"),
-        ], top=L.DIALOG[1] + 96)
+        self.build()
+
+    def build(self) -> None:
+        lay = self.app.layout
+        keys = not lay.portrait  # a phone shows no key hints
+        self.buttons = column_buttons(lay, [
+            ("resume", "RESUME", PAUSE_KEY if keys else ""),
+            ("restart", "RESTART", START_KEY if keys else ""),
+            ("help", "HELP", HELP_KEY if keys else ""),
+            ("mute", "SOUND", MUTE_KEY if keys else ""),
+            ("cards", "TEACHING CARDS", CARDS_KEY if keys else ""),
+            ("title", "QUIT TO TITLE", QUIT_KEY if keys else ""),
+        ], top=lay.dialog[1] + 96)
 
     def command(self, cmd: Command) -> None:
         {
@@ -150,22 +163,30 @@ class PauseScene(Overlay):
         elif name == "restart":
             self.play.restart()
         elif name == "help":
-            app.push(HelpScene(app))
+            app.show_help()
         elif name == "mute":
             self.play.state.muted = app.toggle_mute()
             self.refresh_backdrop()  # the header's sound switch shows through
         elif name == "cards":
             app.toggle_cards()
         elif name == "title":
-            go_title(app)
+            app.show_title()
 
     def draw(self, surface: pygame.Surface) -> None:
         self.draw_backdrop(surface)
-        r = draw_dialog(surface, L.DIALOG, theme.CYAN)
-        t = self.app.text
-        t.blit(surface, "PAUSED", theme.TITLE, theme.CYAN, (r.centerx, r.y + 36), "center")
-        t.blit(surface, "The scheduler is idle: no request falls while paused.", theme.SMALL,
-               theme.TEXT_DIM, (r.centerx, r.y + 70), "center")
+        lay = self.app.layout
+        dialog = lay.dialog
+        if lay.portrait:  # as tall as its buttons
+            last = self.buttons[-1].rect
+            dialog = (dialog[0], dialog[1], dialog[2], last[1] + last[3] + 24 - dialog[1])
+        r = draw_dialog(surface, dialog, theme.CYAN)
+        t, T = self.app.text, lay.text
+        t.blit(surface, "PAUSED", T.title, theme.CYAN, (r.centerx, r.y + 36), "center")
+        note = "The scheduler is idle: no request falls while paused."
+        lines = wrap(note, T.small, r.width - 24)[:2]
+        top = r.y + 70 - (len(lines) - 1) * (T.small + 3) // 2  # one line sits at y + 70
+        for i, line in enumerate(lines):
+            t.blit(surface, line, T.small, theme.TEXT_DIM, (r.centerx, top + i * (T.small + 3)), "center")
         s = self.app.settings
         labels = {"mute": f"SOUND: {'OFF' if s.muted else 'ON'}",
                   "cards": f"TEACHING CARDS: {'ON' if s.cards_enabled else 'OFF'}"}
@@ -177,30 +198,57 @@ HELP_BG = (3, 4, 10)
 
 
 class HelpScene(Overlay):
-    """Controls, and what every mechanic stands for in a real serving engine."""
+    """Controls, and what every mechanic stands for in a real serving engine.
+
+    Landscape shows both on one page; a phone shows the concept map and the controls as two
+    pages with a tab for each.
+    """
 
     opaque = True  # a full page: nothing of the game below shows through the text
 
     def __init__(self, app) -> None:
         super().__init__(app)
-        self.buttons = [Button("close", (theme.CANVAS_W - 130, 10, 116, 30), "CLOSE  Esc")]
+        self.page_name = "map"
         self._page: pygame.Surface | None = None
+        self.build()
+
+    def build(self) -> None:
+        lay = self.app.layout
+        self._page = None
+        if not lay.portrait:
+            self.buttons = [Button("close", lay.help_close, f"CLOSE  {PAUSE_KEY}", touch=lay.touch)]
+            return
+        w, h = lay.size
+        tab_w = (w - 2 * lay.margin - 8) // 2
+        y = h - lay.margin - lay.touch
+        self.buttons = [Button("close", lay.help_close, "CLOSE", touch=lay.touch),
+                        Button("map", (lay.margin, y, tab_w, lay.touch), "CONCEPT MAP", touch=lay.touch),
+                        Button("controls", (lay.margin + tab_w + 8, y, tab_w, lay.touch), "CONTROLS",
+                               touch=lay.touch)]
 
     def command(self, cmd: Command) -> None:
         if cmd in (Command.PAUSE, Command.HELP, Command.START, Command.QUIT):
-            self.app.pop()
+            self.app.back()
         elif cmd is Command.MUTE:
             self.app.toggle_mute()
 
     def click(self, name: str) -> None:
-        self.app.pop()
+        if name in ("map", "controls"):
+            self.page_name = name
+            self._page = None
+        else:
+            self.app.back()
 
     def click_outside(self, pos: tuple[int, int]) -> None:
-        self.app.pop()
+        if not self.app.layout.portrait:  # a phone reader taps to read on: only CLOSE closes
+            self.app.back()
 
     def _render(self) -> pygame.Surface:
+        lay = self.app.layout
+        if lay.portrait:
+            return self._render_portrait(lay)
         t = self.app.text
-        page = pygame.Surface(theme.CANVAS_SIZE, pygame.SRCALPHA)
+        page = pygame.Surface(lay.size, pygame.SRCALPHA)
         t.blit(page, "HOW TO PLAY", theme.LARGE, theme.CYAN, (20, 16))
         t.blit(page, "and what it means on a GPU", theme.SMALL, theme.TEXT_DIM, (166, 20))
         # Controls column.
@@ -215,6 +263,7 @@ class HelpScene(Overlay):
                 y += 16
             y += 4
         # Concept map.
+        W = lay.width
         cx, cy = 280, 54
         t.blit(page, "CONCEPT MAP", theme.SMALL, theme.PANEL_TITLE, (cx, cy))
         t.blit(page, "in the game", theme.SMALL, theme.TEXT_DIM, (cx, cy + 20))
@@ -222,16 +271,57 @@ class HelpScene(Overlay):
                (cx + 150, cy + 20))
         cy += 44
         for mechanic, meaning in CONCEPTS:
-            pygame.draw.line(page, theme.PANEL_EDGE, (cx, cy - 4), (theme.CANVAS_W - 20, cy - 4))
+            pygame.draw.line(page, theme.PANEL_EDGE, (cx, cy - 4), (W - 20, cy - 4))
             t.blit(page, mechanic, theme.SMALL, theme.MAGENTA, (cx, cy))
-            lines = wrap(meaning, theme.SMALL, theme.CANVAS_W - 20 - (cx + 150))
+            lines = wrap(meaning, theme.SMALL, W - 20 - (cx + 150))
             for i, line in enumerate(lines):
                 t.blit(page, line, theme.SMALL, theme.TEXT, (cx + 150, cy + i * 16))
             cy += max(1, len(lines)) * 16 + 10
-        foot = (f"Goal: {R.VICTORY_LINES} lines without an OOM. Switching allocator after the "
-                "first request makes a MIXED run: no best score.")
-        for i, line in enumerate(wrap(foot, theme.SMALL, theme.CANVAS_W - 300)):
+        for i, line in enumerate(wrap(GOAL, theme.SMALL, W - 300)):
             t.blit(page, line, theme.SMALL, theme.GREEN, (cx, max(cy + 6, 500) + i * 16))
+        return page
+
+    def _render_portrait(self, lay: Layout) -> pygame.Surface:
+        t, T = self.app.text, lay.text
+        page = pygame.Surface(lay.size, pygame.SRCALPHA)
+        m = lay.margin + 4
+        width = lay.width - 2 * m
+        hy = lay.header[3] // 2
+        title = "CONCEPT MAP" if self.page_name == "map" else "HOW TO PLAY"
+        t.blit(page, title, T.large, theme.CYAN, (m, hy), "midleft")
+        line_h = T.small + 3
+        y = lay.header[3] + 6
+        if self.page_name == "map":
+            t.blit(page, "in the game: in a serving engine (vLLM)", T.small, theme.TEXT_DIM, (m, y))
+            y += line_h + 6
+            for mechanic, meaning in CONCEPTS:
+                pygame.draw.line(page, theme.PANEL_EDGE, (m, y - 3), (m + width, y - 3))
+                r = t.blit(page, f"{mechanic}:", T.small, theme.MAGENTA, (m, y))
+                first = wrap(meaning, T.small, width - r.width - 8)[0]
+                t.blit(page, first, T.small, theme.TEXT, (r.right + 8, y))
+                y += line_h
+                for line in wrap(meaning[len(first):].strip(), T.small, width - 10) if first != meaning else ():
+                    t.blit(page, line, T.small, theme.TEXT, (m + 10, y))
+                    y += line_h
+                y += 5
+        else:
+            for head, rows in (("ON A TOUCH SCREEN", TOUCH_CONTROLS), ("WITH A KEYBOARD", CONTROLS[:-1])):
+                t.blit(page, head, T.small, theme.PANEL_TITLE, (m, y))
+                y += line_h + 2
+                for keys, action in rows:
+                    r = t.blit(page, keys, T.small, theme.AMBER, (m, y))
+                    rest = wrap(action, T.small, width - 10 - (r.width + 10 if r.width < width // 2 else 0))
+                    if r.width < width // 2:  # key and action on one line when they fit
+                        t.blit(page, rest[0], T.small, theme.TEXT, (r.right + 10, y))
+                        rest = rest[1:]
+                    y += line_h
+                    for line in rest:
+                        t.blit(page, line, T.small, theme.TEXT, (m + 10, y))
+                        y += line_h
+                y += 8
+            for line in wrap(GOAL, T.small, width):
+                t.blit(page, line, T.small, theme.GREEN, (m, y))
+                y += line_h
         return page
 
     def draw(self, surface: pygame.Surface) -> None:
@@ -239,6 +329,80 @@ class HelpScene(Overlay):
         if self._page is None:
             self._page = self._render()
         surface.blit(self._page, (0, 0))
+        for b in self.buttons:
+            over = self.hover is not None and b.contains(self.hover)
+            if b.name == self.page_name:
+                draw_row_button(surface, self.app, b, None, accent=theme.CYAN)
+                pygame.draw.rect(surface, theme.CYAN, b.rect, 2, border_radius=5)
+            else:
+                draw_row_button(surface, self.app, b, self.hover if over else None)
+
+
+GOAL = (f"Goal: {R.VICTORY_LINES} lines without an OOM. Switching allocator after the "
+        "first request makes a MIXED run: no best score.")
+
+
+class DetailsScene(Overlay):
+    """A phone's DETAILS sheet: every statistic, the block table and the system log.
+
+    The landscape console shows all of this around the board; a phone keeps it one tap away,
+    with the game paused underneath while it is read.
+    """
+
+    opaque = True
+
+    def __init__(self, app, play) -> None:
+        super().__init__(app)
+        self.play = play
+        self.build()
+
+    def build(self) -> None:
+        lay = self.app.layout
+        self.buttons = [Button("close", lay.details["close"], "BACK TO THE GAME", touch=lay.touch)]
+
+    def relayout(self) -> None:
+        if not self.app.layout.details:  # turned to landscape: the console shows all of it
+            if self.app.top is self:
+                self.app.back()
+            return
+        super().relayout()
+
+    def command(self, cmd: Command) -> None:
+        if cmd in (Command.PAUSE, Command.START, Command.QUIT):
+            self.app.back()
+        elif cmd is Command.HELP:
+            self.app.show_help()
+        elif cmd is Command.MUTE:
+            self.play.state.muted = self.app.toggle_mute()
+
+    def click(self, name: str) -> None:
+        self.app.back()
+
+    def draw(self, surface: pygame.Surface) -> None:
+        lay = self.app.layout
+        t, T = self.app.text, lay.text
+        surface.fill(theme.BG)
+        hy = lay.header[3] // 2
+        t.blit(surface, "DETAILS", T.large, theme.CYAN, (lay.margin + 4, hy), "midleft")
+        t.blit(surface, "game paused", T.small, theme.TEXT_DIM, (lay.width - lay.margin - 4, hy), "midright")
+        game = self.play.game
+        tele = game.telemetry()
+        sx, sy, sw, sh = lay.details["stats"]
+        draw_panel(surface, (sx, sy, sw, sh), t, "TELEMETRY", size=T.small)
+        line_h = T.small + 3
+        rows = ((f"VRAM held {tele.utilisation * 100:.0f} %", f"reserved {tele.reserved} blocks"),
+                (f"fragmentation {tele.fragmentation * 100:.0f} %", f"usable free {tele.usable_free}"),
+                (f"throughput {tele.throughput:.0f} tok/s", f"peak VRAM {tele.peak_utilisation * 100:.0f} %"),
+                (f"resident {tele.resident}  free {tele.free_cells}", f"sealed {tele.sealed_holes}  best {self.play.state.best:,}"))
+        for i, (left, right) in enumerate(rows):
+            y = sy + 24 + i * line_h
+            t.blit(surface, fit(left, T.small, sw // 2 - 12), T.small, theme.TEXT, (sx + 8, y))
+            t.blit(surface, fit(right, T.small, sw // 2 - 12), T.small, theme.TEXT, (sx + sw // 2 + 4, y))
+        bx, by, bw, bh = lay.details["blocks"]
+        draw_panel(surface, (bx, by, bw, bh), t, "BLOCK TABLE", size=T.small)
+        surface.blit(self.app.view.block_table(self.play.session, (bw - 4, bh - 24)), (bx + 2, by + 22))
+        self.play.session.log.restyle(lay.log, T.small)
+        self.play.session.log.draw(surface, t)
         for b in self.buttons:
             draw_row_button(surface, self.app, b, self.hover)
 
@@ -262,21 +426,37 @@ class ResultScene(Overlay):
         self.since_end_ms = since_end_ms  # how long ago the run ended when the report opened
         self.oom = report.outcome == "oom"
         self.peeking = False  # the report put aside to look at the board it describes
-        x, y, w, h = L.DIALOG
+        self.build()
+
+    def build(self) -> None:
+        lay = self.app.layout
+        T = lay.text
+        x, y, w, h = lay.dialog
+        bh = lay.report_buttons_h
         bw = (w - 32 - 2 * 8) // 3
+        keys = not lay.portrait
         self.report_buttons = [
-            Button(name, (x + 16 + i * (bw + 8), y + h - 54, bw, 38), label, hint)
-            for i, (name, label, hint) in enumerate((("restart", "RESTART", "Enter"),
-                                                     ("board", "BOARD", "B"),
-                                                     ("title", "TITLE", "Esc")))]
-        self.buttons = self.report_buttons
-        # Wrapped once: the report's own lines may be long (big numbers, a long cause).
-        width = L.DIALOG[2] - 40
-        lines = report.lines_of_text()
+            Button(name, (x + 16 + i * (bw + 8), y + h - bh - 16, bw, bh), label, hint if keys else "",
+                   touch=lay.touch)
+            for i, (name, label, hint) in enumerate((("restart", "RESTART", START_KEY),
+                                                     ("board", "BOARD", BOARD_KEY),
+                                                     ("title", "TITLE", PAUSE_KEY)))]
+        self.buttons = [] if self.peeking else self.report_buttons
+        # Wrapped once per layout: the report's own lines may be long (big numbers, a long cause).
+        width = w - 40
+        lines = self.report.lines_of_text()
         self.heading = lines[0]
-        self.cause = wrap(lines[1], theme.SMALL, width)[:3]
-        self.body = [part for line in lines[2:] for part in wrap(line, theme.SMALL, width - 12)]
-        self.tips = wrap(self.tip(), theme.SMALL, width)[:3]
+        # A phone's tall dialog has room to spare: the report in the body size when it all fits.
+        room = h - bh - 16 - 56 - 120  # under the heading, above the buttons, less score and tips
+        for size in ((T.body, T.small) if lay.portrait else (T.small,)):
+            self.px = size
+            self.cause = wrap(lines[1], size, width)[:3]
+            self.body = [part for line in lines[2:] for part in wrap(line, size, width - 12)]
+            tips = wrap(self.tip(), size, width)
+            self.tips = tips[:3]
+            used = theme.font(size).get_linesize() * (len(self.cause) + len(self.body) + len(self.tips) + 1)
+            if used <= room and len(tips) <= 3:
+                break
 
     def command(self, cmd: Command) -> None:
         if cmd is Command.START:
@@ -284,7 +464,7 @@ class ResultScene(Overlay):
         elif cmd in (Command.PAUSE, Command.QUIT):
             self.click("title")
         elif cmd is Command.HELP:
-            self.app.push(HelpScene(self.app))
+            self.app.show_help()
         elif cmd is Command.MUTE:
             self.play.state.muted = self.app.toggle_mute()
             self.refresh_backdrop()
@@ -301,7 +481,7 @@ class ResultScene(Overlay):
         if name == "restart":
             self.play.restart()
         elif name == "title":
-            go_title(self.app)
+            self.app.show_title()
         elif name == "board":
             self.peeking = not self.peeking
             self.buttons = [] if self.peeking else self.report_buttons
@@ -329,57 +509,71 @@ class ResultScene(Overlay):
                 "that would lock above VRAM is paged into free blocks.")
 
     def draw(self, surface: pygame.Surface) -> None:
+        lay = self.app.layout
+        t, T = self.app.text, lay.text
+        px = self.px
+        line_h = theme.font(px).get_linesize()
         edge = theme.RED if self.oom else theme.GREEN
         if self.peeking:
             self.draw_plain_backdrop(surface)
-            from ui.console_view import outline_cells
+            if lay.portrait:  # over the teaching-card strip, under the board
+                bar = pygame.Rect(lay.panels["strip"])
+            else:
+                controls = [pygame.Rect(r) for r in lay.controls.values()]
+                y, h = controls[0].y, controls[0].height
+                bar = pygame.Rect(lay.board[0] - 4, y, lay.board[2] + 8, h)
             r = self.report
-            outline_cells(surface, r.sealed_cells, SEALED_COLOUR)
-            outline_cells(surface, r.reserved_cells, RESERVED_COLOUR)
-            bar = pygame.Rect(L.BOARD[0] - 4, L.CONTROLS_Y, L.BOARD[2] + 8, L.CONTROLS_H)
+            outline_cells(surface, lay, r.sealed_cells, SEALED_COLOUR)
+            outline_cells(surface, lay, r.reserved_cells, RESERVED_COLOUR)
             pygame.draw.rect(surface, (9, 12, 26), bar, border_radius=6)
             pygame.draw.rect(surface, edge, bar, 2, border_radius=6)
-            t = self.app.text
-            t.blit(surface, f"red: {len(r.sealed_cells)} sealed free", theme.SMALL, SEALED_COLOUR,
-                   (bar.centerx, bar.y + 16), "center")
-            t.blit(surface, f"amber: {len(r.reserved_cells)} reserved, empty", theme.SMALL,
-                   RESERVED_COLOUR, (bar.centerx, bar.y + 36), "center")
-            t.blit(surface, "B or tap: back to the report", theme.SMALL, theme.CYAN,
-                   (bar.centerx, bar.y + 56), "center")
+            back = "tap: back to the report" if lay.portrait else f"{BOARD_KEY} or tap: back to the report"
+            t.blit(surface, f"red: {len(r.sealed_cells)} sealed free", T.small, SEALED_COLOUR,
+                   (bar.centerx, bar.centery - 20), "center")
+            t.blit(surface, f"amber: {len(r.reserved_cells)} reserved, empty", T.small, RESERVED_COLOUR,
+                   (bar.centerx, bar.centery), "center")
+            t.blit(surface, back, T.small, theme.CYAN, (bar.centerx, bar.centery + 20), "center")
             return
         self.draw_backdrop(surface)
-        r = draw_dialog(surface, L.DIALOG, edge)
-        t = self.app.text
-        t.blit(surface, self.heading, theme.TITLE, edge, (r.centerx, r.y + 30), "center")
+        r = draw_dialog(surface, lay.dialog, edge)
+        t.blit(surface, self.heading, T.title, edge, (r.centerx, r.y + 30), "center")
         y = r.y + 56
         for line in self.cause:
-            t.blit(surface, line, theme.SMALL, theme.AMBER if self.oom else theme.TEXT, (r.centerx, y), "midtop")
-            y += 16
+            t.blit(surface, line, px, theme.AMBER if self.oom else theme.TEXT, (r.centerx, y), "midtop")
+            y += line_h
         y += 6
-        box = pygame.Rect(r.x + 16, y, r.width - 32, 16 * len(self.body) + 12)
+        box = pygame.Rect(r.x + 16, y, r.width - 32, line_h * len(self.body) + 12)
         pygame.draw.rect(surface, (4, 6, 14), box, border_radius=4)
         pygame.draw.rect(surface, theme.PANEL_EDGE, box, 1, border_radius=4)
         yy = box.y + 6
         for line in self.body:
-            t.blit(surface, line, theme.SMALL, theme.TEXT, (box.x + 10, yy))
-            yy += 16
+            t.blit(surface, line, px, theme.TEXT, (box.x + 10, yy))
+            yy += line_h
         y = box.bottom + 10
         score = f"SCORE {self.report.score:,}"
-        sr = t.blit(surface, score, theme.LARGE, theme.TEXT, (r.centerx, y), "midtop")
+        sr = t.blit(surface, score, T.large, theme.TEXT, (r.centerx, y), "midtop")
         if self.new_best:
             p = round(pulse(self.clock_ms, 700) * 6) / 6  # few distinct colours: cached text
-            t.blit(surface, "NEW BEST", theme.BODY, theme.mix(theme.AMBER, (255, 255, 255), p),
-                   (sr.right + 12, sr.centery), "midleft")
+            best_label = theme.mix(theme.AMBER, (255, 255, 255), p)
+            if sr.right + 12 + theme.font(T.body).size("NEW BEST")[0] <= r.right - 8:
+                t.blit(surface, "NEW BEST", T.body, best_label, (sr.right + 12, sr.centery), "midleft")
+            else:
+                sr = t.blit(surface, "NEW BEST", T.body, best_label, (r.centerx, sr.bottom + 2), "midtop")
         y = sr.bottom + 6
-        room = (self.report_buttons[0].rect[1] - 6 - y) // 16  # the tip gives way to a long report
+        room = (self.report_buttons[0].rect[1] - 6 - y) // line_h  # the tip gives way to a long report
         for line in self.tips if len(self.tips) <= room else ():
-            t.blit(surface, line, theme.SMALL, theme.CYAN, (r.centerx, y), "midtop")
-            y += 16
-        if y + 10 + 16 <= self.report_buttons[0].rect[1] - 6:  # the two allocators side by side
+            t.blit(surface, line, px, theme.CYAN, (r.centerx, y), "midtop")
+            y += line_h
+        if y + 10 + line_h <= self.report_buttons[0].rect[1] - 6:  # the two allocators side by side
             best = self.app.settings.best_scores
             line = "best scores:  " + "   ".join(f"{m} {best.get(m, 0):,}" for m in modes.NAMES)
             if self.report.mixed:
                 line = "mixed run: no best score.  " + line
-            t.blit(surface, line, theme.SMALL, theme.TEXT_DIM, (r.centerx, y + 10), "midtop")
+            yy = y + 10
+            for part in wrap(line, T.small, r.width - 24):
+                if yy + line_h > self.report_buttons[0].rect[1] - 6:
+                    break
+                t.blit(surface, part, T.small, theme.TEXT_DIM, (r.centerx, yy), "midtop")
+                yy += line_h
         for b in self.report_buttons:
             draw_row_button(surface, self.app, b, self.hover, accent=edge)

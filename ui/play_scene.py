@@ -1,15 +1,15 @@
 """The game being played: keyboard, mouse and touch in; the console out."""
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pygame
 
-from engine import Game, Input
+from engine import Game, Input, modes
 from ui.autopilot import AutoPilot
 from ui.cards import CardDeck
 from ui.console_view import ViewState
-from ui.input import Command, GestureReader, InputMapper
-from ui.layout import BOARD
-from ui.theme import CANVAS_SIZE
+from ui.input import TUNING, Command, GestureReader, InputMapper
 from ui.scene import Scene
 from ui.session import GameSession
 from ui.widgets import hit
@@ -45,6 +45,7 @@ class PlayScene(Scene):
         self.cards = CardDeck(enabled=lambda: app.settings.cards_enabled,
                               seen=lambda: app.settings.seen_cards,
                               mark_seen=app.mark_card_seen)
+        self._style_cards()
         self.session = GameSession(self.game, sound=app.sound, cards=self.cards)
         app.flush_notices(self.session.log, 0.0)
         self.mapper = InputMapper()
@@ -54,10 +55,25 @@ class PlayScene(Scene):
         # Which on-screen control each pointer (mouse or finger) holds down.
         self.held_controls: dict[object, str] = {}
         self.fingers_seen = False
-        self.gestures = GestureReader(CANVAS_SIZE, region=BOARD, accept_mouse=True)
+        self.gestures = self._gesture_reader()
         self.end_timer: float | None = None
         self.ended = False
         self.new_best = False
+
+    def _gesture_reader(self) -> GestureReader:
+        lay = self.app.layout
+        return GestureReader(lay.size, region=lay.board, accept_mouse=True,
+                             tuning=replace(TUNING, cell_px=float(lay.cell)))
+
+    def _style_cards(self) -> None:
+        lay = self.app.layout
+        self.cards.restyle(lay.card, (lay.text.small, lay.text.body),
+                           "tap: dismiss" if lay.portrait else "click: dismiss")
+
+    def relayout(self) -> None:
+        self._release_pointer()
+        self.gestures = self._gesture_reader()
+        self._style_cards()
 
     # ------------------------------------------------------------------ events
     def leave(self) -> None:
@@ -94,7 +110,8 @@ class PlayScene(Scene):
 
     def finger(self, event: pygame.event.Event) -> None:
         """Touch: every finger can hold its own control (move while rotating, say)."""
-        pos = (int(event.x * CANVAS_SIZE[0]), int(event.y * CANVAS_SIZE[1]))
+        w, h = self.app.layout.size
+        pos = (int(event.x * w), int(event.y * h))
         pid = ("finger", getattr(event, "touch_id", 0), event.finger_id)
         if event.type == pygame.FINGERDOWN:
             b = hit(self.app.view.controls, pos)
@@ -109,9 +126,8 @@ class PlayScene(Scene):
             self.pause()
         elif cmd is Command.HELP:
             # Help is read with the game paused, and closing it leaves the game paused.
-            from ui.overlays import HelpScene
             self.pause()
-            app.push(HelpScene(app))
+            app.show_help()
         elif cmd is Command.MUTE:
             self.state.muted = app.toggle_mute()
         elif cmd is Command.TOGGLE_CARDS:
@@ -127,8 +143,7 @@ class PlayScene(Scene):
         elif cmd is Command.QUIT:
             # Q sits next to W and A: mid-run it only pauses, and Q in the pause menu leaves.
             if self.game.over:
-                from ui.title_scene import TitleScene
-                app.reset(TitleScene(app))
+                app.show_title()
             else:
                 self.pause()
 
@@ -149,7 +164,10 @@ class PlayScene(Scene):
             return
         b = hit(view.modes, pos)
         if b is not None:
-            self.set_mode(b.name)
+            self.set_mode(modes.following(self.game.mode) if b.name == "toggle" else b.name)
+            return
+        if view.details_button is not None and view.details_button.contains(pos):
+            self.show_details()
             return
         b = hit(view.controls, pos)
         if b is not None:
@@ -158,6 +176,14 @@ class PlayScene(Scene):
             return
         if self.cards.contains(pos):
             self.cards.dismiss()
+        elif "strip" in view.L.panels and pygame.Rect(view.L.panels["strip"]).collidepoint(pos):
+            self.show_details()  # the log's newest lines: a tap opens all of it
+
+    def show_details(self) -> None:
+        """Log, block table and every statistic, on a phone's sheet over the paused game."""
+        if self.game.over or self.app.top is not self:
+            return
+        self.app.show_details(self)
 
     def _hold_control(self, pointer: object, name: str) -> None:
         self.pointer_up(pointer)
@@ -185,11 +211,10 @@ class PlayScene(Scene):
     def pause(self) -> None:
         if self.game.over or self.app.top is not self:
             return
-        from ui.overlays import PauseScene
-        self.app.push(PauseScene(self.app, self))
+        self.app.pause(self)
 
     def restart(self) -> None:
-        self.app.reset(PlayScene(self.app, mode=self.game.mode))
+        self.app.start_game(self.game.mode)
 
     # ------------------------------------------------------------------ time
     def update(self, dt_ms: float) -> None:
@@ -224,11 +249,10 @@ class PlayScene(Scene):
                 self.show_result()
 
     def show_result(self) -> None:
-        from ui.overlays import ResultScene
         result = self.game.result
         if result is not None:
             self.session.effects.toasts.clear()  # the report says it; the board stays in view
-            self.app.push(ResultScene(self.app, self, result, self.new_best, since_end_ms=END_DELAY_MS))
+            self.app.show_result(self, result, self.new_best, since_end_ms=END_DELAY_MS)
 
     def draw(self, surface: pygame.Surface) -> None:
         self.app.view.draw(surface, self.session, self.state)

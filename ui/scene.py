@@ -13,6 +13,7 @@ import pygame
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from ui.input import Command, InputMapper
+    from ui.layout import Layout
     from ui.storage import Settings
 
 
@@ -38,6 +39,17 @@ class Scene:
 
     def leave(self) -> None:
         """Called when another scene is pushed above this one or it is removed."""
+
+    def relayout(self) -> None:
+        """The app's layout changed: recompute every rectangle from `app.layout`."""
+
+    @property
+    def can_relayout(self) -> bool:
+        """True if this screen rearranges itself in place (it overrides `relayout`).
+
+        A screen that cannot keeps its arrangement until it closes; the app waits till then.
+        """
+        return type(self).relayout is not Scene.relayout
 
 
 class MenuScene(Scene):
@@ -71,6 +83,7 @@ class App(Protocol):
     """What a scene may ask of the application that hosts it."""
 
     settings: "Settings"
+    layout: "Layout"  # where everything sits (ui.layout); screens read their rectangles from it
 
     def push(self, scene: Scene) -> None:
         """Show `scene` above the current one."""
@@ -83,6 +96,23 @@ class App(Protocol):
 
     def save_settings(self) -> None:
         """Persist `settings` (mute, cards, best scores, mode)."""
+
+    # Screens move on through the app, never by importing each other.
+    def show_title(self, seed: int | None = None) -> None:
+        """Drop whatever runs and show the title screen."""
+
+    def start_game(self, mode: str | None = None, *, seed: int | None = None, autoplay: bool = False,
+                   endless: bool | None = None) -> Scene:
+        """Start a new run in place of everything on screen."""
+
+    def pause(self, play: Scene) -> None:
+        """Freeze `play` under the pause menu."""
+
+    def show_help(self) -> None:
+        """Push the help and concept map."""
+
+    def back(self) -> None:
+        """Close the top screen."""
 
     def quit(self) -> None:
         """Ask the main loop to stop (desktop only; ignored in the browser)."""

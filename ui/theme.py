@@ -9,10 +9,11 @@ from pathlib import Path
 
 import pygame
 
-# Logical canvas. The page scales it into a 680 x 600 iframe (factor 0.85).
-CANVAS_W = 800
-CANVAS_H = 580
-CANVAS_SIZE = (CANVAS_W, CANVAS_H)
+from ui.layout import SIZES
+
+# The landscape canvas (ui.layout has both). The page scales it into a 680 x 600 iframe (factor 0.85).
+CANVAS_SIZE = SIZES["landscape"]
+CANVAS_W, CANVAS_H = CANVAS_SIZE
 EMBED_SCALE = min(680 / CANVAS_W, 600 / CANVAS_H)
 
 STEP_MS = 1000.0 / 60.0  # fixed engine step

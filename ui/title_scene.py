@@ -6,8 +6,9 @@ import pygame
 from engine import Game, Input, modes
 from engine import rules as R
 from engine.game import MODE_OF_INPUT
-from ui import layout as L
 from ui import theme
+from ui.keys import (CARDS_KEY, ENDLESS_KEY, HELP_KEY, HOLD_KEY, LAB_KEY, MUTE_KEY, PAUSE_KEY, SPLIT_KEY,
+                     START_KEY, key_hint)
 from ui.autopilot import AutoPilot
 from ui.console_view import MODE_NOTES, ViewState, mode_accent
 from ui.input import Command, InputMapper
@@ -16,25 +17,40 @@ from ui.session import GameSession
 from ui.text import wrap
 from ui.widgets import Button, hit, pulse
 
-LEFT_PANEL = (L.MARGIN, L.TOP, 270, 532)
-DEMO_SLOT = (L.BOARD[0] - 4, L.CONTROLS_Y, L.BOARD[2] + 8, L.CONTROLS_H)  # under the board
-_WELL = pygame.Rect(L.BOARD).inflate(10, 10)  # the board and its frame: drawn live
-LAYER_AREAS = (  # the cached title layer, as rectangles around the live board
-    pygame.Rect(0, 0, 800, _WELL.top),
-    pygame.Rect(0, _WELL.top, _WELL.left, 580 - _WELL.top),
-    pygame.Rect(_WELL.right, _WELL.top, 800 - _WELL.right, 580 - _WELL.top),
-    pygame.Rect(_WELL.left, _WELL.bottom, _WELL.width, 580 - _WELL.bottom),
-)
-RIGHT_PANEL = (520, L.TOP, 270, 532)
-
 PITCH = ("Falling pieces are inference requests, the board is GPU memory, "
          f"holes are fragmentation. Serve {R.VICTORY_LINES} lines without running out of VRAM.")
 
 HOW_TO = (
     ("CONTIGUOUS", "whole ranges, plus room reserved (hatched) for the maximum length"),
-    ("PAGED", "blocks on demand, wherever free; Shift/P packs pages into holes"),
+    ("PAGED", f"blocks on demand, wherever free; {SPLIT_KEY} packs pages into holes"),
     ("FULL ROW", "requests done, their blocks freed"),
 )
+SIDE_BUTTONS = (("help", "HELP & CONCEPT MAP", HELP_KEY), ("lab", "MEMORY LAB", LAB_KEY),
+                ("cards", "TEACHING CARDS", CARDS_KEY), ("mute", "SOUND", MUTE_KEY),
+                ("endless", "RUN", ENDLESS_KEY))
+
+
+def layer_areas(lay) -> tuple[pygame.Rect, ...]:
+    """The cached title layer, as rectangles around the live board and its frame."""
+    w, h = lay.size
+    well = pygame.Rect(lay.board).inflate(10, 10)
+    return (pygame.Rect(0, 0, w, well.top),
+            pygame.Rect(0, well.top, well.left, h - well.top),
+            pygame.Rect(well.right, well.top, w - well.right, h - well.top),
+            pygame.Rect(well.left, well.bottom, well.width, h - well.bottom))
+
+
+def mode_choice(lay) -> list[Button]:
+    """One button per allocator in the registry: a row on the landscape panel, a column on a phone."""
+    x, y, w, h = lay.title["modes"]
+    n, gap = len(modes.MODES), 6
+    if lay.portrait:
+        bh = (h - gap * (n - 1)) // n
+        return [Button(m.name, (x, y + i * (bh + gap), w, bh), m.label, touch=lay.touch)
+                for i, m in enumerate(modes.MODES)]
+    bw = (w - gap * (n - 1)) // n
+    return [Button(m.name, (x + i * (bw + gap), y, bw, h), m.label, touch=lay.touch)
+            for i, m in enumerate(modes.MODES)]
 
 
 class TitleScene(MenuScene):
@@ -46,21 +62,20 @@ class TitleScene(MenuScene):
         self.clock_ms = 0.0
         self.hover: tuple[int, int] | None = None
         self._new_demo()
-        x = LEFT_PANEL[0] + 10
-        n = len(modes.MODES)
-        w = (250 - 6 * (n - 1)) // n
-        self.mode_buttons = [Button(m.name, (x + i * (w + 6), 262, w, 32), m.label)
-                             for i, m in enumerate(modes.MODES)]
-        self.start_button = Button("start", (x, 356, 250, 56), "START", "Enter / click")
-        rx = RIGHT_PANEL[0] + 10
-        self.side_buttons = [Button(name, (rx, 330 + i * 46, 250, 38), label, hint) for i, (name, label, hint) in
-                             enumerate((("help", "HELP & CONCEPT MAP", "H"), ("lab", "MEMORY LAB", "L"),
-                                        ("cards", "TEACHING CARDS", "T"), ("mute", "SOUND", "M"),
-                                        ("endless", "RUN", "E")))]
-        self.shade = pygame.Surface(theme.CANVAS_SIZE, pygame.SRCALPHA)
-        self.shade.fill((0, 0, 0, 120))
-        self.shade.fill((0, 0, 0, 0), pygame.Rect(L.BOARD).inflate(10, 10))
         self.notice = ""
+        self.relayout()
+
+    def relayout(self) -> None:
+        lay = self.app.layout
+        B, touch = lay.title_buttons, lay.touch
+        self.mode_buttons = mode_choice(lay)
+        self.start_button = Button("start", B["start"], "START", f"{START_KEY} / click", touch=touch)
+        self.side_buttons = [Button(name, B[name], label, hint, touch=touch) for name, label, hint in SIDE_BUTTONS]
+        self.demo_slot = lay.title["demo_slot"]
+        self.areas = layer_areas(lay)
+        self.shade = pygame.Surface(lay.size, pygame.SRCALPHA)
+        self.shade.fill((0, 0, 0, 120))
+        self.shade.fill((0, 0, 0, 0), pygame.Rect(lay.board).inflate(10, 10))
         self._layer: pygame.Surface | None = None  # everything around the demo board
         self._layer_drawn: tuple | None = None
 
@@ -79,8 +94,7 @@ class TitleScene(MenuScene):
         if cmd is Command.START:
             self.start()
         elif cmd is Command.HELP:
-            from ui.overlays import HelpScene
-            self.app.push(HelpScene(self.app))
+            self.app.show_help()
         elif cmd is Command.LAB:
             self.open_lab()
         elif cmd is Command.MUTE:
@@ -95,7 +109,8 @@ class TitleScene(MenuScene):
         if b is not None:
             self.choose_mode(b.name)
             return
-        on_demo = pygame.Rect(L.BOARD).collidepoint(pos) or pygame.Rect(DEMO_SLOT).collidepoint(pos)
+        on_demo = (pygame.Rect(self.app.layout.board).collidepoint(pos)
+                   or pygame.Rect(self.demo_slot).collidepoint(pos))
         if self.start_button.contains(pos) or on_demo:
             self.start()
             return
@@ -115,8 +130,7 @@ class TitleScene(MenuScene):
         self.app.open_lab(missing)
 
     def start(self) -> None:
-        from ui.play_scene import PlayScene
-        self.app.replace(PlayScene(self.app, mode=self.app.settings.mode))
+        self.app.start_game(self.app.settings.mode)
 
     # ------------------------------------------------------------------ time
     def update(self, dt_ms: float) -> None:
@@ -143,7 +157,7 @@ class TitleScene(MenuScene):
         if self._layer is None or key != self._layer_drawn:
             self._render_layer()
             self._layer_drawn = key
-        for area in LAYER_AREAS:
+        for area in self.areas:
             surface.blit(self._layer, area, area)
         self._draw_start(surface)
 
@@ -157,81 +171,157 @@ class TitleScene(MenuScene):
                 self.notice, over)
 
     def _render_layer(self) -> None:
+        lay = self.app.layout
         layer = self._layer
-        if layer is None:
-            layer = self._layer = pygame.Surface(theme.CANVAS_SIZE).convert()
+        if layer is None or layer.get_size() != lay.size:
+            layer = self._layer = pygame.Surface(lay.size).convert()
         layer.blit(self.app.view.background, (0, 0))
         layer.blit(self.shade, (0, 0))
-        t = self.app.text
-        # The play controls are part of the console's background: hide them under the demo.
-        layer.fill(theme.BG, (LEFT_PANEL[0] + LEFT_PANEL[2], L.CONTROLS_Y - 4,
-                              RIGHT_PANEL[0] - LEFT_PANEL[0] - LEFT_PANEL[2], theme.CANVAS_H))
-        slot = pygame.Rect(DEMO_SLOT)
+        t, T = self.app.text, lay.text
+        # The play controls are part of the console's background: hide them under the menu.
+        controls_y = min(r[1] for r in lay.controls.values())
+        if lay.portrait:
+            layer.fill(theme.BG)
+            pygame.draw.rect(layer, (10, 14, 30), lay.header)
+            pygame.draw.line(layer, theme.PANEL_EDGE, (0, lay.header[3] - 1), (lay.width, lay.header[3] - 1))
+            hy = lay.header[3] // 2
+            r = t.blit(layer, "PagedAttention:", T.large, theme.MAGENTA, (lay.margin, hy), "midleft")
+            t.blit(layer, "VRAM TETRIS", T.large + 4, theme.CYAN, (r.right + 10, hy), "midleft")
+            pygame.draw.rect(layer, theme.PANEL_EDGE, pygame.Rect(lay.board).inflate(8, 8), 2, border_radius=4)
+        else:
+            left, right = lay.title["left"], lay.title["right"]
+            layer.fill(theme.BG, (left[0] + left[2], controls_y - 4, right[0] - left[0] - left[2], lay.height))
+        slot = pygame.Rect(self.demo_slot)
         pygame.draw.rect(layer, (9, 12, 26), slot, border_radius=6)
         pygame.draw.rect(layer, theme.PANEL_EDGE, slot, 1, border_radius=6)
-        t.blit(layer, "DEMO: the bot is playing", theme.SMALL, theme.TEXT_DIM,
-               (slot.centerx, slot.y + 22), "center")
-        t.blit(layer, "click or tap here to play", theme.SMALL, theme.CYAN,
-               (slot.centerx, slot.y + 44), "center")
-        self._draw_left(layer)
-        self._draw_right(layer)
+        if lay.portrait:
+            self._draw_pitch(layer, slot)
+            self._draw_side(layer)
+            self._draw_buttons(layer)
+        else:
+            t.blit(layer, "DEMO: the bot is playing", T.small, theme.TEXT_DIM,
+                   (slot.centerx, slot.y + 22), "center")
+            t.blit(layer, "click or tap here to play", T.small, theme.CYAN,
+                   (slot.centerx, slot.y + 44), "center")
+            self._draw_left(layer)
+            self._draw_right(layer)
 
-    def _panel(self, surface: pygame.Surface, rect: L.RectT, edge: theme.Colour) -> pygame.Rect:
+    def _panel(self, surface: pygame.Surface, rect, edge: theme.Colour) -> pygame.Rect:
         r = pygame.Rect(rect)
         pygame.draw.rect(surface, (9, 12, 26), r, border_radius=6)
         pygame.draw.rect(surface, edge, r, 2, border_radius=6)
         return r
 
+    # ------------------------------------------------------------------ portrait
+    def _draw_pitch(self, surface: pygame.Surface, slot: pygame.Rect) -> None:
+        """Under the demo board: what the game is, and that a tap on the board plays."""
+        t, T = self.app.text, self.app.layout.text
+        line_h = T.small + 3
+        y = slot.y + 6
+        for line in wrap(PITCH, T.small, slot.width - 16)[:4]:
+            t.blit(surface, line, T.small, theme.TEXT, (slot.x + 8, y))
+            y += line_h
+        t.blit(surface, "DEMO: the bot plays. Tap the board to play.", T.small, theme.CYAN,
+               (slot.x + 8, slot.bottom - 6), "bottomleft")
+
+    def _draw_side(self, surface: pygame.Surface) -> None:
+        lay = self.app.layout
+        t, T = self.app.text, lay.text
+        r = pygame.Rect(lay.title["side"])
+        t.blit(surface, "ALLOCATOR", T.small, theme.PANEL_TITLE, (r.x, r.y + 2))
+        mode = self.app.settings.mode
+        for b in self.mode_buttons:
+            hover = self.hover is not None and b.contains(self.hover)
+            b.draw(surface, t, active=b.name == mode, hover=hover, size=T.body,
+                   accent=mode_accent(b.name))
+        y = self.mode_buttons[-1].rect[1] + self.mode_buttons[-1].rect[3] + 8
+        for line in wrap(MODE_NOTES[mode], T.small, r.width)[:3]:
+            t.blit(surface, line, T.small, theme.TEXT_DIM, (r.x, y))
+            y += T.small + 3
+        y = self.start_button.rect[1] - 76
+        t.blit(surface, "BEST SCORES", T.small, theme.PANEL_TITLE, (r.x, y))
+        for i, m in enumerate(modes.NAMES):
+            yy = y + 22 + i * 20
+            t.blit(surface, m, T.small, theme.TEXT, (r.x, yy))
+            t.blit(surface, f"{self.app.best(m):,}", T.small, theme.AMBER, (r.right, yy), "topright")
+        if self.notice:  # between the allocator note and the scores
+            for i, line in enumerate(wrap(self.notice, T.small, r.width)[:2]):
+                t.blit(surface, line, T.small, theme.AMBER, (r.x, y - 44 + i * (T.small + 3)))
+
+    def _draw_buttons(self, surface: pygame.Surface) -> None:
+        """A phone's row of switches: what each is, and its state under it."""
+        t, T = self.app.text, self.app.layout.text
+        s = self.app.settings
+        labels = {"help": ("HELP", "& MAP"), "lab": ("LAB", "memory"),
+                  "cards": ("CARDS", "on" if s.cards_enabled else "off"),
+                  "mute": ("SOUND", "off" if s.muted else "on"),
+                  "endless": ("RUN", "endless" if s.endless else "40 lines")}
+        for b in self.side_buttons:
+            br = pygame.Rect(b.rect)
+            over = self.hover is not None and b.contains(self.hover)
+            pygame.draw.rect(surface, theme.BUTTON_HOVER if over else theme.BUTTON, br, border_radius=5)
+            pygame.draw.rect(surface, theme.MAGENTA if over else theme.PANEL_EDGE, br, 1, border_radius=5)
+            head, state = labels[b.name]
+            t.blit(surface, head, T.small, theme.TEXT, (br.centerx, br.y + 16), "center")
+            t.blit(surface, state, T.small, theme.AMBER if b.name != "help" and b.name != "lab" else theme.TEXT_DIM,
+                   (br.centerx, br.bottom - 14), "center")
+
+    # ------------------------------------------------------------------ landscape
     def _draw_left(self, surface: pygame.Surface) -> None:
-        t = self.app.text
-        r = self._panel(surface, LEFT_PANEL, theme.CYAN)
+        lay = self.app.layout
+        t, T = self.app.text, lay.text
+        r = self._panel(surface, lay.title["left"], theme.CYAN)
         x = r.x + 12
-        t.blit(surface, "PagedAttention:", theme.LARGE, theme.MAGENTA, (x, r.y + 14))
-        t.blit(surface, "VRAM TETRIS", theme.TITLE + 4, theme.CYAN, (x, r.y + 38))
+        t.blit(surface, "PagedAttention:", T.large, theme.MAGENTA, (x, r.y + 14))
+        t.blit(surface, "VRAM TETRIS", T.title + 4, theme.CYAN, (x, r.y + 38))
         y = r.y + 82
-        for line in wrap(PITCH, theme.SMALL, r.width - 24):
-            t.blit(surface, line, theme.SMALL, theme.TEXT, (x, y))
+        for line in wrap(PITCH, T.small, r.width - 24):
+            t.blit(surface, line, T.small, theme.TEXT, (x, y))
             y += 17
-        t.blit(surface, "ALLOCATOR", theme.SMALL, theme.PANEL_TITLE, (x, 242))
+        t.blit(surface, "ALLOCATOR", T.small, theme.PANEL_TITLE, (x, 242))
         mode = self.app.settings.mode
         for b in self.mode_buttons:
             hover = self.hover is not None and b.contains(self.hover)
             b.draw(surface, t, active=b.name == mode, hover=hover, accent=mode_accent(b.name))
-        for i, line in enumerate(wrap(MODE_NOTES[mode], theme.SMALL, r.width - 24)[:2]):
-            t.blit(surface, line, theme.SMALL, theme.TEXT_DIM, (x, 302 + i * 16))
+        for i, line in enumerate(wrap(MODE_NOTES[mode], T.small, r.width - 24)[:2]):
+            t.blit(surface, line, T.small, theme.TEXT_DIM, (x, 302 + i * 16))
         y = 430
-        t.blit(surface, "BEST SCORES", theme.SMALL, theme.PANEL_TITLE, (x, y))
+        t.blit(surface, "BEST SCORES", T.small, theme.PANEL_TITLE, (x, y))
         for i, m in enumerate(modes.NAMES):
             yy = y + 22 + i * 20
-            t.blit(surface, m, theme.BODY, theme.TEXT, (x, yy))
-            t.blit(surface, f"{self.app.best(m):,}", theme.BODY, theme.AMBER, (r.right - 12, yy), "topright")
+            t.blit(surface, m, T.body, theme.TEXT, (x, yy))
+            t.blit(surface, f"{self.app.best(m):,}", T.body, theme.AMBER, (r.right - 12, yy), "topright")
         if self.notice:
-            t.blit(surface, self.notice, theme.SMALL, theme.AMBER, (x, r.bottom - 22))
+            t.blit(surface, self.notice, T.small, theme.AMBER, (x, r.bottom - 22))
 
     def _draw_start(self, surface: pygame.Surface) -> None:
-        t = self.app.text
+        lay = self.app.layout
+        t, T = self.app.text, lay.text
         sb = pygame.Rect(self.start_button.rect)
         p = pulse(self.clock_ms, 1400)
         pygame.draw.rect(surface, theme.mix((0, 70, 90), (0, 120, 150), p), sb, border_radius=8)
         pygame.draw.rect(surface, theme.CYAN, sb, 2, border_radius=8)
-        t.blit(surface, "START", theme.LARGE + 4, (255, 255, 255), (sb.centerx, sb.y + 19), "center")
-        t.blit(surface, "press Enter or click", theme.SMALL, theme.TEXT, (sb.centerx, sb.y + 41), "center")
+        hint = "tap to play" if lay.portrait else f"press {START_KEY} or click"
+        t.blit(surface, "START", T.large + 4, (255, 255, 255), (sb.centerx, sb.centery - 9), "center")
+        t.blit(surface, hint, T.small, theme.TEXT, (sb.centerx, sb.centery + 13), "center")
 
     def _draw_right(self, surface: pygame.Surface) -> None:
-        t = self.app.text
-        r = self._panel(surface, RIGHT_PANEL, theme.MAGENTA)
+        lay = self.app.layout
+        t, T = self.app.text, lay.text
+        r = self._panel(surface, lay.title["right"], theme.MAGENTA)
         x = r.x + 12
-        t.blit(surface, "HOW IT WORKS", theme.SMALL, theme.PANEL_TITLE, (x, r.y + 12))
+        t.blit(surface, "HOW IT WORKS", T.small, theme.PANEL_TITLE, (x, r.y + 12))
         y = r.y + 36
         for head, body in HOW_TO:
-            t.blit(surface, head, theme.SMALL, theme.MAGENTA, (x, y))
+            t.blit(surface, head, T.small, theme.MAGENTA, (x, y))
             y += 17
-            for line in wrap(body, theme.SMALL, r.width - 24):
-                t.blit(surface, line, theme.SMALL, theme.TEXT, (x, y))
+            for line in wrap(body, T.small, r.width - 24):
+                t.blit(surface, line, T.small, theme.TEXT, (x, y))
                 y += 16
             y += 8
-        t.blit(surface, "Arrows/WASD move, Up/Z rotate,", theme.SMALL, theme.TEXT_DIM, (x, y + 2))
-        t.blit(surface, "Space drops, C holds, Esc pauses.", theme.SMALL, theme.TEXT_DIM, (x, y + 18))
+        t.blit(surface, "Arrows/WASD move, Up/Z rotate,", T.small, theme.TEXT_DIM, (x, y + 2))
+        t.blit(surface, f"{key_hint('hard_drop', 1)} drops, {HOLD_KEY} holds, {PAUSE_KEY} pauses.", T.small,
+               theme.TEXT_DIM, (x, y + 18))
         s = self.app.settings
         labels = {"cards": f"CARDS: {'ON' if s.cards_enabled else 'OFF'}",
                   "mute": f"SOUND: {'OFF' if s.muted else 'ON'}",
@@ -241,5 +331,5 @@ class TitleScene(MenuScene):
             over = self.hover is not None and b.contains(self.hover)
             pygame.draw.rect(surface, theme.BUTTON_HOVER if over else theme.BUTTON, br, border_radius=5)
             pygame.draw.rect(surface, theme.MAGENTA if over else theme.PANEL_EDGE, br, 1, border_radius=5)
-            t.blit(surface, labels.get(b.name, b.label), theme.BODY, theme.TEXT, (br.x + 12, br.centery), "midleft")
-            t.blit(surface, b.hint, theme.SMALL, theme.TEXT_DIM, (br.right - 12, br.centery), "midright")
+            t.blit(surface, labels.get(b.name, b.label), T.body, theme.TEXT, (br.x + 12, br.centery), "midleft")
+            t.blit(surface, b.hint, T.small, theme.TEXT_DIM, (br.right - 12, br.centery), "midright")

@@ -14,13 +14,13 @@ Colour = tuple[int, int, int]
 
 
 def draw_panel(surface: pygame.Surface, r: RectT, text: TextCache, title: str = "",
-               edge: Colour = theme.PANEL_EDGE) -> None:
+               edge: Colour = theme.PANEL_EDGE, size: int = theme.SMALL) -> None:
     """A console panel: dark fill, thin neon edge, small caps title."""
     rect = pygame.Rect(r)
     pygame.draw.rect(surface, theme.PANEL, rect, border_radius=4)
     pygame.draw.rect(surface, edge, rect, 1, border_radius=4)
     if title:
-        text.blit(surface, title, theme.SMALL, theme.PANEL_TITLE, (rect.x + 7, rect.y + 4))
+        text.blit(surface, title, size, theme.PANEL_TITLE, (rect.x + 7, rect.y + 4))
 
 
 def draw_bar(surface: pygame.Surface, r: RectT, fraction: float, colour: Colour,
@@ -65,10 +65,11 @@ class Button:
     rect: RectT
     label: str
     hint: str = ""
+    touch: int = TOUCH_MIN  # the layout's smallest finger target
 
     @property
     def target(self) -> pygame.Rect:
-        return touch_target(self.rect)
+        return touch_target(self.rect, self.touch)
 
     def contains(self, pos: tuple[int, int]) -> bool:
         return self.target.collidepoint(pos)
