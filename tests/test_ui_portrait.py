@@ -6,7 +6,7 @@ import itertools
 
 import pygame
 import pytest
-from tests.uikit import canvas, centre, click, key, make_app, pump
+from tests.uikit import centre, click, key, make_app, pump
 
 from ui import layout as layouts
 from ui.cli import Options
