@@ -2,6 +2,9 @@
 
     python main.py                     play in a window
     python main.py --frames 60         play in a window for 60 frames, then leave (smoke tests)
+    python main.py --daily             today's daily challenge (the same requests for everyone)
+    python main.py --replay CODE_OR_FILE   watch a recorded run (in the browser: ?replay=CODE)
+    python main.py --headless --frames 10800 --scene play --autoplay --record run.json
     python main.py --headless --frames 600 --screenshot out.png --scene play --autoplay
     python main.py --bench-frame       cost of one drawn frame
 
@@ -21,7 +24,25 @@ BROWSER = sys.platform == "emscripten"
 FRAME_MS = 1000.0 / 60.0
 
 
-async def run_window(opts) -> None:
+def load_replay(source: str | None):
+    """(replay, None), or (None, a one-line reason) for a code or file that cannot be watched."""
+    if not source:
+        return None, None
+    from engine.replay import ReplayError
+
+    try:
+        if BROWSER:  # a page only ever gets a code (?replay=CODE)
+            from engine.sharecode import decode
+
+            return decode(source), None
+        from engine.replay_cli import load_any
+
+        return load_any(source), None
+    except (ReplayError, OSError) as exc:
+        return None, str(exc)
+
+
+async def run_window(opts, replay=None, problem: str | None = None) -> None:
     import pygame
 
     from ui import theme, web
@@ -41,10 +62,14 @@ async def run_window(opts) -> None:
     app = GameApp(screen, seed=opts.seed, layout=layout, resize=resize)
     if opts.mode is not None:
         app.set_mode(opts.mode)
-    if (opts.scene or ("play" if opts.autoplay else "title")) == "play":
+    if replay is not None:
+        app.watch(replay)
+    elif opts.daily:
+        app.start_game(opts.mode, autoplay=opts.autoplay, daily=app.today())
+    elif (opts.scene or ("play" if opts.autoplay else "title")) == "play":
         app.start_game(opts.mode, autoplay=opts.autoplay)
     else:
-        app.show_title()
+        app.show_title(notice=f"replay link: {problem}" if problem else "")
     last = time.perf_counter()
     frames_left = opts.frames  # None: until the player quits
     frame = 0
@@ -88,7 +113,16 @@ async def main() -> None:
             from ui import bench
             code = bench.run(opts.frames, opts.seed, opts.layout)
         raise SystemExit(code)
-    await run_window(opts)
+    if BROWSER:
+        from ui.share import page_replay_code
+
+        replay, problem = load_replay(page_replay_code())
+    else:
+        replay, problem = load_replay(opts.replay)
+        if problem:
+            print(f"main.py: error: cannot watch {opts.replay}: {problem}", file=sys.stderr)
+            raise SystemExit(2)
+    await run_window(opts, replay, problem)
 
 
 # pygbag runs this file as its program: no __main__ guard, nothing after this line.

@@ -1,12 +1,18 @@
 """Seeded bot games in both allocator modes: how much sooner does a contiguous stack run out?
 
     python -m engine.autoplay --mode contiguous|paged|both --seeds N --max-pieces M [--skill K] [--json]
+                              [--record DIR]
+
+With --record, every game is also saved as a replay (DIR/<mode>-seed<N>.json), so bot games can
+be watched (`python main.py --replay FILE`) and checked (`python -m engine.replay FILE`).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
+import sys
 import statistics
 from dataclasses import asdict, dataclass
 
@@ -14,6 +20,7 @@ from .bot import DEFAULT_SKILL, Bot
 from .cli_args import number, whole
 from .game import MODES, Game
 from .memory import OOM_CAUSES
+from .replay import Recorder
 from .rules import VISIBLE_CELLS
 from .telemetry import reserved_share
 
@@ -53,9 +60,15 @@ class ModeSummary:
     oom_causes: dict[str, int]
 
 
-def play_one(mode: str, seed: int, max_pieces: int, skill: float) -> tuple[GameStats, int]:
-    """One endless bot game; telemetry is sampled after every placement."""
-    game = Game(seed=seed, mode=mode, endless=True)
+def play_one(mode: str, seed: int, max_pieces: int, skill: float,
+             record: str | None = None) -> tuple[GameStats, int]:
+    """One endless bot game; telemetry is sampled after every placement.
+
+    With `record` (a directory) the game is written down and saved there as a replay.
+    """
+    recorder = Recorder(seed=seed, mode=mode, endless=True) if record is not None else None
+    game = recorder.game if recorder is not None else Game(seed=seed, mode=mode, endless=True)
+    step = recorder.update if recorder is not None else game.update
     bot = Bot(skill=skill, seed=seed)
     frag_sum = frag_peak = reserved_sum = 0.0
     resident_sum = 0
@@ -64,10 +77,10 @@ def play_one(mode: str, seed: int, max_pieces: int, skill: float) -> tuple[GameS
         plan = bot.choose(game)
         assert plan is not None and game.active is not None
         request = game.active.request_id
-        game.update(0.0, plan.moves())
-        game.update(THINK_MS)  # the piece falls straight down its column while the bot "thinks"
+        step(0.0, plan.moves())
+        step(THINK_MS)  # the piece falls straight down its column while the bot "thinks"
         if game.active is not None and game.active.request_id == request and not game.over:
-            game.update(0.0, (plan.final,))
+            step(0.0, (plan.final,))
         splits += plan.split
         t = game.telemetry()
         frag_sum += t.fragmentation
@@ -75,6 +88,8 @@ def play_one(mode: str, seed: int, max_pieces: int, skill: float) -> tuple[GameS
         resident_sum += t.resident
         reserved_sum += reserved_share(t.reserved, VISIBLE_CELLS - t.free_cells)
         samples += 1
+    if recorder is not None and record is not None:
+        recorder.finish().save(os.path.join(record, f"{mode}-seed{seed}.json"))
     n = max(1, samples)
     r = game.result if game.over and game.result is not None and game.result.outcome == "oom" else None
     return GameStats(game.pieces, game.lines, r is not None, frag_sum / n, frag_peak,
@@ -83,8 +98,9 @@ def play_one(mode: str, seed: int, max_pieces: int, skill: float) -> tuple[GameS
                      r.cause_code if r else None), splits
 
 
-def summarise(mode: str, seeds: int, max_pieces: int, skill: float) -> ModeSummary:
-    stats, splits = zip(*(play_one(mode, s, max_pieces, skill) for s in range(seeds)))
+def summarise(mode: str, seeds: int, max_pieces: int, skill: float,
+              record: str | None = None) -> ModeSummary:
+    stats, splits = zip(*(play_one(mode, s, max_pieces, skill, record) for s in range(seeds)))
     ooms = [s for s in stats if s.oom]
     causes = dict.fromkeys(OOM_CAUSES, 0)
     for s in ooms:
@@ -137,13 +153,26 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--skill", type=number(0.0, 1.0), default=DEFAULT_SKILL,
                    help=f"chance the bot takes its best placement (default {DEFAULT_SKILL})")
     p.add_argument("--json", action="store_true", help="print one JSON object keyed by mode")
+    p.add_argument("--record", metavar="DIR", help="save every game as a replay in DIR (created if missing)")
     return p
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
     modes = MODES if args.mode == "both" else (args.mode,)
-    results = {m: summarise(m, args.seeds, args.max_pieces, args.skill) for m in modes}
+    if args.record is not None:
+        try:
+            os.makedirs(args.record, exist_ok=True)
+            if not os.access(args.record, os.W_OK):
+                raise PermissionError(13, "not writable")
+        except OSError as exc:
+            parser.error(f"--record {args.record}: {exc.strerror or exc}")
+    try:
+        results = {m: summarise(m, args.seeds, args.max_pieces, args.skill, args.record) for m in modes}
+    except OSError as exc:
+        print(f"{parser.prog}: error: cannot write a replay: {exc.strerror or exc}", file=sys.stderr)
+        return 2
     if args.json:
         print(json.dumps({m: asdict(r) for m, r in results.items()}, indent=2))
     else:

@@ -39,6 +39,32 @@ def frame_costs(mode: str, frames: int, seed: int = 1) -> list[float]:
     return costs
 
 
+def recording_costs(mode: str, frames: int, seed: int = 1) -> tuple[list[float], int]:
+    """µs per frame the game spends writing the run down (Tape.record + observe), and the share
+    code's length for those frames, while a bot plays one key press per frame."""
+    from .replay import Tape
+    from .sharecode import encode
+
+    game = Game(seed=seed, mode=mode, endless=True)
+    tape = Tape(game)
+    bot = Bot(seed=seed)
+    pending: list = []
+    costs: list[float] = []
+    clock = time.perf_counter_ns
+    for _ in range(frames):
+        if game.over:
+            break
+        if not pending:
+            pending = bot.plan(game)
+        inputs = (pending.pop(0),) if pending else ()
+        t0 = clock()
+        tape.record(FRAME_MS, inputs)
+        tape.observe()
+        costs.append((clock() - t0) / 1000.0)
+        game.update(FRAME_MS, inputs)
+    return costs, len(encode(tape.finish()))
+
+
 def bot_rate(mode: str, seconds: float) -> float:
     pieces = 0
     seed = 0
@@ -62,6 +88,12 @@ def main(argv: list[str] | None = None) -> int:
         p99 = costs[int(len(costs) * 0.99)]
         print(f"{mode:<11} frame (update + telemetry): median {med:6.1f} us, p99 {p99:6.1f} us "
               f"(target <= 100 us median)")
+    for mode in MODES:
+        costs, code = recording_costs(mode, min(args.frames, 10800))
+        costs.sort()
+        print(f"{mode:<11} recording the run: median {statistics.median(costs):5.2f} us, "
+              f"p99 {costs[int(len(costs) * 0.99)]:5.2f} us per frame; share code {code} chars "
+              f"for {len(costs)} frames")
     for mode in MODES:
         print(f"{mode:<11} heuristic bot: {bot_rate(mode, args.seconds):7.0f} pieces/s "
               "(target >= 500)")

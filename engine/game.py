@@ -129,7 +129,9 @@ class Game:
         self._throughput = ThroughputWindow()
         self._vram_warned = False
         self._stats: tuple[int, int, list[int]] | None = None  # Board.stats(), per board change
-        self._memory: tuple[object, Kind, str, Breakdown] | None = None  # per board change
+        # (the _stats it was counted for, kind, pages on demand, reserved, usable): the two
+        # breakdown figures _stats does not hold, per board change, kind and allocator
+        self._memory: tuple[object, Kind, bool, int, int] | None = None
         self._ev: list[ev.Event] = []
         self._spawn(self._bag.pop(), None)
 
@@ -220,27 +222,43 @@ class Game:
         return occupied, sealed
 
     def memory(self, kind: Kind | None = None) -> Breakdown:
-        """Free memory as the falling request (or `kind`) sees it; cached per board change."""
-        if kind is None:
-            kind = self.active.kind if self.active is not None else self.next_queue[0]
+        """Free memory as the falling request (or `kind`) sees it; counted once per board change."""
+        occupied, sealed, _ = self._counts()
+        reserved, usable = self._free_counts(self._seen_by() if kind is None else kind)
+        return Breakdown(R.VISIBLE_CELLS - occupied, sealed, reserved, usable)
+
+    def _seen_by(self) -> Kind:
+        """The request the gauges speak for: the falling one, else the next."""
+        a = self.active
+        return a.kind if a is not None else self.next_queue[0]
+
+    def _free_counts(self, kind: Kind) -> tuple[int, int]:
+        """(reserved, usable) blocks, cached until the board, the kind or the allocator changes
+        (free and sealed come from _counts())."""
         stats = self._counts()
+        pages_on_demand = self._mode.pages_on_demand
         cached = self._memory
-        if cached is not None and cached[0] is stats and cached[1] is kind and cached[2] == self.mode:
-            return cached[3]
-        b = memory.breakdown(self.board, stats[2], kind, self._mode.pages_on_demand)
-        self._memory = (stats, kind, self.mode, b)
-        return b
+        if (cached is not None and cached[0] is stats and cached[1] is kind
+                and cached[2] == pages_on_demand):
+            return cached[3], cached[4]
+        reserved = memory.reserved_blocks(self.board)
+        if pages_on_demand:
+            usable = R.VISIBLE_CELLS - stats[0]  # every free block
+        else:
+            usable = memory.usable_blocks(stats[2], kind)
+        self._memory = (stats, kind, pages_on_demand, reserved, usable)
+        return reserved, usable
 
     def telemetry(self) -> Telemetry:
-        occupied, sealed = self.board_stats()
+        occupied, sealed, _ = self._counts()
         free = R.VISIBLE_CELLS - occupied
-        mem = self.memory()
+        reserved, usable = self._free_counts(self._seen_by())
         return Telemetry(
             utilisation=utilisation(occupied),
             fragmentation=fragmentation(free, sealed),
             throughput=self._throughput.rate(self.time_ms),
-            usable_free=mem.usable,
-            reserved=mem.reserved,
+            usable_free=usable,
+            reserved=reserved,
             resident=len(self._live),
             peak_utilisation=self.peak_utilisation,
             free_cells=free,
@@ -607,9 +625,16 @@ class Game:
         board = self.board
         lid = reservation_cells(board.masks, cells)
         if lid:
+            occupied, sealed, tops = self._counts()
+            tops = tops[:]
+            for x, y in lid:  # each right on the request's own top block: no rescan needed
+                if y < tops[x]:
+                    tops[x] = y  # the new column top
+                else:
+                    sealed -= 1  # the request was tucked under an overhang: a sealed hole filled
             board.reserve(lid, request_id)
-            self._stats = None
-            self._note_peak(self._counts()[0])
+            self._stats = (occupied + len(lid), sealed, tops)
+            self._note_peak(occupied + len(lid))
             self._ev.append(ev.Reserved(request_id, kind, tuple(lid)))
 
     def _release_finished(self, finished: frozenset[int]) -> None:

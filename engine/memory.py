@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from .board import Board, Cell
 from .pieces import COLUMNS, Kind
-from .rules import HEIGHT, HIDDEN, WIDTH
+from .rules import HEIGHT, HIDDEN, VISIBLE, WIDTH
 
 # Why a run ran out of memory, in the order a report explains them.
 OOM_CAUSES: tuple[str, ...] = ("memory_full", "no_free_range", "spawn_blocked", "ceiling")
@@ -33,33 +33,112 @@ class Breakdown:
         return max(0, self.free - self.sealed - self.usable)
 
 
-def usable_columns(tops: list[int], kind: Kind) -> list[int]:
-    """Per column, a bitmask of the open free rows that lie in some placement of `kind` (any
-    rotation) made of open free visible blocks only."""
-    cols = [0] * WIDTH
+# Every placement of every distinct shape of a kind, derived once from COLUMNS and grouped by
+# how many columns it spans (1-4): per placement, for each of its columns in turn, the column,
+# its bottom row and its top row, rows counted from the shape's top row. Rotations that are one
+# shape moved (O's four, I's, S's and Z's two pairs) appear once.
+Placements = tuple[tuple[tuple[int, ...], ...], ...]
+
+
+def _placements(kind: Kind) -> Placements:
+    shapes: list[tuple[tuple[int, int, int], ...]] = []
     for profile in COLUMNS[kind]:
-        lo_y = max(HIDDEN - top for _, top, _, _ in profile)
-        for x in range(-min(cx for cx, _, _, _ in profile), WIDTH - max(cx for cx, _, _, _ in profile)):
-            hi_y = min(tops[x + cx] - 1 - bottom for cx, _, bottom, _ in profile)
-            if hi_y < lo_y:
-                continue
-            for cx, top, bottom, _ in profile:
-                a, b = lo_y + top, hi_y + bottom  # rows covered by some placement in this column
-                cols[x + cx] |= ((1 << (b - a + 1)) - 1) << a
+        top0 = min(top for _, top, _, _ in profile)
+        x0 = min(cx for cx, _, _, _ in profile)
+        shape = tuple((cx - x0, top - top0, bottom - top0) for cx, top, bottom, _ in profile)
+        if shape not in shapes:
+            shapes.append(shape)
+    return tuple(
+        tuple(tuple(v for cx, top, bottom in shape for v in (x + cx, bottom, top))
+              for shape in shapes if len(shape) == span
+              for x in range(WIDTH - max(cx for cx, _, _ in shape)))
+        for span in (1, 2, 3, 4))
+
+
+PLACEMENTS: dict[Kind, Placements] = {k: _placements(k) for k in COLUMNS}
+_LOW = tuple((1 << n) - 1 for n in range(VISIBLE + 4))  # _LOW[n]: the n lowest bits
+
+
+def _usable_rows(tops: list[int], kind: Kind) -> list[int]:
+    """usable_columns() with rows counted from the top visible row.
+
+    A placement fits in column c on the open rows 0..depth[c]-1 only; slid down as far as its
+    columns allow (room - 1 rows), it has swept one unbroken run per column, from its top row
+    to room - 1 + its bottom row. Unrolled per span: this runs for every telemetry reading
+    after a board change.
+    """
+    depth = [t - HIDDEN for t in tops]  # open free visible rows per column (<= 0: none)
+    low = _LOW
+    cols = [0] * WIDTH
+    one, two, three, four = PLACEMENTS[kind]
+    for c0, b0, t0 in one:
+        r = depth[c0] - b0
+        if r > 0:
+            cols[c0] |= low[r + b0] - low[t0]
+    for c0, b0, t0, c1, b1, t1 in two:
+        r = depth[c0] - b0
+        r1 = depth[c1] - b1
+        if r1 < r:
+            r = r1
+        if r > 0:
+            cols[c0] |= low[r + b0] - low[t0]
+            cols[c1] |= low[r + b1] - low[t1]
+    for c0, b0, t0, c1, b1, t1, c2, b2, t2 in three:
+        r = depth[c0] - b0
+        r1 = depth[c1] - b1
+        if r1 < r:
+            r = r1
+        r1 = depth[c2] - b2
+        if r1 < r:
+            r = r1
+        if r > 0:
+            cols[c0] |= low[r + b0] - low[t0]
+            cols[c1] |= low[r + b1] - low[t1]
+            cols[c2] |= low[r + b2] - low[t2]
+    for c0, b0, t0, c1, b1, t1, c2, b2, t2, c3, b3, t3 in four:
+        r = depth[c0] - b0
+        r1 = depth[c1] - b1
+        if r1 < r:
+            r = r1
+        r1 = depth[c2] - b2
+        if r1 < r:
+            r = r1
+        r1 = depth[c3] - b3
+        if r1 < r:
+            r = r1
+        if r > 0:
+            cols[c0] |= low[r + b0] - low[t0]
+            cols[c1] |= low[r + b1] - low[t1]
+            cols[c2] |= low[r + b2] - low[t2]
+            cols[c3] |= low[r + b3] - low[t3]
     return cols
 
 
+def usable_columns(tops: list[int], kind: Kind) -> list[int]:
+    """Per column, a bitmask of the open free rows that lie in some placement of `kind` (any
+    rotation) made of open free visible blocks only."""
+    return [c << HIDDEN for c in _usable_rows(tops, kind)]
+
+
+def usable_blocks(tops: list[int], kind: Kind) -> int:
+    """How many open free blocks some placement of `kind` could be given (contiguous mode)."""
+    return sum(map(int.bit_count, _usable_rows(tops, kind)))
+
+
+def reserved_blocks(board: Board) -> int:
+    """Visible blocks held for a request's maximum length but holding no tokens yet."""
+    return sum(map(int.bit_count, board.reserved[HIDDEN:]))
+
+
 def breakdown(board: Board, tops: list[int], kind: Kind, pages_on_demand: bool) -> Breakdown:
+    """The whole breakdown counted from scratch (the game keeps the same figures up to date
+    per board change instead)."""
     masks = board.masks
     free = sum(WIDTH - m.bit_count() for m in masks[HIDDEN:])
-    reserved = sum(m.bit_count() for m in board.reserved[HIDDEN:])
     open_free = sum(max(0, t - HIDDEN) for t in tops)
     sealed = free - open_free
-    if pages_on_demand:
-        usable = free
-    else:
-        usable = sum(c.bit_count() for c in usable_columns(tops, kind))
-    return Breakdown(free, sealed, reserved, usable)
+    usable = free if pages_on_demand else usable_blocks(tops, kind)
+    return Breakdown(free, sealed, reserved_blocks(board), usable)
 
 
 def sealed_cells(board: Board, tops: list[int]) -> tuple[Cell, ...]:

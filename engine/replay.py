@@ -1,11 +1,10 @@
-"""JSON replays: a run is (seed, mode, endless, timed inputs), so replaying reproduces it exactly.
+"""Replays: a run is (seed, mode, rules version, timed inputs), so replaying reproduces it exactly.
 
-Format (version 1):
-    {"format": "vram-tetris-replay", "version": 1, "seed": 7, "mode": "paged", "endless": false,
-     "steps": [[dt_ms, ["LEFT", "HARD_DROP"]], [dt_ms, [], repeat], ...],
-     "final": {"score": ..., "lines": ..., "mode": ..., "active": [...], "board": "<digest>", ...}}
-A step with a third number repeats that step (runs of idle frames stay small). `final` is the
-state replaying must reach (see final_state).
+The game writes every run down as it is played (Tape, a few bytes per run of identical steps in
+a Timeline), and anyone can re-simulate a Replay and compare it with what it claims (a Claim
+from a share code, or the full final state from a replay file). Share codes are
+engine.sharecode, replay files engine.replay_json, the command line engine.replay_cli
+(`python -m engine.replay CODE_OR_FILE`).
 """
 
 from __future__ import annotations
@@ -13,20 +12,25 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-from collections.abc import Iterable
+from array import array
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
+from . import modes as M
+from .daily import daily_seed, parse_day
 from .events import Event
-from .game import MODES, Game, Input
+from .game import Game, Input
+from .rules import RULES_VERSION
 
-FORMAT = "vram-tetris-replay"
-VERSION = 1
 MAX_DT_MS = 60_000
 MAX_STEPS = 10_000_000  # about 46 hours of 60 Hz frames
+MAX_INPUTS_PER_STEP = 64
+MIXED = M.MIXED
+OUTCOMES = ("oom", "victory", "unfinished")
 
 
 class ReplayError(ValueError):
-    """A replay file that cannot be read; the message says what is wrong."""
+    """A replay that cannot be read; the message says what is wrong, in one line."""
 
 
 def board_digest(game: Game) -> str:
@@ -45,89 +49,244 @@ def final_state(game: Game) -> dict[str, object]:
             "next": [k.name for k in game.next_queue], "board": board_digest(game)}
 
 
+def state_digest(state: dict[str, object]) -> bytes:
+    """Eight bytes that stand for a whole final state (what a share code carries)."""
+    text = json.dumps(state, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode()).digest()[:8]
+
+
+def outcome_of(game: Game) -> str:
+    return game.result.outcome if game.over and game.result is not None else "unfinished"
+
+
+def mode_label(game: Game) -> str:
+    """The run's allocator, or "mixed" when it switched after it started (the engine decides)."""
+    return MIXED if game.mixed else game.mode
+
+
+@dataclass(frozen=True)
+class Claim:
+    """What a recorded run says it reached; anyone can re-simulate it and compare."""
+
+    score: int
+    lines: int
+    pieces: int
+    outcome: str
+    mode: str  # the allocator the run counts for, or "mixed"
+    digest: bytes  # state_digest(final_state(game))
+
+    @property
+    def mixed(self) -> bool:
+        return self.mode == MIXED
+
+    @classmethod
+    def of(cls, game: Game) -> Claim:
+        return cls(game.score, game.lines, game.pieces, outcome_of(game), mode_label(game),
+                   state_digest(final_state(game)))
+
+
+class Timeline:
+    """A run's timed inputs, kept as runs of identical steps (dt_ms, inputs, repeat).
+
+    Three flat arrays and a table of the distinct input combinations: a few bytes per run,
+    and appending a step is O(1). This is what the game writes every frame.
+    """
+
+    __slots__ = ("_dt", "_set", "_rep", "_sets", "_index", "steps")
+
+    def __init__(self, steps: Iterable[tuple[float, Iterable[Input]]] = ()) -> None:
+        self._dt = array("d")
+        self._set = array("H")
+        self._rep = array("Q")
+        self._sets: list[tuple[Input, ...]] = [()]
+        self._index: dict[tuple[Input, ...], int] = {(): 0}
+        self.steps = 0
+        for dt, inputs in steps:
+            self.add(dt, tuple(inputs))
+
+    def add(self, dt_ms: float, inputs: tuple[Input, ...] = (), repeat: int = 1) -> None:
+        """Append `repeat` identical steps (merged into the last run when equal to it)."""
+        if self.steps + repeat > MAX_STEPS:
+            raise ReplayError(f"too long: more than {MAX_STEPS} steps")
+        key = self._index.get(inputs)
+        if key is None:
+            if len(self._sets) >= 65535:
+                raise ReplayError("too many distinct input combinations")
+            key = self._index[inputs] = len(self._sets)
+            self._sets.append(inputs)
+        self.steps += repeat
+        if self._rep and self._set[-1] == key and self._dt[-1] == dt_ms:
+            self._rep[-1] += repeat
+            return
+        self._dt.append(dt_ms)
+        self._set.append(key)
+        self._rep.append(repeat)
+
+    def append(self, step: tuple[float, Iterable[Input]]) -> None:
+        self.add(float(step[0]), tuple(step[1]))
+
+    def runs(self) -> Iterator[tuple[float, tuple[Input, ...], int]]:
+        sets = self._sets
+        for dt, key, rep in zip(self._dt, self._set, self._rep):
+            yield dt, sets[key], rep
+
+    def __iter__(self) -> Iterator[tuple[float, tuple[Input, ...]]]:
+        for dt, inputs, rep in self.runs():
+            for _ in range(rep):
+                yield dt, inputs
+
+    def __len__(self) -> int:
+        return self.steps
+
+    @property
+    def run_count(self) -> int:
+        return len(self._rep)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Timeline):
+            return NotImplemented
+        return list(self.runs()) == list(other.runs())
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """A re-simulated run: the game at its end and the allocators it used."""
+
+    game: Game
+
+    @property
+    def modes(self) -> tuple[str, ...]:
+        return tuple(self.game.modes_used)
+
+    @property
+    def mode(self) -> str:
+        return mode_label(self.game)
+
+    def summary(self) -> dict[str, object]:
+        g = self.game
+        return {"score": g.score, "lines": g.lines, "pieces": g.pieces, "mode": self.mode,
+                "modes": list(self.modes), "outcome": outcome_of(g), "time_ms": round(g.time_ms, 3)}
+
+
 @dataclass
 class Replay:
     seed: int
     mode: str
     endless: bool = False
-    steps: list[tuple[float, tuple[Input, ...]]] = field(default_factory=list)
-    final: dict[str, object] | None = None
+    steps: Timeline = field(default_factory=Timeline)
+    final: dict[str, object] | None = None  # the full final state (replay files)
+    rules: int = RULES_VERSION
+    daily: str | None = None  # ISO date of a daily-challenge run
+    modes: tuple[str, ...] | None = None  # allocators used, when recorded
+    claim: Claim | None = None  # what a share code says the run reached
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.steps, Timeline):
+            self.steps = Timeline(self.steps)
+
+    def simulate(self) -> Outcome:
+        game = Game(seed=self.seed, mode=self.mode, endless=self.endless)
+        update = game.update
+        for dt, inputs, rep in self.steps.runs():
+            for _ in range(rep):
+                update(dt, inputs)
+                if game.over:
+                    return Outcome(game)
+        return Outcome(game)
 
     def play(self) -> Game:
-        game = Game(seed=self.seed, mode=self.mode, endless=self.endless)
-        for dt, inputs in self.steps:
-            game.update(dt, inputs)
-        return game
+        return self.simulate().game
+
+    def check(self) -> tuple[Outcome | None, str | None]:
+        """Re-simulate and compare: (outcome, None) when the run is what it claims, else a reason."""
+        if self.rules > RULES_VERSION:
+            return None, (f"recorded under game rules v{self.rules}, newer than this game's "
+                          f"v{RULES_VERSION}: update the game to check it")
+        if self.daily is not None and self.seed != daily_seed(parse_day(self.daily)):
+            return None, f"seed {self.seed} is not the daily seed of {self.daily}"
+        if self.claim is None and self.final is None:
+            return None, "unverifiable: the replay has no recorded final state to check against"
+        out = self.simulate()
+        return out, self.mismatch(out)
+
+    def mismatch(self, out: Outcome) -> str | None:
+        """Why `out` (this replay re-simulated) is not the run it claims; None when it is."""
+        if self.claim is None and self.final is None:
+            return "unverifiable: the replay has no recorded final state to check against"
+        got = Claim.of(out.game)
+        if self.claim is not None:
+            return None if got == self.claim else _difference(self.claim, got, self.rules)
+        if final_state(out.game) == self.final and (self.modes is None or tuple(self.modes) == out.modes):
+            return None
+        f = self.final or {}
+        recorded = Claim(_int(f.get("score")), _int(f.get("lines")), _int(f.get("pieces")),
+                         got.outcome, self._file_mode(got.mode), b"")
+        return _difference(recorded, got, self.rules)
+
+    def claimed_score(self) -> int | None:
+        """The final score this replay says its run reached (None when it says nothing)."""
+        if self.claim is not None:
+            return self.claim.score
+        score = (self.final or {}).get("score")
+        return score if isinstance(score, int) and not isinstance(score, bool) else None
+
+    def claimed_mode(self) -> str:
+        """The allocator label the replay claims: a mode, or "mixed"."""
+        if self.claim is not None:
+            return self.claim.mode
+        return self._file_mode(self.mode)
+
+    def _file_mode(self, otherwise: str) -> str:
+        if not self.modes:
+            return otherwise
+        return MIXED if len(self.modes) > 1 else self.modes[0]
 
     def verify(self) -> bool:
         """True when replaying reaches the recorded final state."""
-        return self.final is None or final_state(self.play()) == self.final
+        out, problem = self.check()
+        return problem is None
 
+    # ------------------------------------------------------------------ files (engine.replay_json)
     def to_json(self) -> str:
-        packed: list[list[object]] = []
-        for dt, inputs in self.steps:
-            names = [i.value for i in inputs]
-            last = packed[-1] if packed else None
-            if last is not None and last[0] == dt and last[1] == names and not names:
-                if len(last) == 2:
-                    last.append(2)
-                else:
-                    last[2] = int(last[2]) + 1  # type: ignore[call-overload]
-                continue
-            packed.append([dt, names])
-        doc = {"format": FORMAT, "version": VERSION, "seed": self.seed, "mode": self.mode,
-               "endless": self.endless, "steps": packed, "final": self.final}
-        return json.dumps(doc, separators=(",", ":"))
+        from .replay_json import to_json
+
+        return to_json(self)
+
+    def save(self, path: str) -> None:
+        """Write the replay to `path` whole or not at all (a temporary file, then a rename)."""
+        from .replay_json import save
+
+        save(self, path)
 
     @classmethod
     def from_json(cls, text: str) -> Replay:
-        try:
-            doc = json.loads(text)
-        except (ValueError, TypeError, RecursionError) as exc:  # ValueError covers bad JSON too
-            raise ReplayError(f"not a JSON document: {str(exc)[:200]}") from None
-        if not isinstance(doc, dict) or doc.get("format") != FORMAT:
-            raise ReplayError(f"not a replay: expected an object with format {FORMAT!r}")
-        if doc.get("version") != VERSION:
-            raise ReplayError(f"unsupported replay version {doc.get('version')!r} (this reads {VERSION})")
-        seed, mode, endless = doc.get("seed"), doc.get("mode"), doc.get("endless", False)
-        if not isinstance(seed, int) or isinstance(seed, bool):
-            raise ReplayError("'seed' must be an integer")
-        if mode not in MODES:
-            raise ReplayError(f"'mode' must be one of {MODES}")
-        if not isinstance(endless, bool):
-            raise ReplayError("'endless' must be true or false")
-        raw = doc.get("steps")
-        if not isinstance(raw, list):
-            raise ReplayError("'steps' must be a list")
-        steps: list[tuple[float, tuple[Input, ...]]] = []
-        for n, step in enumerate(raw):
-            dt, inputs, repeat = _parse_step(n, step)
-            if len(steps) + repeat > MAX_STEPS:
-                raise ReplayError(f"too long: more than {MAX_STEPS} steps")
-            steps.extend([(dt, inputs)] * repeat)
-        final = doc.get("final")
-        if final is not None and not isinstance(final, dict):
-            raise ReplayError("'final' must be an object or null")
-        return cls(seed, mode, endless, steps, final)
+        from .replay_json import from_json
+
+        return from_json(text)
+
+    @classmethod
+    def load(cls, path: str) -> Replay:
+        """Read a replay file, streamed; ReplayError (or OSError) when it cannot be."""
+        from .replay_json import load
+
+        return load(path)
 
 
-def _parse_step(n: int, step: object) -> tuple[float, tuple[Input, ...], int]:
-    if not isinstance(step, list) or len(step) not in (2, 3):
-        raise ReplayError(f"step {n}: expected [dt_ms, [inputs]] or [dt_ms, [inputs], repeat]")
-    dt, names = step[0], step[1]
-    repeat = step[2] if len(step) == 3 else 1
-    if not _valid_dt(dt):
-        raise ReplayError(f"step {n}: dt_ms must be a number of milliseconds from 0 to {MAX_DT_MS}")
-    if not isinstance(repeat, int) or isinstance(repeat, bool) or not 1 <= repeat <= MAX_STEPS:
-        raise ReplayError(f"step {n}: repeat must be a positive integer")
-    if not isinstance(names, list):
-        raise ReplayError(f"step {n}: inputs must be a list of names")
-    try:
-        inputs = tuple(Input(name) for name in names)
-    except (ValueError, TypeError):
-        valid = ", ".join(i.value for i in Input)
-        raise ReplayError(f"step {n}: unknown input in {names!r} (valid: {valid})") from None
-    return float(dt), inputs, repeat
+def _int(value: object) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) else -1
+
+
+def _difference(expected: Claim, got: Claim, rules: int) -> str:
+    parts = [f"{name} {a} recorded, {b} replayed"
+             for name, a, b in (("score", expected.score, got.score),
+                                ("lines", expected.lines, got.lines),
+                                ("pieces", expected.pieces, got.pieces),
+                                ("outcome", expected.outcome, got.outcome),
+                                ("allocator", expected.mode, got.mode)) if a != b]
+    what = "; ".join(parts) if parts else "the final board differs"
+    note = (f" (recorded under game rules v{rules}, this game plays v{RULES_VERSION})"
+            if rules != RULES_VERSION else "")
+    return f"does not match its re-simulation: {what}{note}"
 
 
 def _valid_dt(dt: object) -> bool:
@@ -138,61 +297,65 @@ def _valid_dt(dt: object) -> bool:
 class Recorder:
     """Drives a Game and writes down every step, so the run can be saved as a replay."""
 
-    def __init__(self, seed: int = 0, mode: str = "contiguous", endless: bool = False) -> None:
+    def __init__(self, seed: int = 0, mode: str = "contiguous", endless: bool = False,
+                 daily: str | None = None) -> None:
         self.game = Game(seed=seed, mode=mode, endless=endless)
-        self.replay = Replay(seed, mode, endless)
+        self.tape = Tape(self.game, daily=daily)
+
+    @property
+    def replay(self) -> Replay:
+        return self.tape.replay
 
     def update(self, dt_ms: float, inputs: Iterable[Input | str] = ()) -> list[Event]:
         """Game.update, written down; refuses what a replay file could not hold."""
         if not _valid_dt(dt_ms):
             raise ValueError(f"dt_ms must be a finite number from 0 to {MAX_DT_MS}, not {dt_ms!r}")
         inputs = tuple(Input(i) for i in inputs)
-        if not self.game.over:
-            self.replay.steps.append((float(dt_ms), inputs))
+        self.tape.record(float(dt_ms), inputs)
         return self.game.update(dt_ms, inputs)
 
     def finish(self) -> Replay:
-        self.replay.final = final_state(self.game)
-        return self.replay
+        return self.tape.finish()
 
 
-def main(argv: list[str] | None = None) -> int:
-    """`python -m engine.replay FILE`: replay a saved run and check it reaches its final state."""
-    import argparse
-    import sys
+class Tape:
+    """Writes down the steps given to a live game (call record() before each update).
 
-    parser = argparse.ArgumentParser(prog="python -m engine.replay",
-                                     description="Replay a saved run and verify its final state.")
-    parser.add_argument("file")
-    args = parser.parse_args(argv)
-    try:
-        with open(args.file, "rb") as fh:
-            data = fh.read(64 * 1024 * 1024 + 1)
-        if len(data) > 64 * 1024 * 1024:
-            raise ReplayError("file larger than 64 MiB")
-        try:
-            text = data.decode("utf-8")
-        except UnicodeDecodeError:
-            raise ReplayError("not UTF-8 text") from None
-        replay = Replay.from_json(text)
-    except (OSError, ReplayError) as exc:
-        parser.print_usage(sys.stderr)
-        print(f"{parser.prog}: error: {args.file}: {exc}", file=sys.stderr)
-        return 2
-    game = replay.play()
-    state = final_state(game)
-    print(f"seed {replay.seed}, mode {replay.mode}, {len(replay.steps)} steps: "
-          f"score {game.score}, lines {game.lines}, pieces {game.pieces}"
-          + (", run ended" if game.over else ""))
-    if replay.final is None:
-        print("no recorded final state to compare")
-        return 0
-    if state == replay.final:
-        print("final state reproduced exactly")
-        return 0
-    print(f"final state differs: recorded {replay.final}, replayed {state}")
-    return 1
+    What the game keeps for every run: O(1) per step, a few bytes per run of identical steps.
+    """
+
+    def __init__(self, game: Game, daily: str | None = None) -> None:
+        self.game = game
+        self.replay = Replay(game.seed, game.mode, game.endless, daily=daily)
+
+    @property
+    def mixed(self) -> bool:
+        return self.game.mixed
+
+    @property
+    def mode(self) -> str:
+        return mode_label(self.game)
+
+    def record(self, dt_ms: float, inputs: tuple[Input, ...]) -> None:
+        if not self.game.over:
+            self.replay.steps.add(dt_ms, inputs)
+
+    def finish(self) -> Replay:
+        r = self.replay
+        r.final = final_state(self.game)
+        r.modes = tuple(self.game.modes_used)
+        return r
+
+    def claim(self) -> Claim:
+        """What the run reached, for its share code (no re-simulation needed: it was just played)."""
+        return Claim.of(self.game)
+
+
 
 
 if __name__ == "__main__":
+    # `python -m engine.replay`: the command line lives in engine.replay_cli (not in the web
+    # bundle); this file is __main__ here, so the package's own modules are used.
+    from engine.replay_cli import main
+
     raise SystemExit(main())

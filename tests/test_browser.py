@@ -503,3 +503,44 @@ def test_the_layout_rule_gives_the_reader_the_larger_text(site: str, page_at) ->
     at_600 = [pick for (w, h), pick in zip(sizes, picks) if h == 600]
     flips = sum(a != b for a, b in zip(at_600, at_600[1:]))
     assert at_600[0] == "portrait" and at_600[-1] == "landscape" and flips == 1
+
+
+SHARE_CODE = "vt1" + "AbC9" * 30
+
+
+def test_copy_puts_a_replay_link_on_the_clipboard(site: str, browser) -> None:
+    ctx = browser.new_context(viewport={"width": 680, "height": 600})
+    try:
+        ctx.grant_permissions(["clipboard-read", "clipboard-write"], origin=site)
+        pg = ctx.new_page()
+        stand_in_runtime(pg)
+        pg.goto(site + "/index.html?x=1#frag")
+        pg.evaluate("code => vtShare.copy(code)", SHARE_CODE)
+        pg.wait_for_function("() => vtShare.status !== 'pending'")
+        assert pg.evaluate("() => vtShare.status") == "copied"
+        link = pg.evaluate("() => navigator.clipboard.readText()")
+        assert link == f"{site}/index.html?x=1&replay={SHARE_CODE}"
+        assert pg.locator("#share").count() == 0  # nothing shown: it is on the clipboard
+    finally:
+        ctx.close()
+
+
+def test_copy_refused_shows_the_link_selected(site: str, page_at) -> None:
+    """Inside an article's iframe the clipboard is usually refused: the link is shown selected."""
+    pg = page_at(360)
+    stand_in_runtime(pg)
+    pg.goto(site + "/index.html")
+    pg.evaluate("() => { navigator.clipboard.writeText = () => Promise.reject(new Error('denied')); }")
+    pg.evaluate("code => vtShare.copy(code)", SHARE_CODE)
+    pg.wait_for_function("() => vtShare.status === 'selected'")
+    box = pg.locator("#share input")
+    assert box.is_visible()
+    assert box.input_value() == f"{site}/index.html?replay={SHARE_CODE}"
+    selected = pg.evaluate("() => { const i = document.querySelector('#share input');"
+                           " return [i.selectionStart, i.selectionEnd, document.activeElement === i]; }")
+    assert selected == [0, len(box.input_value()), True]
+    shown = pg.locator("#share").bounding_box()
+    assert shown["x"] >= 0 and shown["x"] + shown["width"] <= 360
+    pg.screenshot(path=str(OUT / "share-selected-360.png"))
+    pg.locator("#share button").click()
+    assert not pg.locator("#share").is_visible()

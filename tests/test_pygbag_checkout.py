@@ -39,11 +39,14 @@ OPTIMISER_TRIGGERS = ('.wav"', '.mp3"', '.bmp"', '.xm"')
 OFFLINE = "http://127.0.0.1:9"  # the discard port: nothing listens, every fetch fails at once
 
 
-def game_files(root: Path) -> list[Path]:
+def game_files(root: Path, shipped: bool = False) -> list[Path]:
+    """The game's files; `shipped`: only those the web archive holds (no desktop-only tools)."""
     files = [root / name for name in build_web.GAME_FILES]
     for name in build_web.GAME_DIRS:
         files += [p for p in sorted((root / name).rglob("*")) if p.is_file() and "__pycache__" not in p.parts
                   and p.suffix not in (".pyc", ".pyo")]
+    if shipped:
+        files = [p for p in files if p.relative_to(root).as_posix() not in build_web.DESKTOP_ONLY]
     return files
 
 
@@ -166,7 +169,7 @@ def test_pygbag_packs_exactly_the_game_build_sh_ships(packed) -> None:
     ours = members(checkout / "build" / "site" / ARCHIVE)
     theirs = members(checkout / "build" / "web" / ARCHIVE)
     assert theirs == ours, f"only pygbag's: {sorted(theirs - ours)}, only ours: {sorted(ours - theirs)}"
-    assert ours == {"assets/" + p.relative_to(checkout).as_posix() for p in game_files(checkout)}
+    assert ours == {"assets/" + p.relative_to(checkout).as_posix() for p in game_files(checkout, shipped=True)}
 
 
 def test_the_environments_the_readme_names_for_pygbag_have_no_black() -> None:

@@ -11,6 +11,7 @@ import pytest
 from engine import Input
 from engine.bot import Bot
 from engine.replay import Recorder, Replay, ReplayError, final_state
+from engine.replay_cli import main as replay_main
 
 
 def recorded_run(mode: str, seed: int = 11) -> Recorder:
@@ -79,7 +80,10 @@ def test_a_replay_bomb_is_refused_before_it_is_expanded():
 BAD = [
     ("", "not a JSON document"),
     ("[1, 2]", "not a replay"),
-    ('{"format": "vram-tetris-replay", "version": 9}', "unsupported replay version"),
+    ('{"format": "vram-tetris-replay", "version": 9}', "newer than this game reads"),
+    ('{"format": "vram-tetris-replay", "version": 0}', "unsupported replay version"),
+    ('{"format": "vram-tetris-replay", "version": 2, "seed": 1, "mode": "paged", "steps": [[16, []]',
+     "truncated"),
     ('{"format": "vram-tetris-replay", "version": 1, "seed": "x", "mode": "paged", "steps": []}', "'seed'"),
     ('{"format": "vram-tetris-replay", "version": 1, "seed": 1, "mode": "buddy", "steps": []}', "'mode'"),
     ('{"format": "vram-tetris-replay", "version": 1, "seed": 1, "mode": "paged", "steps": 3}', "'steps'"),
@@ -104,13 +108,107 @@ def test_replay_cli_verifies_and_rejects_bad_files(tmp_path):
     ok = subprocess.run([sys.executable, "-m", "engine.replay", str(good)],
                         capture_output=True, text=True, check=False)
     assert ok.returncode == 0 and "reproduced" in ok.stdout
+    # A file that is there but is not a replay it can check: exit 1, one line.
     bad = tmp_path / "bad.json"
     bad.write_text(json.dumps({"format": "nope"}))
     binary = tmp_path / "binary.json"
     binary.write_bytes(b"\xff\xfe\x00garbage")
     deep = tmp_path / "deep.json"
-    deep.write_text("[" * 200_000)
-    for args in ([str(bad)], [str(tmp_path / "missing.json")], [], [str(binary)], [str(deep)]):
+    deep.write_text('{"format": "vram-tetris-replay", "version": 2, "steps": ' + "[" * 200_000)
+    for path in (bad, binary, deep):
+        run = subprocess.run([sys.executable, "-m", "engine.replay", str(path)],
+                             capture_output=True, text=True, check=False)
+        assert run.returncode == 1, (path, run.stderr)
+        assert run.stderr.count("\n") == 1 and "Traceback" not in run.stderr
+    # A bad command line or a file that cannot be opened: usage, exit 2.
+    for args in ([str(tmp_path / "missing.json")], [], [str(good), "--frobnicate"]):
         run = subprocess.run([sys.executable, "-m", "engine.replay", *args],
                              capture_output=True, text=True, check=False)
         assert run.returncode == 2 and "usage" in run.stderr and "Traceback" not in run.stderr
+
+
+def test_a_replay_without_its_final_state_is_unverifiable(tmp_path, capsys):
+    doc = json.loads(recorded_run("paged").finish().to_json())
+    del doc["final"]
+    path = tmp_path / "no-final.json"
+    path.write_text(json.dumps(doc))
+    assert replay_main([str(path)]) == 1
+    err = capsys.readouterr().err
+    assert "unverifiable" in err and err.count("\n") == 1
+    doc["final"] = None
+    path.write_text(json.dumps(doc))
+    assert replay_main([str(path), "--json"]) == 1
+
+
+def _big_replay_file(path, idle_steps: int, input_steps: int) -> None:
+    """A replay written the long way (every step its own entry, nothing packed)."""
+    with open(path, "w") as fh:
+        fh.write('{"format": "vram-tetris-replay", "version": 1, "seed": 4, "mode": "paged", "steps": [')
+        step = 1000 / 60
+        for _ in range(input_steps):
+            fh.write(f'[{step}, ["LEFT"]], [{step}, ["RIGHT"]], ')
+        for _ in range(idle_steps):
+            fh.write(f"[{step}, []], ")
+        fh.write(f'[{step}, []]], "final": null}}')
+
+
+def test_reading_a_big_replay_file_takes_memory_for_its_inputs_not_its_size(tmp_path):
+    """A file of mostly idle frames once took ~40x its size in memory; now it is streamed."""
+    import tracemalloc
+
+    path = tmp_path / "big.json"
+    _big_replay_file(path, idle_steps=400_000, input_steps=5_000)
+    size = path.stat().st_size
+    assert size > 10_000_000
+    tracemalloc.start()
+    try:
+        code = replay_main([str(path)])
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    # 10 000 steps that matter: well under a megabyte of runs, plus a bounded read window.
+    assert peak < 3_000_000, f"peak {peak / 1e6:.1f} MB for a {size / 1e6:.1f} MB file"
+    assert code == 1  # no final state: unverifiable, but read and replayed in full
+
+
+def test_a_mixed_run_replays_exactly_and_says_so():
+    rec = Recorder(seed=9, mode="contiguous")
+    for n in range(400):
+        rec.update(1000 / 60, [Input.HARD_DROP] if n % 30 == 0 else [])
+        if n == 100:
+            rec.update(0.0, [Input.MODE_PAGED])
+    replay = rec.finish()
+    assert replay.modes == ("contiguous", "paged")
+    again = Replay.from_json(replay.to_json())
+    out, problem = again.check()
+    assert problem is None and out.mode == "mixed" and out.summary()["modes"] == ["contiguous", "paged"]
+    assert final_state(out.game) == final_state(rec.game)
+    # Claiming it was a single-mode run does not verify.
+    again.modes = ("contiguous",)
+    assert not again.verify()
+
+
+def test_a_version_1_file_still_reads_and_verifies():
+    replay = recorded_run("contiguous").finish()
+    doc = json.loads(replay.to_json())
+    for key in ("rules", "daily", "modes"):
+        del doc[key]
+    doc["version"] = 1
+    old = Replay.from_json(json.dumps(doc))
+    assert old.rules == 1 and old.modes is None and old.verify()
+
+
+@pytest.mark.parametrize("chunk", [1, 2, 7, 64])
+def test_a_file_read_in_small_pieces_reads_the_same(tmp_path, monkeypatch, chunk):
+    """Numbers, names and lists cut across read windows are put back together."""
+    import engine.replay_json as replay_module
+
+    replay = recorded_run("paged", seed=4).finish()
+    path = tmp_path / "run.json"
+    replay.save(str(path))
+    monkeypatch.setattr(replay_module, "CHUNK_CHARS", chunk)
+    again = Replay.load(str(path))
+    assert again == replay and again.verify()
+    spaced = tmp_path / "spaced.json"
+    spaced.write_text(json.dumps(json.loads(path.read_text()), indent=3))
+    assert Replay.load(str(spaced)) == replay

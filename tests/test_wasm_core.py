@@ -279,3 +279,18 @@ def test_wasm_cli_bad_input_is_one_line_and_exit_2(args: list[str]) -> None:
                          text=True, timeout=60)
     assert res.returncode == 2 and res.stdout == ""
     assert len(res.stderr.strip().splitlines()) == 1 and "Traceback" not in res.stderr
+
+
+def test_a_share_code_made_natively_verifies_in_the_browser(wasm) -> None:
+    """The game in the browser reads codes made on a desktop (zlib, base62, the same rules)."""
+    from engine import sharecode
+
+    text = record_natively(*RUNS[1])
+    code = sharecode.encode(Replay.from_json(text))
+    done = wasm.run("from engine import sharecode\nimport json\n"
+                    f"out, problem = sharecode.decode({code!r}).check()\n"
+                    "json.dumps([problem, out.summary()])")
+    problem, summary = json.loads(done)
+    assert problem is None
+    assert summary == Replay.from_json(text).simulate().summary()
+    assert wasm.run(f"from engine import sharecode\nsharecode.encode(sharecode.decode({code!r}))") == code

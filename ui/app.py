@@ -10,6 +10,7 @@ from __future__ import annotations
 import random
 import sys
 import time
+from datetime import date
 from typing import Callable, Generator
 
 import pygame
@@ -20,7 +21,7 @@ from ui.layout import LANDSCAPE, Layout, layout_for
 from ui.log_console import LogConsole
 from ui.scene import Scene
 from ui.sound import Sound
-from ui.storage import Settings, Storage, record_best
+from ui.storage import Settings, Storage, record_best, record_daily
 from ui.text import TextCache
 
 
@@ -156,19 +157,37 @@ class GameApp:
 
     # ------------------------------------------------------------------ screens
     # Screens ask the app to move on; the app alone knows every screen.
-    def show_title(self, seed: int | None = None) -> None:
-        """Drop whatever runs and show the title screen."""
+    def show_title(self, seed: int | None = None, notice: str = "") -> None:
+        """Drop whatever runs and show the title screen (with a one-line `notice`, if any)."""
         from ui.title_scene import TitleScene
-        self.reset(TitleScene(self, seed=seed))
+        title = TitleScene(self, seed=seed)
+        title.notice = notice
+        self.reset(title)
 
     def start_game(self, mode: str | None = None, *, seed: int | None = None, autoplay: bool = False,
-                   endless: bool | None = None) -> Scene:
-        """A new run in `mode` (default: the saved one) in place of everything on screen."""
+                   endless: bool | None = None, daily: "date | None" = None) -> Scene:
+        """A new run in `mode` (default: the saved one) in place of everything on screen;
+        `daily`: that UTC date's daily challenge."""
         from ui.play_scene import PlayScene
         play = PlayScene(self, mode=mode or self.settings.mode, seed=seed, autoplay=autoplay,
-                         endless=endless)
+                         endless=endless, daily=daily)
         self.reset(play)
         return play
+
+    def start_daily(self) -> None:
+        """Play today's daily challenge (same requests for every player today)."""
+        self.start_game(daily=self.today())
+
+    def watch(self, replay, over_current: bool = False) -> None:
+        """Show a recorded run: over the current screen (EXIT comes back to it) or alone
+        (EXIT goes to the title)."""
+        from ui.replay_scene import ReplayScene
+
+        scene = ReplayScene(self, replay)
+        if over_current:
+            self.push(scene)
+        else:
+            self.reset(scene)
 
     def pause(self, play: Scene) -> None:
         """Freeze `play` under the pause menu."""
@@ -313,6 +332,22 @@ class GameApp:
 
     def best(self, mode: str) -> int:
         return self.settings.best_scores.get(mode, 0)
+
+    def record_daily(self, day: str, score: int) -> bool:
+        """Count a daily-challenge score; True if it is the best of that day."""
+        best = record_daily(self.settings, day, score)
+        if best:
+            self.save_settings()
+        return best
+
+    def daily_best(self, day: str) -> int | None:
+        return self.settings.daily_best.get(day)
+
+    def today(self) -> "date":
+        """Today's UTC date: the daily challenge's day."""
+        from engine.daily import utc_day
+
+        return utc_day(time.time())
 
     def flush_notices(self, log: LogConsole, time_ms: float = 0.0) -> None:
         """Audio and storage problems are logged once, in the console on screen or the next one."""

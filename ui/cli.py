@@ -15,10 +15,12 @@ from ui.layout import LANDSCAPE, NAMES as LAYOUTS
 SCENES = ("title", "play", "help", "pause", "oom", "victory")
 
 USAGE = """\
-python main.py [--mode contiguous|paged] [--layout landscape|portrait] [--seed S] [--scene title|play]
-                      [--autoplay] [--frames N]
-       python main.py --headless --frames N --screenshot out.png [--scene title|play|help|pause|oom|victory]
-                      [--mode contiguous|paged] [--layout landscape|portrait] [--autoplay] [--seed S]
+python main.py [--mode contiguous|paged] [--layout landscape|portrait] [--seed S] [--daily]
+                      [--replay CODE_OR_FILE] [--scene title|play] [--autoplay] [--frames N]
+       python main.py --headless --frames N [--screenshot out.png] [--record run.json]
+                      [--scene title|play|help|pause|oom|victory] [--mode contiguous|paged]
+                      [--layout landscape|portrait] [--autoplay] [--seed S] [--daily]
+                      [--replay CODE_OR_FILE]
        python main.py --bench-frame [--frames N] [--seed S]"""
 
 
@@ -33,6 +35,9 @@ class Options:
     autoplay: bool = False
     seed: int | None = None
     layout: str = LANDSCAPE
+    record: str | None = None
+    replay: str | None = None
+    daily: bool = False
 
 
 class UsageError(Exception):
@@ -59,6 +64,9 @@ def _parser() -> _Parser:
                         "420x700 (phones) (default: %(default)s)")
     p.add_argument("--autoplay", action="store_true", help="let the bot play")
     p.add_argument("--seed", type=int, help="random seed for the run")
+    p.add_argument("--daily", action="store_true", help="play today's daily challenge (UTC date seed)")
+    p.add_argument("--replay", metavar="CODE_OR_FILE", help="watch a run: a share code or a replay file")
+    p.add_argument("--record", metavar="FILE", help="headless: write the run's replay (JSON) to FILE")
     return p
 
 
@@ -70,10 +78,12 @@ def parse(argv: list[str]) -> Options:
     if ns.headless:
         if ns.frames is None:
             raise UsageError("--headless needs --frames N")
-        if ns.screenshot is None:
-            raise UsageError("--headless needs --screenshot out.png")
+        if ns.screenshot is None and ns.record is None:
+            raise UsageError("--headless needs --screenshot out.png (or --record run.json)")
     elif ns.screenshot is not None:
         raise UsageError("--screenshot only works with --headless")
+    elif ns.record is not None:
+        raise UsageError("--record only works with --headless (the game keeps every run's share code)")
     elif ns.scene not in (None, "title", "play"):
         raise UsageError(f"--scene {ns.scene} only works with --headless "
                          "(a window starts on the title, or in a game with --scene play)")
@@ -85,9 +95,21 @@ def parse(argv: list[str]) -> Options:
             raise UsageError(problem)
     if ns.seed is not None and not (0 <= ns.seed < 2**31):
         raise UsageError(f"--seed must be between 0 and {2**31 - 1}")
+    if ns.record is not None and not ns.record.lower().endswith(".json"):
+        raise UsageError(f"--record must name a .json file, not {ns.record!r}")
+    if ns.replay is not None and (ns.daily or ns.autoplay or ns.record is not None or ns.seed is not None
+                                  or ns.mode is not None or ns.scene not in (None, "play")):
+        raise UsageError("--replay plays a recorded run: it takes no --daily, --autoplay, --record, "
+                         "--seed, --mode or --scene")
+    if ns.daily and ns.seed is not None:
+        raise UsageError("--daily sets the seed from today's UTC date: leave out --seed")
+    if ns.daily and ns.scene not in (None, "play", "oom", "victory", "pause", "help"):
+        raise UsageError("--daily starts a game: --scene title does not apply")
+    if ns.record is not None and ns.scene not in (None, "play", "oom", "victory", "pause", "help"):
+        raise UsageError("--record records a game: --scene title has no run to record")
     return Options(headless=ns.headless, bench_frame=ns.bench_frame, frames=ns.frames,
                    screenshot=ns.screenshot, scene=ns.scene, mode=ns.mode, autoplay=ns.autoplay,
-                   seed=ns.seed, layout=ns.layout)
+                   seed=ns.seed, layout=ns.layout, record=ns.record, replay=ns.replay, daily=ns.daily)
 
 
 def screenshot_problem(path: str) -> str | None:

@@ -83,15 +83,22 @@ def force_victory(play, seed: int) -> bool:
 
 def build(app: GameApp, opts: Options, seed: int) -> None:
     """Put the requested scene on the app's stack after `opts.frames` steps."""
-    scene = opts.scene or ("play" if opts.autoplay else "title")
+    scene = opts.scene or ("play" if opts.autoplay or opts.daily else "title")
     frames = opts.frames or 1
+    daily = app.today() if opts.daily else None
+    if opts.replay is not None:
+        from engine.replay_cli import load_any
+        app.watch(load_any(opts.replay))
+        run_frames(app, frames)
+        return
     if scene == "title":
         app.show_title(seed=seed)
         run_frames(app, frames)
         return
     if scene == "victory":
         for attempt in range(8):
-            play = app.start_game(opts.mode or "paged", seed=seed + attempt, autoplay=opts.autoplay)
+            play = app.start_game(opts.mode or "paged", seed=seed + attempt, autoplay=opts.autoplay,
+                                  daily=daily)
             if force_victory(play, seed + attempt):
                 break
         settle(app, play)
@@ -100,7 +107,7 @@ def build(app: GameApp, opts: Options, seed: int) -> None:
     # A crash report comes from CONTIGUOUS: a paged run ends only when memory is really full,
     # which rows clearing as they fill never let happen.
     mode = modes.DEFAULT if scene == "oom" and opts.mode and modes.get(opts.mode).pages_on_demand else opts.mode
-    play = app.start_game(mode, seed=seed, autoplay=opts.autoplay)
+    play = app.start_game(mode, seed=seed, autoplay=opts.autoplay, daily=daily)
     run_frames(app, frames)
     if scene == "help":
         play.pause()
@@ -123,22 +130,49 @@ def settle(app: GameApp, play) -> None:
     run_frames(app, SETTLE_FRAMES)
 
 
+def write_record(app: GameApp, path: str) -> str:
+    """Save the replay of the run on the app's stack; returns a line for the terminal."""
+    from ui.play_scene import PlayScene
+
+    play = app.find(PlayScene)
+    if play is None:
+        raise OSError("no game was played")
+    replay = play.replay if play.replay is not None else play.tape.finish()
+    replay.save(path)
+    g = play.game
+    return (f"wrote {path} (seed {replay.seed}, {play.tape.mode}, {len(replay.steps)} steps, "
+            f"score {g.score}, lines {g.lines}, pieces {g.pieces})")
+
+
 def run(opts: Options) -> int:
-    """Render headlessly and write the screenshot; returns the exit status."""
+    """Render headlessly, write the screenshot and the replay asked for; returns the exit status."""
+    from engine.replay import ReplayError
+
     surface = init_display()
     seed = DEFAULT_SEED if opts.seed is None else opts.seed
     with tempfile.TemporaryDirectory(prefix="vram-tetris-headless-") as data_dir:
         app = make_app(surface, seed, data_dir, opts.mode, opts.layout)
-        build(app, opts, seed)
+        try:
+            build(app, opts, seed)
+        except (ReplayError, OSError) as exc:
+            print(f"main.py: error: cannot watch {opts.replay}: {exc}", file=sys.stderr)
+            return 2
         surface = app.surface
         app.draw(surface)
-        assert opts.screenshot is not None
-        try:
-            pygame.image.save(surface, opts.screenshot)
-        except (pygame.error, OSError) as exc:
-            print(f"main.py: error: cannot write {opts.screenshot}: {exc}", file=sys.stderr)
-            return 2
+        if opts.record is not None:
+            try:
+                print(write_record(app, opts.record))
+            except OSError as exc:
+                print(f"main.py: error: cannot write {opts.record}: {exc.strerror or exc}", file=sys.stderr)
+                return 2
+        if opts.screenshot is not None:
+            try:
+                pygame.image.save(surface, opts.screenshot)
+            except (pygame.error, OSError) as exc:
+                print(f"main.py: error: cannot write {opts.screenshot}: {exc}", file=sys.stderr)
+                return 2
     top = type(app.top).__name__ if app.top is not None else "none"
-    w, h = app.layout.size
-    print(f"wrote {opts.screenshot} ({w}x{h}, {app.layout.name}, scene {top})")
+    if opts.screenshot is not None:
+        w, h = app.layout.size
+        print(f"wrote {opts.screenshot} ({w}x{h}, {app.layout.name}, scene {top})")
     return 0

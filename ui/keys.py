@@ -50,3 +50,7 @@ QUIT_KEY = key_hint(Command.QUIT)
 SPLIT_KEY = key_hint("split")
 HOLD_KEY = key_hint("hold")
 BOARD_KEY = "B"  # the run report's BOARD view (the report handles this key itself)
+# Sharing: the title's daily run, the report's COPY and WATCH (each screen handles its own key).
+DAILY_KEY = "D"
+COPY_KEY = "C"
+WATCH_KEY = "W"

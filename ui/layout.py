@@ -192,6 +192,7 @@ def _landscape() -> Layout:
         }),
         title_buttons=MappingProxyType({
             "start": (m + 10, 356, 250, 56),
+            "daily": (m + 10, 418, 250, 34),  # the daily challenge, under START
             **{name: (right_x + 10, 330 + i * 46, 250, 38)
                for i, name in enumerate(("help", "lab", "cards", "mute", "endless"))},
         }),
@@ -225,7 +226,7 @@ def _portrait() -> Layout:
     sx, sw = side_x, side_w
     title_buttons = {
         "start": (sx, board[1] + board[3] - 96, sw, 96),  # under the thumb
-        **_row(m, controls_y, w - 2 * m, controls_h, ("help", "lab", "cards", "mute", "endless"), gap),
+        **_row(m, controls_y, w - 2 * m, controls_h, ("help", "lab", "cards", "mute", "endless", "daily"), gap),
     }
     details_top = header_h + 8
     return Layout(

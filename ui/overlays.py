@@ -9,7 +9,7 @@ from ui import theme
 from ui.console_view import outline_cells
 from ui.help_content import CONCEPTS, CONTROLS, TOUCH_CONTROLS
 from ui.input import Command, InputMapper
-from ui.keys import BOARD_KEY, CARDS_KEY, HELP_KEY, MUTE_KEY, PAUSE_KEY, QUIT_KEY, START_KEY
+from ui.keys import BOARD_KEY, CARDS_KEY, COPY_KEY, HELP_KEY, MUTE_KEY, PAUSE_KEY, QUIT_KEY, START_KEY, WATCH_KEY
 from ui.layout import Layout, RectT
 from ui.scene import MenuScene
 from ui.text import fit, wrap
@@ -424,6 +424,8 @@ class ResultScene(Overlay):
         self.report = report
         self.new_best = new_best
         self.since_end_ms = since_end_ms  # how long ago the run ended when the report opened
+        self.code: str | None = getattr(play, "share_code", None)  # the run's share code
+        self.copy_state: str | None = None  # what COPY did (ui.share.copy_code)
         self.oom = report.outcome == "oom"
         self.peeking = False  # the report put aside to look at the board it describes
         self.build()
@@ -441,6 +443,19 @@ class ResultScene(Overlay):
             for i, (name, label, hint) in enumerate((("restart", "RESTART", START_KEY),
                                                      ("board", "BOARD", BOARD_KEY),
                                                      ("title", "TITLE", PAUSE_KEY)))]
+        # The run's share code over the buttons, with COPY (a link on the clipboard) and WATCH.
+        share_y = y + h - 2 * bh - 16 - 8
+        sw = 84
+        self.share_buttons = [
+            Button("copy", (x + w - 16 - 2 * sw - 8, share_y, sw, bh), "COPY", COPY_KEY if keys else "",
+                   touch=lay.touch),
+            Button("watch", (x + w - 16 - sw, share_y, sw, bh), "WATCH", WATCH_KEY if keys else "",
+                   touch=lay.touch)]
+        self.code_box = (x + 16, share_y, w - 32 - 2 * sw - 16, bh)
+        if self.code:
+            self.report_buttons = self.report_buttons + self.share_buttons
+            self.code_line = self._fit_code(self.code, self.code_box[2] - 16, T.small)
+        self.content_bottom = share_y if self.code else self.report_buttons[0].rect[1]
         self.buttons = [] if self.peeking else self.report_buttons
         # Wrapped once per layout: the report's own lines may be long (big numbers, a long cause).
         width = w - 40
@@ -448,6 +463,8 @@ class ResultScene(Overlay):
         self.heading = lines[0]
         # A phone's tall dialog has room to spare: the report in the body size when it all fits.
         room = h - bh - 16 - 56 - 120  # under the heading, above the buttons, less score and tips
+        if self.code:
+            room -= bh + 8  # the share row
         for size in ((T.body, T.small) if lay.portrait else (T.small,)):
             self.px = size
             self.cause = wrap(lines[1], size, width)[:3]
@@ -475,7 +492,16 @@ class ResultScene(Overlay):
         if event.type == pygame.KEYDOWN and event.key == pygame.K_b:
             self.click("board")
             return
+        if event.type == pygame.KEYDOWN and self.code and event.key in (pygame.K_c, pygame.K_w):  # COPY/WATCH_KEY
+            self.click("copy" if event.key == pygame.K_c else "watch")
+            return
         super().handle(event)
+
+    def update(self, dt_ms: float) -> None:
+        super().update(dt_ms)
+        if self.copy_state == "pending":
+            from ui.share import copy_status
+            self.copy_state = copy_status()
 
     def click(self, name: str) -> None:
         if name == "restart":
@@ -485,6 +511,11 @@ class ResultScene(Overlay):
         elif name == "board":
             self.peeking = not self.peeking
             self.buttons = [] if self.peeking else self.report_buttons
+        elif name == "copy" and self.code:
+            from ui.share import copy_code
+            self.copy_state = copy_code(self.code)
+        elif name == "watch" and getattr(self.play, "replay", None) is not None:
+            self.app.watch(self.play.replay, over_current=True)
 
     def click_outside(self, pos: tuple[int, int]) -> None:
         if self.peeking:
@@ -560,20 +591,61 @@ class ResultScene(Overlay):
             else:
                 sr = t.blit(surface, "NEW BEST", T.body, best_label, (r.centerx, sr.bottom + 2), "midtop")
         y = sr.bottom + 6
-        room = (self.report_buttons[0].rect[1] - 6 - y) // line_h  # the tip gives way to a long report
+        room = (self.content_bottom - 6 - y) // line_h  # the tip gives way to a long report
         for line in self.tips if len(self.tips) <= room else ():
             t.blit(surface, line, px, theme.CYAN, (r.centerx, y), "midtop")
             y += line_h
-        if y + 10 + line_h <= self.report_buttons[0].rect[1] - 6:  # the two allocators side by side
+        if y + 10 + line_h <= self.content_bottom - 6:  # the two allocators side by side
             best = self.app.settings.best_scores
             line = "best scores:  " + "   ".join(f"{m} {best.get(m, 0):,}" for m in modes.NAMES)
             if self.report.mixed:
                 line = "mixed run: no best score.  " + line
             yy = y + 10
             for part in wrap(line, T.small, r.width - 24):
-                if yy + line_h > self.report_buttons[0].rect[1] - 6:
+                if yy + line_h > self.content_bottom - 6:
                     break
                 t.blit(surface, part, T.small, theme.TEXT_DIM, (r.centerx, yy), "midtop")
                 yy += line_h
         for b in self.report_buttons:
-            draw_row_button(surface, self.app, b, self.hover, accent=edge)
+            if b in self.share_buttons:
+                b.draw(surface, t, hover=self.hover is not None and b.contains(self.hover), accent=edge,
+                       size=T.small)
+            else:
+                draw_row_button(surface, self.app, b, self.hover, accent=edge)
+        if self.code:
+            self._draw_code(surface)
+
+    COPY_NOTES = {"pending": "copying ...", "copied": "link copied: paste it in a comment",
+                  "selected": "link shown selected: copy it", "printed": "code printed in the terminal"}
+
+    @staticmethod
+    def _fit_code(code: str, width: int, size: int) -> str:
+        """The code, or its start and its length, in `width` px."""
+        font = theme.font(size)
+        if font.size(code)[0] <= width:
+            return code
+        tail = f"... {len(code)} chars"
+        room = width - font.size(tail)[0]
+        lo, hi = 0, len(code)  # the longest start that fits
+        while lo < hi:
+            mid = (lo + hi + 1) // 2
+            if font.size(code[:mid])[0] <= room:
+                lo = mid
+            else:
+                hi = mid - 1
+        return code[:lo] + tail
+
+    def _draw_code(self, surface: pygame.Surface) -> None:
+        """The share code in one box (its start, and its length), or what COPY did."""
+        box = pygame.Rect(self.code_box)
+        pygame.draw.rect(surface, (4, 6, 14), box, border_radius=4)
+        pygame.draw.rect(surface, theme.PANEL_EDGE, box, 1, border_radius=4)
+        t, small = self.app.text, self.app.layout.text.small
+        label = getattr(self.play, "tape", None)
+        head = "SHARE CODE" + (f"  ({label.mode})" if label is not None and label.mixed else "")
+        t.blit(surface, head, small, theme.PANEL_TITLE, (box.x + 8, box.y + 2))
+        if self.copy_state in self.COPY_NOTES:
+            line, colour = self.COPY_NOTES[self.copy_state], theme.GREEN
+        else:
+            line, colour = self.code_line, theme.AMBER
+        t.blit(surface, line, small, colour, (box.x + 8, box.bottom - 3), "bottomleft")

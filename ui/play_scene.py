@@ -5,7 +5,13 @@ from dataclasses import replace
 
 import pygame
 
+from datetime import date
+
 from engine import Game, Input, modes
+from engine import sharecode
+from engine.daily import daily_seed
+from engine.game import MODE_OF_INPUT
+from engine.replay import Replay, Tape
 from ui.autopilot import AutoPilot
 from ui.cards import CardDeck
 from ui.console_view import ViewState
@@ -36,17 +42,24 @@ class PlayScene(Scene):
     """One run of the game, with the full console around the board."""
 
     def __init__(self, app, mode: str | None = None, seed: int | None = None,
-                 autoplay: bool = False, endless: bool | None = None) -> None:
+                 autoplay: bool = False, endless: bool | None = None, daily: date | None = None) -> None:
         self.app = app
         settings = app.settings
+        self.daily = daily  # the daily challenge's UTC date: its seed, and always a 40-line run
+        if daily is not None:
+            seed, endless = daily_seed(daily), False
         self.seed = app.next_seed() if seed is None else seed
         self.game = Game(seed=self.seed, mode=mode or settings.mode,
                          endless=settings.endless if endless is None else endless)
+        # Every run is written down as it is played (a few bytes per input) for its share code.
+        self.tape = Tape(self.game, daily=daily.isoformat() if daily is not None else None)
+        self.share_code: str | None = None
+        self.replay: Replay | None = None
         self.cards = CardDeck(enabled=lambda: app.settings.cards_enabled,
                               seen=lambda: app.settings.seen_cards,
                               mark_seen=app.mark_card_seen)
         self._style_cards()
-        self.session = GameSession(self.game, sound=app.sound, cards=self.cards)
+        self.session = GameSession(self.game, sound=app.sound, cards=self.cards, tape=self.tape)
         app.flush_notices(self.session.log, 0.0)
         self.mapper = InputMapper()
         self.state = ViewState(muted=settings.muted, best=app.best(self.game.mode))
@@ -204,7 +217,8 @@ class PlayScene(Scene):
         self.gestures.reset()
 
     def set_mode(self, mode: str) -> None:
-        self.session.consume(self.game.set_mode(mode))
+        # A zero-length step, so the switch is part of the run's replay like a key press.
+        self.session.step(0.0, [next(i for i, m in MODE_OF_INPUT.items() if m == mode)])
         self.app.set_mode(self.game.mode)
         self.state.best = self.app.best(self.game.mode)
 
@@ -214,7 +228,7 @@ class PlayScene(Scene):
         self.app.pause(self)
 
     def restart(self) -> None:
-        self.app.start_game(self.game.mode)
+        self.app.start_game(self.game.mode, daily=self.daily)
 
     # ------------------------------------------------------------------ time
     def update(self, dt_ms: float) -> None:
@@ -237,8 +251,11 @@ class PlayScene(Scene):
         if self.game.over and not self.ended:
             self.ended = True
             result = self.game.result
+            self.finish_replay()
             if result is not None:  # a mixed run counts as a game but as no mode's record
                 self.new_best = self.app.record_result(result.record_mode, result.score)
+                if self.daily is not None and not result.mixed:
+                    self.new_best = self.app.record_daily(self.daily.isoformat(), result.score) or self.new_best
             self.state.best = self.app.best(self.game.mode)
             self.end_timer = 0.0
             self.mapper.reset()
@@ -247,6 +264,11 @@ class PlayScene(Scene):
             if self.end_timer >= END_DELAY_MS:
                 self.end_timer = None
                 self.show_result()
+
+    def finish_replay(self) -> None:
+        """The run's replay and share code (the report shows the code)."""
+        self.replay = self.tape.finish()
+        self.share_code = sharecode.encode(self.replay, self.tape.claim())
 
     def show_result(self) -> None:
         result = self.game.result

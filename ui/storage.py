@@ -24,6 +24,7 @@ LOCAL_STORAGE_KEY = "vram-tetris.settings"
 ENV_DATA_DIR = "VRAM_TETRIS_DATA_DIR"
 SCHEMA_VERSION = 1
 MAX_SEEN_CARDS = 256  # a save is small; refuse to grow without bound from a hostile file
+MAX_DAILY_DAYS = 62  # daily bests kept: about two months, the oldest dropped first
 
 
 def _default_best() -> dict[str, int]:
@@ -41,6 +42,7 @@ class Settings:
     mode: str = DEFAULT_MODE
     endless: bool = False
     games_played: int = 0
+    daily_best: dict[str, int] = field(default_factory=dict)  # UTC date (YYYY-MM-DD) -> best score
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict (sets become sorted lists so saves diff cleanly)."""
@@ -53,6 +55,7 @@ class Settings:
             "mode": self.mode,
             "endless": self.endless,
             "games_played": self.games_played,
+            "daily_best": {day: int(score) for day, score in sorted(self.daily_best.items())},
         }
 
     @classmethod
@@ -69,6 +72,7 @@ class Settings:
             mode=data["mode"] if data.get("mode") in MODES else default.mode,
             endless=_bool(data.get("endless"), default.endless),
             games_played=_count(data.get("games_played")),
+            daily_best=_daily_best(data.get("daily_best")),
         )
 
 
@@ -95,6 +99,38 @@ def _seen_cards(value: object) -> set[str]:
     if not isinstance(value, (list, tuple)):
         return set()
     return {item for item in value[:MAX_SEEN_CARDS] if isinstance(item, str)}
+
+
+def _is_day(text: object) -> bool:
+    if not isinstance(text, str) or len(text) != 10:
+        return False
+    try:
+        from datetime import date
+
+        date.fromisoformat(text)
+    except ValueError:
+        return False
+    return True
+
+
+def _daily_best(value: object) -> dict[str, int]:
+    if not isinstance(value, dict):
+        return {}
+    days = sorted(day for day in value if _is_day(day))[-MAX_DAILY_DAYS:]
+    return {day: _count(value[day]) for day in days}
+
+
+def record_daily(settings: Settings, day: str, score: int) -> bool:
+    """Store `score` as the best of the daily challenge of `day`; True when it beat the old one."""
+    if not _is_day(day) or isinstance(score, bool) or not isinstance(score, int) or score < 0:
+        return False
+    best = settings.daily_best
+    if day in best and score <= best[day]:
+        return False
+    best[day] = score
+    for old in sorted(best)[:-MAX_DAILY_DAYS]:
+        del best[old]
+    return True
 
 
 def record_best(settings: Settings, mode: str, score: int) -> bool:

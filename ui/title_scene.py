@@ -7,8 +7,8 @@ from engine import Game, Input, modes
 from engine import rules as R
 from engine.game import MODE_OF_INPUT
 from ui import theme
-from ui.keys import (CARDS_KEY, ENDLESS_KEY, HELP_KEY, HOLD_KEY, LAB_KEY, MUTE_KEY, PAUSE_KEY, SPLIT_KEY,
-                     START_KEY, key_hint)
+from ui.keys import (CARDS_KEY, DAILY_KEY, ENDLESS_KEY, HELP_KEY, HOLD_KEY, LAB_KEY, MUTE_KEY, PAUSE_KEY,
+                     SPLIT_KEY, START_KEY, key_hint)
 from ui.autopilot import AutoPilot
 from ui.console_view import MODE_NOTES, ViewState, mode_accent
 from ui.input import Command, InputMapper
@@ -63,6 +63,7 @@ class TitleScene(MenuScene):
         self.hover: tuple[int, int] | None = None
         self._new_demo()
         self.notice = ""
+        self.today = app.today().isoformat()  # the daily challenge on offer (UTC date)
         self.relayout()
 
     def relayout(self) -> None:
@@ -71,6 +72,7 @@ class TitleScene(MenuScene):
         self.mode_buttons = mode_choice(lay)
         self.start_button = Button("start", B["start"], "START", f"{START_KEY} / click", touch=touch)
         self.side_buttons = [Button(name, B[name], label, hint, touch=touch) for name, label, hint in SIDE_BUTTONS]
+        self.daily_button = Button("daily", B["daily"], "DAILY RUN", DAILY_KEY, touch=touch)
         self.demo_slot = lay.title["demo_slot"]
         self.areas = layer_areas(lay)
         self.shade = pygame.Surface(lay.size, pygame.SRCALPHA)
@@ -104,7 +106,16 @@ class TitleScene(MenuScene):
         elif cmd is Command.TOGGLE_ENDLESS:
             self.app.toggle_endless()
 
+    def handle(self, event: pygame.event.Event) -> None:
+        if event.type == pygame.KEYDOWN and event.key == pygame.K_d:  # DAILY_KEY
+            self.app.start_daily()
+            return
+        super().handle(event)
+
     def press(self, pos: tuple[int, int]) -> None:
+        if self.daily_button.contains(pos):
+            self.app.start_daily()
+            return
         b = hit(self.mode_buttons, pos)
         if b is not None:
             self.choose_mode(b.name)
@@ -165,10 +176,16 @@ class TitleScene(MenuScene):
         s = self.app.settings
         over = None
         if self.hover is not None:
-            b = hit([*self.mode_buttons, *self.side_buttons], self.hover)
+            b = hit([*self.mode_buttons, *self.side_buttons, self.daily_button], self.hover)
             over = b.name if b is not None else None
         return (s.mode, s.muted, s.cards_enabled, s.endless, *(self.app.best(m) for m in modes.NAMES),
-                self.notice, over)
+                self.notice, over, self.today, self.app.daily_best(self.today))
+
+    def _best_rows(self) -> list[tuple[str, str]]:
+        """Each allocator's best score, and today's daily best."""
+        daily = self.app.daily_best(self.today)
+        return [*((m, f"{self.app.best(m):,}") for m in modes.NAMES),
+                ("today's daily", f"{daily:,}" if daily is not None else "-")]
 
     def _render_layer(self) -> None:
         lay = self.app.layout
@@ -238,12 +255,13 @@ class TitleScene(MenuScene):
         for line in wrap(MODE_NOTES[mode], T.small, r.width)[:3]:
             t.blit(surface, line, T.small, theme.TEXT_DIM, (r.x, y))
             y += T.small + 3
-        y = self.start_button.rect[1] - 76
+        rows = self._best_rows()
+        y = self.start_button.rect[1] - 26 - 20 * len(rows)
         t.blit(surface, "BEST SCORES", T.small, theme.PANEL_TITLE, (r.x, y))
-        for i, m in enumerate(modes.NAMES):
+        for i, (name, value) in enumerate(rows):
             yy = y + 22 + i * 20
-            t.blit(surface, m, T.small, theme.TEXT, (r.x, yy))
-            t.blit(surface, f"{self.app.best(m):,}", T.small, theme.AMBER, (r.right, yy), "topright")
+            t.blit(surface, name, T.small, theme.TEXT, (r.x, yy))
+            t.blit(surface, value, T.small, theme.AMBER, (r.right, yy), "topright")
         if self.notice:  # between the allocator note and the scores
             for i, line in enumerate(wrap(self.notice, T.small, r.width)[:2]):
                 t.blit(surface, line, T.small, theme.AMBER, (r.x, y - 44 + i * (T.small + 3)))
@@ -255,15 +273,16 @@ class TitleScene(MenuScene):
         labels = {"help": ("HELP", "& MAP"), "lab": ("LAB", "memory"),
                   "cards": ("CARDS", "on" if s.cards_enabled else "off"),
                   "mute": ("SOUND", "off" if s.muted else "on"),
-                  "endless": ("RUN", "endless" if s.endless else "40 lines")}
-        for b in self.side_buttons:
+                  "endless": ("RUN", "endless" if s.endless else "40 lines"),
+                  "daily": ("DAILY", self.today[5:])}
+        for b in (*self.side_buttons, self.daily_button):
             br = pygame.Rect(b.rect)
             over = self.hover is not None and b.contains(self.hover)
             pygame.draw.rect(surface, theme.BUTTON_HOVER if over else theme.BUTTON, br, border_radius=5)
             pygame.draw.rect(surface, theme.MAGENTA if over else theme.PANEL_EDGE, br, 1, border_radius=5)
             head, state = labels[b.name]
             t.blit(surface, head, T.small, theme.TEXT, (br.centerx, br.y + 16), "center")
-            t.blit(surface, state, T.small, theme.AMBER if b.name != "help" and b.name != "lab" else theme.TEXT_DIM,
+            t.blit(surface, state, T.small, theme.AMBER if b.name not in ("help", "lab", "daily") else theme.TEXT_DIM,
                    (br.centerx, br.bottom - 14), "center")
 
     # ------------------------------------------------------------------ landscape
@@ -285,12 +304,20 @@ class TitleScene(MenuScene):
             b.draw(surface, t, active=b.name == mode, hover=hover, accent=mode_accent(b.name))
         for i, line in enumerate(wrap(MODE_NOTES[mode], T.small, r.width - 24)[:2]):
             t.blit(surface, line, T.small, theme.TEXT_DIM, (x, 302 + i * 16))
-        y = 430
+        db = self.daily_button
+        over = self.hover is not None and db.contains(self.hover)
+        dr = pygame.Rect(db.rect)
+        pygame.draw.rect(surface, theme.BUTTON_HOVER if over else theme.BUTTON, dr, border_radius=5)
+        pygame.draw.rect(surface, theme.AMBER if over else theme.PANEL_EDGE, dr, 1, border_radius=5)
+        t.blit(surface, "DAILY RUN", T.body, theme.AMBER, (dr.x + 12, dr.centery), "midleft")
+        t.blit(surface, f"{self.today}  {DAILY_KEY}", T.small, theme.TEXT_DIM, (dr.right - 12, dr.centery),
+               "midright")
+        y = dr.bottom + 10
         t.blit(surface, "BEST SCORES", T.small, theme.PANEL_TITLE, (x, y))
-        for i, m in enumerate(modes.NAMES):
-            yy = y + 22 + i * 20
-            t.blit(surface, m, T.body, theme.TEXT, (x, yy))
-            t.blit(surface, f"{self.app.best(m):,}", T.body, theme.AMBER, (r.right - 12, yy), "topright")
+        for i, (name, value) in enumerate(self._best_rows()):
+            yy = y + 20 + i * 19
+            t.blit(surface, name, T.body, theme.TEXT, (x, yy))
+            t.blit(surface, value, T.body, theme.AMBER, (r.right - 12, yy), "topright")
         if self.notice:
             t.blit(surface, self.notice, T.small, theme.AMBER, (x, r.bottom - 22))
 

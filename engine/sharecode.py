@@ -1,0 +1,316 @@
+"""Share codes: a whole run in one line of letters and digits, small enough for a comment.
+
+`vt` + format version (a base62 digit) + base62 (8-byte blocks -> 11 characters) of
+`varint body length | body | CRC-32`; the body (raw-deflated) holds the rules version, the run's
+flags, seed or daily date, allocators, the claimed result with a digest of the final state, and
+the timed inputs as three streams (ops, gaps, arguments). The format: docs/replays.md.
+"""
+
+from __future__ import annotations
+
+import struct
+import zlib
+from urllib.parse import parse_qs, urlsplit
+
+from .daily import daily_seed, day_number, from_day_number
+from .game import Input
+from .replay import MAX_INPUTS_PER_STEP, MAX_STEPS, MIXED, OUTCOMES, Claim, Outcome, Replay, ReplayError, Timeline, _valid_dt
+
+PREFIX = "vt"
+VERSION = 1
+ALPHABET = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+COMMENT_LIMIT = 2000  # characters: what a three-minute run must fit in
+MAX_CODE_CHARS = 4 * 1024 * 1024
+MAX_BODY_BYTES = 32 * 1024 * 1024
+
+# Input numbering of format 1. Append only.
+INPUT_CODES: tuple[Input, ...] = (
+    Input.LEFT, Input.RIGHT, Input.SOFT_DROP, Input.HARD_DROP, Input.ROTATE_CW, Input.ROTATE_CCW,
+    Input.HOLD, Input.SPLIT, Input.MODE_CONTIGUOUS, Input.MODE_PAGED, Input.MODE_TOGGLE,
+)
+_CODE_OF = {inp: n for n, inp in enumerate(INPUT_CODES)}
+OP_MULTI, OP_DT, OP_END = 11, 12, 13
+OPS = 16
+
+_FLAG_DEFLATED = 1
+_RUN_ENDLESS, _RUN_DAILY = 1, 2
+
+_BLOCK = 8
+_BLOCK_CHARS = 11
+# Characters for a last block of 1..8 bytes: the fewest whose range holds 2**(8 * n) values.
+_TAIL_CHARS = {n: next(c for c in range(1, 12) if 62**c >= 256**n) for n in range(1, _BLOCK + 1)}
+_TAIL_BYTES = {c: n for n, c in _TAIL_CHARS.items()}
+_INDEX = {ch: i for i, ch in enumerate(ALPHABET)}
+
+
+# ---------------------------------------------------------------------- base62 in blocks
+def b62encode(data: bytes) -> str:
+    out = []
+    for i in range(0, len(data), _BLOCK):
+        block = data[i:i + _BLOCK]
+        n = int.from_bytes(block, "big")
+        width = _TAIL_CHARS[len(block)]
+        chars = []
+        for _ in range(width):
+            n, r = divmod(n, 62)
+            chars.append(ALPHABET[r])
+        out.append("".join(reversed(chars)))
+    return "".join(out)
+
+
+def b62decode(text: str) -> bytes:
+    """Inverse of b62encode; ReplayError names what is wrong."""
+    full, tail = divmod(len(text), _BLOCK_CHARS)
+    if tail and tail not in _TAIL_BYTES:
+        raise ReplayError("truncated: the code ends in the middle of a block; copy all of it")
+    out = bytearray()
+    for i in range(0, len(text), _BLOCK_CHARS):
+        chunk = text[i:i + _BLOCK_CHARS]
+        size = _BLOCK if len(chunk) == _BLOCK_CHARS else _TAIL_BYTES[len(chunk)]
+        n = 0
+        for ch in chunk:
+            n = n * 62 + _INDEX[ch]
+        if n >= 256**size:
+            raise ReplayError(f"corrupt: characters {i + 1}-{i + len(chunk)} do not decode")
+        out += n.to_bytes(size, "big")
+    return bytes(out)
+
+
+# ---------------------------------------------------------------------- varints
+def _varint(n: int) -> bytes:
+    if n < 0:
+        raise ValueError("varints are unsigned")
+    out = bytearray()
+    while True:
+        byte = n & 0x7F
+        n >>= 7
+        if n:
+            out.append(byte | 0x80)
+        else:
+            out.append(byte)
+            return bytes(out)
+
+
+class _Reader:
+    def __init__(self, data: bytes) -> None:
+        self.data = data
+        self.pos = 0
+
+    def byte(self) -> int:
+        if self.pos >= len(self.data):
+            raise ReplayError("corrupt: the run data ends early")
+        b = self.data[self.pos]
+        self.pos += 1
+        return b
+
+    def varint(self, limit: int = 2**63) -> int:
+        n = shift = 0
+        while True:
+            b = self.byte()
+            n |= (b & 0x7F) << shift
+            if n >= limit:
+                raise ReplayError("corrupt: a number in the run data is out of range")
+            if not b & 0x80:
+                return n
+            shift += 7
+
+    def take(self, size: int) -> bytes:
+        if self.pos + size > len(self.data):
+            raise ReplayError("corrupt: the run data ends early")
+        chunk = self.data[self.pos:self.pos + size]
+        self.pos += size
+        return chunk
+
+
+# ---------------------------------------------------------------------- encode
+def _tokens(timeline: Timeline, first_dt: float) -> bytes:
+    """The timed inputs as three streams: ops (a byte each), gaps (a varint each), arguments."""
+    ops, gaps, args = bytearray(), bytearray(), bytearray()
+    dt_now, gap = first_dt, 0
+
+    def token(op: int, extra: bytes = b"") -> None:
+        nonlocal gap
+        ops.append(op)
+        gaps.extend(_varint(gap))
+        args.extend(extra)
+        gap = 0
+
+    for dt, inputs, rep in timeline.runs():
+        if dt != dt_now:
+            token(OP_DT, struct.pack(">d", dt))
+            dt_now = dt
+        if not inputs:
+            gap += rep
+            continue
+        for _ in range(rep):
+            if len(inputs) == 1:
+                token(_CODE_OF[inputs[0]])
+            else:
+                token(OP_MULTI, _varint(len(inputs)) + bytes(_CODE_OF[i] for i in inputs))
+    token(OP_END)
+    return _varint(len(ops)) + _varint(len(gaps)) + bytes(ops) + bytes(gaps) + bytes(args)
+
+
+def encode(replay: Replay, claim: Claim | Outcome | None = None) -> str:
+    """The share code of `replay`. `claim` is what the run reached (re-simulated when omitted)."""
+    if claim is None:
+        claim = replay.simulate()
+    if isinstance(claim, Outcome):
+        claim = Claim.of(claim.game)
+    first_dt = next((dt for dt, _, _ in replay.steps.runs()), 1000.0 / 60.0)
+    flags = (_RUN_ENDLESS if replay.endless else 0) | (_RUN_DAILY if replay.daily else 0)
+    head = bytearray(_varint(replay.rules))
+    head.append(flags)
+    if replay.daily:
+        from .daily import parse_day
+
+        head += _varint(day_number(parse_day(replay.daily)))
+    else:
+        head += _varint(replay.seed)
+    for name in (replay.mode, claim.mode):
+        text = name.encode("ascii")
+        head += _varint(len(text)) + text
+    head += _varint(claim.score) + _varint(claim.lines) + _varint(claim.pieces)
+    head.append(OUTCOMES.index(claim.outcome))
+    head += claim.digest
+    head += struct.pack(">d", first_dt)
+    raw = bytes(head) + _tokens(replay.steps, first_dt)
+    packer = zlib.compressobj(9, zlib.DEFLATED, -15, 9)
+    packed = packer.compress(raw) + packer.flush()
+    body = bytes([_FLAG_DEFLATED]) + packed if len(packed) < len(raw) else bytes([0]) + raw
+    payload = _varint(len(body)) + body + struct.pack(">I", zlib.crc32(body))
+    return PREFIX + ALPHABET[VERSION] + b62encode(payload)
+
+
+# ---------------------------------------------------------------------- decode
+def extract(text: str) -> str:
+    """The code in `text`: itself, or the `replay` parameter of a pasted link."""
+    text = "".join(str(text).split())
+    if "replay=" in text:
+        query = urlsplit(text).query or text.split("?", 1)[-1]
+        values = parse_qs(query).get("replay")
+        if values:
+            return "".join(values[0].split())
+    return text
+
+
+def decode(text: str) -> Replay:
+    """The replay in a share code (or a link holding one); ReplayError with a one-line reason."""
+    code = extract(text)
+    if not code:
+        raise ReplayError("empty share code")
+    if len(code) > MAX_CODE_CHARS:
+        raise ReplayError(f"not a share code: longer than {MAX_CODE_CHARS} characters")
+    if not code.startswith(PREFIX) or len(code) < 3:
+        raise ReplayError(f"not a share code or replay file: a share code starts with {PREFIX!r}")
+    version = _INDEX.get(code[2])
+    if version is None or version == 0:
+        raise ReplayError("corrupt: bad format version character")
+    if version > VERSION:
+        raise ReplayError(f"share code format {version} is newer than this game reads ({VERSION}): "
+                          "update the game")
+    payload_text = code[3:]
+    for i, ch in enumerate(payload_text):
+        if ch not in _INDEX:
+            raise ReplayError(f"corrupt: character {ch!r} at position {i + 4} is not part of a share code")
+    payload = b62decode(payload_text)
+    head = _Reader(payload)
+    try:
+        size = head.varint(MAX_BODY_BYTES)
+    except ReplayError:
+        raise ReplayError("truncated: the code is too short to hold a run") from None
+    need = head.pos + size + 4
+    if len(payload) < need:
+        raise ReplayError(f"truncated: {len(payload)} of {need} bytes; copy the whole code")
+    if len(payload) > need:
+        raise ReplayError("corrupt: extra characters after the end of the run")
+    body = payload[head.pos:head.pos + size]
+    (crc,) = struct.unpack(">I", payload[head.pos + size:])
+    if zlib.crc32(body) != crc:
+        raise ReplayError("corrupt: checksum mismatch (a character was changed, added or lost)")
+    return _parse_body(body)
+
+
+def _name(r: _Reader) -> str:
+    try:
+        return r.take(r.varint(64)).decode("ascii")
+    except UnicodeDecodeError:
+        raise ReplayError("corrupt: bad allocator name") from None
+
+
+def _parse_body(body: bytes) -> Replay:
+    if not body:
+        raise ReplayError("corrupt: empty run data")
+    flags, rest = body[0], body[1:]
+    if flags & ~_FLAG_DEFLATED:
+        raise ReplayError("corrupt: unknown flags")
+    if flags & _FLAG_DEFLATED:
+        unpacker = zlib.decompressobj(-15)
+        try:
+            rest = unpacker.decompress(rest, MAX_BODY_BYTES)
+        except zlib.error:
+            raise ReplayError("corrupt: the run data does not unpack") from None
+        if unpacker.unconsumed_tail or not unpacker.eof:
+            raise ReplayError("corrupt: the run data does not unpack")
+    r = _Reader(rest)
+    rules = r.varint(2**31)
+    if rules < 1:
+        raise ReplayError("corrupt: bad rules version")
+    run = r.byte()
+    if run & ~(_RUN_ENDLESS | _RUN_DAILY):
+        raise ReplayError("corrupt: unknown run flags")
+    daily = None
+    if run & _RUN_DAILY:
+        day = r.varint(3_000_000)
+        try:
+            when = from_day_number(day)
+        except (ValueError, OverflowError):
+            raise ReplayError("corrupt: bad daily date") from None
+        daily, seed = when.isoformat(), daily_seed(when)
+    else:
+        seed = r.varint(2**63)
+    mode, label = _name(r), _name(r)
+    from .game import MODES
+
+    if mode not in MODES or label not in (*MODES, MIXED):
+        unknown = mode if mode not in MODES else label
+        raise ReplayError(f"unknown allocator {unknown[:20]!r} (this game has {', '.join(MODES)})")
+    score, lines, pieces = r.varint(), r.varint(), r.varint()
+    outcome_n = r.byte()
+    if outcome_n >= len(OUTCOMES):
+        raise ReplayError("corrupt: bad outcome")
+    digest = r.take(8)
+    claim = Claim(score, lines, pieces, OUTCOMES[outcome_n], label, digest)
+    (dt,) = struct.unpack(">d", r.take(8))
+    if not _valid_dt(dt):
+        raise ReplayError("corrupt: bad step length")
+    steps = Timeline()
+    n_ops, n_gaps = r.varint(MAX_BODY_BYTES), r.varint(MAX_BODY_BYTES)
+    ops, gaps = r.take(n_ops), _Reader(r.take(n_gaps))
+    for op in ops:
+        gap = gaps.varint(MAX_STEPS + 1)
+        if gap:
+            steps.add(dt, (), gap)
+        if op < len(INPUT_CODES):
+            steps.add(dt, (INPUT_CODES[op],))
+        elif op == OP_MULTI:
+            count = r.varint(MAX_INPUTS_PER_STEP + 1)
+            codes = r.take(count)
+            if any(c >= len(INPUT_CODES) for c in codes):
+                raise ReplayError("corrupt: unknown input")
+            steps.add(dt, tuple(INPUT_CODES[c] for c in codes))
+        elif op == OP_DT:
+            (dt,) = struct.unpack(">d", r.take(8))
+            if not _valid_dt(dt):
+                raise ReplayError("corrupt: bad step length")
+        elif op == OP_END:
+            break
+        else:
+            raise ReplayError("corrupt: unknown token")
+    else:
+        raise ReplayError("corrupt: the run data has no end")
+    if op != ops[-1] or gaps.pos != n_gaps or ops.index(OP_END) != n_ops - 1:
+        raise ReplayError("corrupt: data after the end of the run")
+    if r.pos != len(rest):
+        raise ReplayError("corrupt: data after the end of the run")
+    return Replay(seed, mode, bool(run & _RUN_ENDLESS), steps, None, rules, daily, None, claim)
