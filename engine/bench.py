@@ -13,7 +13,7 @@ import time
 from .autoplay import play_one
 from .bot import DEFAULT_SKILL, Bot
 from .cli_args import number, whole
-from .game import MODES, Game
+from .game import MODES, Game, Input
 
 FRAME_MS = 1000.0 / 60.0
 
@@ -22,7 +22,7 @@ def frame_costs(mode: str, frames: int, seed: int = 1) -> list[float]:
     """µs per frame of update + telemetry while a bot plays one key press per frame."""
     game = Game(seed=seed, mode=mode, endless=True)
     bot = Bot(seed=seed)
-    pending: list = []
+    pending: list[Input] = []
     costs: list[float] = []
     clock = time.perf_counter_ns
     for _ in range(frames):
@@ -40,7 +40,7 @@ def frame_costs(mode: str, frames: int, seed: int = 1) -> list[float]:
 
 
 def recording_costs(mode: str, frames: int, seed: int = 1) -> tuple[list[float], int]:
-    """µs per frame the game spends writing the run down (Tape.record + observe), and the share
+    """µs per frame the game spends writing the run down (Tape.record), and the share
     code's length for those frames, while a bot plays one key press per frame."""
     from .replay import Tape
     from .sharecode import encode
@@ -48,7 +48,7 @@ def recording_costs(mode: str, frames: int, seed: int = 1) -> tuple[list[float],
     game = Game(seed=seed, mode=mode, endless=True)
     tape = Tape(game)
     bot = Bot(seed=seed)
-    pending: list = []
+    pending: list[Input] = []
     costs: list[float] = []
     clock = time.perf_counter_ns
     for _ in range(frames):
@@ -59,7 +59,6 @@ def recording_costs(mode: str, frames: int, seed: int = 1) -> tuple[list[float],
         inputs = (pending.pop(0),) if pending else ()
         t0 = clock()
         tape.record(FRAME_MS, inputs)
-        tape.observe()
         costs.append((clock() - t0) / 1000.0)
         game.update(FRAME_MS, inputs)
     return costs, len(encode(tape.finish()))

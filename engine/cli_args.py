@@ -6,6 +6,9 @@ from __future__ import annotations
 import argparse
 import math
 from collections.abc import Callable
+from typing import TypeVar
+
+T = TypeVar("T")
 
 
 def whole(lo: int | None = None, hi: int | None = None) -> Callable[[str], int]:
@@ -46,9 +49,9 @@ def number(lo: float | None = None, hi: float | None = None, *,
     return parse
 
 
-def listing(item: Callable[[str], object]) -> Callable[[str], list]:
+def listing(item: Callable[[str], T]) -> Callable[[str], list[T]]:
     """A comma-separated list of `item` values."""
-    def parse(text: str) -> list:
+    def parse(text: str) -> list[T]:
         parts = [p.strip() for p in text.split(",") if p.strip()]
         if not parts:
             raise argparse.ArgumentTypeError("expected a comma-separated list, got nothing")
