@@ -11,7 +11,7 @@ import random
 import sys
 import time
 from datetime import date
-from typing import Callable, Generator
+from typing import TYPE_CHECKING, Callable, Generator
 
 import pygame
 
@@ -23,6 +23,9 @@ from ui.scene import Scene
 from ui.sound import Sound
 from ui.storage import Settings, Storage, record_best, record_daily
 from ui.text import TextCache
+
+if TYPE_CHECKING:  # screens are imported where they are opened
+    from ui.play_scene import PlayScene
 
 
 class FixedStep:
@@ -165,7 +168,7 @@ class GameApp:
         self.reset(title)
 
     def start_game(self, mode: str | None = None, *, seed: int | None = None, autoplay: bool = False,
-                   endless: bool | None = None, daily: "date | None" = None) -> Scene:
+                   endless: bool | None = None, daily: "date | None" = None) -> PlayScene:
         """A new run in `mode` (default: the saved one) in place of everything on screen;
         `daily`: that UTC date's daily challenge."""
         from ui.play_scene import PlayScene
@@ -281,8 +284,10 @@ class GameApp:
         if not self.audio_started:
             self.audio_started = True
             self._audio_job = self.sound.start_steps()
+        job = self._audio_job
+        assert job is not None  # made above, cleared only when finished
         try:
-            next(self._audio_job)
+            next(job)
         except StopIteration as done:
             self._audio_job = None
             if done.value:

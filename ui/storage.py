@@ -209,7 +209,8 @@ class LocalStorageBackend:
     def _local_storage() -> Any:
         import platform  # pygbag's browser bridge, not the stdlib module
 
-        return platform.window.localStorage
+        window: Any = getattr(platform, "window")  # absent from the stdlib module's stubs
+        return window.localStorage
 
     def read(self) -> str | None:
         value = self._local_storage().getItem(self.key)
