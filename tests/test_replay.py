@@ -212,10 +212,3 @@ def test_a_file_read_in_small_pieces_reads_the_same(tmp_path, monkeypatch, chunk
     spaced = tmp_path / "spaced.json"
     spaced.write_text(json.dumps(json.loads(path.read_text()), indent=3))
     assert Replay.load(str(spaced)) == replay
-
-
-def test_the_recording_benchmark_writes_a_run_down_and_encodes_it():
-    from engine.bench import recording_costs
-
-    costs, code_length = recording_costs("paged", 120)
-    assert len(costs) == 120 and code_length > 0
