@@ -9,7 +9,9 @@
     python main.py --bench-frame       cost of one drawn frame
 
 The browser build runs this same file: one asyncio loop, `await asyncio.sleep(0)`
-every frame, no threads and nothing that blocks.
+every frame, no threads and nothing that blocks. On the desktop SIGINT (Ctrl-C) and SIGTERM
+stop every mode within a second, with exit status 130 or 143 and no traceback; the game saves
+its settings first.
 """
 from __future__ import annotations
 
@@ -19,6 +21,7 @@ import sys
 import time
 
 os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
+os.environ.setdefault("SDL_NO_SIGNAL_HANDLERS", "1")  # SIGINT/SIGTERM are ours (see main)
 
 BROWSER = sys.platform == "emscripten"
 FRAME_MS = 1000.0 / 60.0
@@ -42,7 +45,8 @@ def load_replay(source: str | None):
         return None, str(exc)
 
 
-async def run_window(opts, replay=None, problem: str | None = None) -> None:
+async def run_window(opts, stop: list[int], replay=None, problem: str | None = None) -> None:
+    """The game in a window (or the page) until it quits, or until a signal lands in `stop`."""
     import pygame
 
     from ui import theme, web
@@ -73,7 +77,7 @@ async def run_window(opts, replay=None, problem: str | None = None) -> None:
     last = time.perf_counter()
     frames_left = opts.frames  # None: until the player quits
     frame = 0
-    while app.running and frames_left != 0:
+    while app.running and not stop and frames_left != 0:
         if frames_left is not None:
             frames_left -= 1
         frame += 1
@@ -96,33 +100,46 @@ async def run_window(opts, replay=None, problem: str | None = None) -> None:
             if spare > 0.001:
                 await asyncio.sleep(spare)
         await asyncio.sleep(0)
+    if stop:
+        app.save_settings()  # a stopped game keeps what the player chose and achieved
     pygame.quit()
 
 
-async def main() -> None:
-    from ui.cli import Options, parse_or_exit
+def run_tool(opts) -> int:
+    """The headless screenshot or the frame benchmark (imports included: a signal may come early)."""
+    if opts.headless:
+        from ui import headless
+        return headless.run(opts)
+    from ui import bench
+    return bench.run(opts.frames, opts.seed, opts.layout)
 
-    opts = Options() if BROWSER else parse_or_exit(sys.argv[1:])
-    if opts.headless or opts.bench_frame:
-        os.environ["SDL_VIDEODRIVER"] = "dummy"
-        os.environ["SDL_AUDIODRIVER"] = "dummy"
-        if opts.headless:
-            from ui import headless
-            code = headless.run(opts)
-        else:
-            from ui import bench
-            code = bench.run(opts.frames, opts.seed, opts.layout)
-        raise SystemExit(code)
-    if BROWSER:
+
+async def main() -> None:
+    if BROWSER:  # no command line, no signals: the page runs the game (the CLI modules are not shipped)
+        from ui.options import Options
         from ui.share import page_replay_code
 
         replay, problem = load_replay(page_replay_code())
-    else:
-        replay, problem = load_replay(opts.replay)
-        if problem:
-            print(f"main.py: error: cannot watch {opts.replay}: {problem}", file=sys.stderr)
-            raise SystemExit(2)
-    await run_window(opts, replay, problem)
+        await run_window(Options(), [], replay, problem)
+        return
+    from engine.cli_args import exit_status, run, stop_on_signals
+    from ui.cli import parse_or_exit
+
+    opts = parse_or_exit(sys.argv[1:])
+    if opts.headless or opts.bench_frame:
+        os.environ["SDL_VIDEODRIVER"] = "dummy"
+        os.environ["SDL_AUDIODRIVER"] = "dummy"
+        # Signals stop the run where it is (130/143); a closed pipe or full disk is one line.
+        raise SystemExit(run(run_tool, opts, prog="main.py"))
+    replay, problem = load_replay(opts.replay)
+    if problem:
+        print(f"main.py: error: cannot watch {opts.replay}: {problem}", file=sys.stderr)
+        raise SystemExit(2)
+    stop: list[int] = []
+    stop_on_signals(stop.append)  # the frame loop sees it, saves and ends
+    await run_window(opts, stop, replay, problem)
+    if stop:
+        raise SystemExit(exit_status(stop[0]))
 
 
 # pygbag runs this file as its program: no __main__ guard, nothing after this line.

@@ -5,6 +5,9 @@
 
 With --record, every game is also saved as a replay (DIR/<mode>-seed<N>.json), so bot games can
 be watched (`python main.py --replay FILE`) and checked (`python -m engine.replay FILE`).
+
+At most MAX_SEEDS games per mode, MAX_PIECES pieces per game and MAX_TOTAL_PIECES pieces per
+mode (about an hour of bot play); a long run shows its progress on a terminal.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ import statistics
 from dataclasses import asdict, dataclass
 
 from .bot import DEFAULT_SKILL, Bot
+from . import cli_args
 from .cli_args import number, whole
 from .game import MODES, Game
 from .memory import OOM_CAUSES
@@ -26,6 +30,7 @@ from .telemetry import reserved_share
 
 MAX_SEEDS = 10_000
 MAX_PIECES = 1_000_000
+MAX_TOTAL_PIECES = 2_000_000  # seeds x max-pieces per mode
 THINK_MS = 400.0  # game time the bot spends per piece: the split meter recharges meanwhile
 
 
@@ -99,8 +104,13 @@ def play_one(mode: str, seed: int, max_pieces: int, skill: float,
 
 
 def summarise(mode: str, seeds: int, max_pieces: int, skill: float,
-              record: str | None = None) -> ModeSummary:
-    stats, splits = zip(*(play_one(mode, s, max_pieces, skill, record) for s in range(seeds)))
+              record: str | None = None, progress: cli_args.Progress | None = None) -> ModeSummary:
+    games = []
+    for seed in range(seeds):
+        games.append(play_one(mode, seed, max_pieces, skill, record))
+        if progress is not None:
+            progress.update(seed + 1)
+    stats, splits = zip(*games)
     ooms = [s for s in stats if s.oom]
     causes = dict.fromkeys(OOM_CAUSES, 0)
     for s in ooms:
@@ -146,20 +156,26 @@ def format_table(results: dict[str, ModeSummary], max_pieces: int, skill: float)
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="python -m engine.autoplay", description=__doc__.splitlines()[0])
-    p.add_argument("--mode", choices=(*MODES, "both"), default="both")
-    p.add_argument("--seeds", type=whole(1, MAX_SEEDS), default=10, help="games per mode (seeds 0..N-1)")
-    p.add_argument("--max-pieces", type=whole(1, MAX_PIECES), default=1000, help="cap per game")
+    p = cli_args.parser("python -m engine.autoplay", __doc__.splitlines()[0])
+    p.add_argument("--mode", choices=(*MODES, "both"), default="both", help="allocator mode")
+    p.add_argument("--seeds", type=whole(1, MAX_SEEDS), default=10,
+                   help=f"games per mode (seeds 0..N-1), at most {MAX_SEEDS:,}")
+    p.add_argument("--max-pieces", type=whole(1, MAX_PIECES), default=1000,
+                   help=f"cap per game, at most {MAX_PIECES:,} (and --seeds x --max-pieces at most {MAX_TOTAL_PIECES:,})")
     p.add_argument("--skill", type=number(0.0, 1.0), default=DEFAULT_SKILL,
-                   help=f"chance the bot takes its best placement (default {DEFAULT_SKILL})")
+                   help="chance the bot takes its best placement")
     p.add_argument("--json", action="store_true", help="print one JSON object keyed by mode")
-    p.add_argument("--record", metavar="DIR", help="save every game as a replay in DIR (created if missing)")
+    p.add_argument("--record", metavar="DIR", type=cli_args.output_dir(),
+                   help="save every game as a replay in DIR (created if missing)")
     return p
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    if args.seeds * args.max_pieces > MAX_TOTAL_PIECES:
+        parser.error(f"--seeds {args.seeds} x --max-pieces {args.max_pieces} is up to "
+                     f"{args.seeds * args.max_pieces:,} pieces per mode, more than {MAX_TOTAL_PIECES:,}")
     modes = MODES if args.mode == "both" else (args.mode,)
     if args.record is not None:
         try:
@@ -168,8 +184,12 @@ def main(argv: list[str] | None = None) -> int:
                 raise PermissionError(13, "not writable")
         except OSError as exc:
             parser.error(f"--record {args.record}: {exc.strerror or exc}")
+    results = {}
     try:
-        results = {m: summarise(m, args.seeds, args.max_pieces, args.skill, args.record) for m in modes}
+        for m in modes:
+            progress = cli_args.Progress(f"{m} games", args.seeds)
+            results[m] = summarise(m, args.seeds, args.max_pieces, args.skill, args.record, progress)
+            progress.close()
     except OSError as exc:
         print(f"{parser.prog}: error: cannot write a replay: {exc.strerror or exc}", file=sys.stderr)
         return 2
@@ -181,4 +201,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(cli_args.run(main, prog="python -m engine.autoplay"))

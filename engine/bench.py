@@ -1,6 +1,9 @@
 """Engine speed figures: cost of one 60 Hz frame, and heuristic-bot pieces per second.
 
     python -m engine.bench [--frames N] [--seconds S]
+
+At most MAX_FRAMES frames and MAX_SECONDS of bot time per mode; a long run shows its progress on
+a terminal.
 """
 
 from __future__ import annotations
@@ -12,13 +15,17 @@ import time
 
 from .autoplay import play_one
 from .bot import DEFAULT_SKILL, Bot
+from . import cli_args
 from .cli_args import number, whole
 from .game import MODES, Game, Input
 
 FRAME_MS = 1000.0 / 60.0
+MAX_FRAMES = 10_000_000
+MAX_SECONDS = 3600.0
 
 
-def frame_costs(mode: str, frames: int, seed: int = 1) -> list[float]:
+def frame_costs(mode: str, frames: int, seed: int = 1,
+                progress: cli_args.Progress | None = None) -> list[float]:
     """µs per frame of update + telemetry while a bot plays one key press per frame."""
     game = Game(seed=seed, mode=mode, endless=True)
     bot = Bot(seed=seed)
@@ -36,6 +43,8 @@ def frame_costs(mode: str, frames: int, seed: int = 1) -> list[float]:
         game.update(FRAME_MS, inputs)
         game.telemetry()
         costs.append((clock() - t0) / 1000.0)
+        if progress is not None and len(costs) % 1024 == 0:
+            progress.update(len(costs))
     return costs
 
 
@@ -76,13 +85,17 @@ def bot_rate(mode: str, seconds: float) -> float:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m engine.bench", description=__doc__.splitlines()[0])
-    p.add_argument("--frames", type=whole(1), default=30000, help="frames timed per mode")
-    p.add_argument("--seconds", type=number(0.0, above=True), default=3.0, help="bot time per mode")
+    p = cli_args.parser("python -m engine.bench", __doc__.splitlines()[0])
+    p.add_argument("--frames", type=whole(1, MAX_FRAMES), default=30000,
+                   help=f"frames timed per mode, at most {MAX_FRAMES:,}")
+    p.add_argument("--seconds", type=number(0.0, MAX_SECONDS, above=True), default=3.0,
+                   help=f"bot time per mode, at most {MAX_SECONDS:.0f}")
     args = p.parse_args(argv)
     print(f"Python {sys.version.split()[0]}")
     for mode in MODES:
-        costs = sorted(frame_costs(mode, args.frames))
+        progress = cli_args.Progress(f"{mode} frames", args.frames)
+        costs = sorted(frame_costs(mode, args.frames, progress=progress))
+        progress.close()
         med = statistics.median(costs)
         p99 = costs[int(len(costs) * 0.99)]
         print(f"{mode:<11} frame (update + telemetry): median {med:6.1f} us, p99 {p99:6.1f} us "
@@ -100,4 +113,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(cli_args.run(main, prog="python -m engine.bench"))

@@ -356,6 +356,7 @@ class Tape:
 if __name__ == "__main__":
     # `python -m engine.replay`: the command line lives in engine.replay_cli (not in the web
     # bundle); this file is __main__ here, so the package's own modules are used.
+    from engine.cli_args import run
     from engine.replay_cli import main
 
-    raise SystemExit(main())
+    raise SystemExit(run(main, prog="python -m engine.replay"))

@@ -13,7 +13,7 @@ import json
 import os
 import sys
 
-from . import sharecode
+from . import cli_args, sharecode
 from .replay import Replay, ReplayError
 
 
@@ -26,9 +26,9 @@ def load_any(arg: str) -> Replay:
 
 def main(argv: list[str] | None = None) -> int:
     """`python -m engine.replay CODE_OR_FILE`: re-simulate a run and check what it claims."""
-    parser = argparse.ArgumentParser(
-        prog="python -m engine.replay", allow_abbrev=False,
-        description="Re-simulate a recorded run (replay file or share code) and check its result. "
+    parser = cli_args.parser(
+        "python -m engine.replay",
+        "Re-simulate a recorded run (replay file or share code) and check its result. "
                     "Exit 0: verified; 1: corrupt, truncated, newer, unverifiable or not matching; "
                     "2: bad command line or unreadable file.")
     parser.add_argument("source", metavar="CODE_OR_FILE", help="a share code, a ?replay= link or a replay file")

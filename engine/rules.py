@@ -22,6 +22,10 @@ HARD_DROP_POINTS = 2  # per cell
 LINE_POINTS = {1: 100, 2: 300, 3: 500, 4: 800}  # x level
 LINES_PER_LEVEL = 10
 VICTORY_LINES = 40
+# No run scores more: one piece per 60 Hz frame for 46 hours (the longest replay, 10 million
+# frames) clears under 4 million lines, worth under 2 x 10^14 at the levels those lines reach.
+# A saved best score above this did not come from a run.
+MAX_SCORE = 10**15
 
 # Each cell is one KV-cache block of 16 tokens (vLLM's default block size, as in the LAB), so
 # a cleared row of ten blocks dispatches 160 tokens (the original article counted 200 a line).

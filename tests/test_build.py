@@ -61,8 +61,9 @@ def test_build_succeeds_and_prints_figures(build) -> None:
     for name in ("index.html", "favicon.png", ARCHIVE, "embed.html", "og-image.png"):
         assert (out / name).is_file(), name
         assert re.search(rf"KB\s+{re.escape(name)}\n", text), f"{name} not listed with its size"
-    # The bundle holds what the pages use and nothing else.
-    assert sorted(p.name for p in out.iterdir()) == sorted(["index.html", "favicon.png", ARCHIVE, "embed.html", "og-image.png"])
+    # The bundle holds what the pages use and nothing else, besides the build's hidden marker
+    # (the server never serves dotfiles; it lets the next build replace this folder).
+    assert sorted(p.name for p in out.iterdir()) == sorted(["index.html", "favicon.png", ARCHIVE, "embed.html", "og-image.png", build_web.MARKER])
     assert "social preview image: game screenshot" in text
 
 
@@ -453,6 +454,143 @@ def test_pages_workflow_tests_then_publishes_the_checked_bundle() -> None:
     assert "image: python:3.11-bookworm" in top and "--shm-size" in top  # apt's chromium and nginx
 
 
+# --- The output folder: only the build's own (or an empty one) is ever replaced ------------
+
+
+def tree_digest(folder: Path) -> dict[str, str]:
+    return {str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest() if p.is_file() else "dir"
+            for p in sorted(folder.rglob("*"))}
+
+
+def run_build_tool(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, str(ROOT / "tools" / "build_web.py"), *args],
+                          capture_output=True, text=True, timeout=60, cwd=cwd)
+
+
+def test_out_refuses_a_folder_it_did_not_make_and_leaves_it_intact(tmp_path: Path) -> None:
+    notes = tmp_path / "notes"
+    (notes / "photos").mkdir(parents=True)
+    (notes / "todo.txt").write_text("buy milk\n")
+    (notes / "photos" / "cat.png").write_bytes(bytes(range(256)) * 10)
+    before = tree_digest(notes)
+    res = run_build_tool("--out", str(notes), "--pygbag-python", sys.executable)
+    assert res.returncode == 2, res.stdout + res.stderr
+    assert "--out" in res.stderr and "Traceback" not in res.stderr
+    assert len(res.stderr.strip().splitlines()[-1]) < 300
+    assert tree_digest(notes) == before
+    assert not (tmp_path / "stage").exists()  # checked before any work
+
+
+@pytest.mark.parametrize("name", ["engine", "ui", "web", "tools", ".", "engine/sub", "tests"])
+def test_out_never_touches_a_source_folder(name: str) -> None:
+    before = tree_digest(ROOT / "engine")
+    res = run_build_tool("--out", name)
+    assert res.returncode == 2, res.stdout + res.stderr
+    assert "source" in res.stderr and "Traceback" not in res.stderr
+    assert tree_digest(ROOT / "engine") == before
+
+
+def test_out_rules_for_marked_empty_legacy_and_new_folders(tmp_path: Path) -> None:
+    sources = (ROOT,)
+    build_web.check_replaceable(tmp_path / "new", build_web.LEGACY_OUT, sources)
+    (tmp_path / "empty").mkdir()
+    build_web.check_replaceable(tmp_path / "empty", build_web.LEGACY_OUT, sources)
+    marked = tmp_path / "marked"
+    marked.mkdir()
+    (marked / build_web.MARKER).write_text("x")
+    (marked / "anything.bin").write_bytes(b"1")
+    build_web.check_replaceable(marked, build_web.LEGACY_OUT, sources)
+    legacy = tmp_path / "legacy"
+    legacy.mkdir()
+    for name in ("index.html", "embed.html", "vram-tetris.tar.gz"):
+        (legacy / name).write_text("x")
+    build_web.check_replaceable(legacy, build_web.LEGACY_OUT, sources)
+    (legacy / "notes.txt").write_text("mine")
+    with pytest.raises(build_web.UnsafeFolder, match="did not make"):
+        build_web.check_replaceable(legacy, build_web.LEGACY_OUT, sources)
+    (tmp_path / "file").write_text("x")
+    with pytest.raises(build_web.UnsafeFolder, match="not a folder"):
+        build_web.check_replaceable(tmp_path / "file", build_web.LEGACY_OUT, sources)
+    with pytest.raises(build_web.UnsafeFolder, match="contains the project's source"):
+        build_web.check_replaceable(ROOT.parent, build_web.LEGACY_OUT, sources)
+    # make_fresh replaces a marked folder and marks the new one.
+    build_web.make_fresh(marked, build_web.LEGACY_OUT, sources)
+    assert sorted(p.name for p in marked.iterdir()) == [build_web.MARKER]
+
+
+def test_build_marks_its_output_folder(build) -> None:
+    out, res, _ = build
+    assert res.returncode == 0, res.stdout + res.stderr
+    assert (out / build_web.MARKER).is_file()
+    assert (out.parent / "stage" / build_web.MARKER).is_file()
+
+
+@pytest.mark.parametrize("args", [["--budget-kb", "nan"], ["--budget-kb", "inf"], ["--timeout", "nan"],
+                                  ["--report", "/nonexistent-folder/r.json"], ["--report", "/"],
+                                  ["--out-dir", "x"], ["--budget", "10"]])
+def test_bad_numbers_and_report_paths_exit_2_before_building(args: list[str], tmp_path: Path) -> None:
+    res = run_build_tool("--out", str(tmp_path / "web"), *args)
+    assert res.returncode == 2, res.stdout + res.stderr
+    assert "Traceback" not in res.stderr
+    assert res.stderr.strip().splitlines()[-1].startswith("build_web.py: error: ")
+    assert not (tmp_path / "web").exists() and not (tmp_path / "stage").exists()
+
+
+def test_a_stopped_build_stops_its_running_step(tmp_path: Path) -> None:
+    """SIGTERM during a build step (pygbag, the screenshot) ends the step too, with exit 143."""
+    import select
+    import signal
+    import time
+
+    pidfile = tmp_path / "step.pid"
+    step = f"import os, time; open({str(pidfile)!r}, 'w').write(str(os.getpid())); time.sleep(120)"
+    code = (f"import sys; sys.path.insert(0, {str(ROOT / 'tools')!r}); import build_web\n"
+            f"from engine import cli_args\n"
+            f"sys.exit(cli_args.run(build_web.run, [sys.executable, '-c', {step!r}], 300, build_web.ROOT))\n")
+    proc = subprocess.Popen([sys.executable, "-c", code], cwd=ROOT, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 30
+    while not pidfile.exists() or not pidfile.read_text():
+        assert time.monotonic() < deadline, "the build step never started"
+        try:  # between looks, wait for the build to end (its failure), at most 50 ms
+            proc.wait(timeout=0.05)
+            pytest.fail(f"the build ended before its step started: {proc.stderr.read()}")
+        except subprocess.TimeoutExpired:
+            pass
+    child = int(pidfile.read_text())
+    handle = os.pidfd_open(child)  # readable once the step has exited
+    try:
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=10) == 143
+        assert "Traceback" not in proc.stderr.read()
+        readable, _, _ = select.select([handle], [], [], 10)
+        assert readable, "the build step outlived its build"
+    finally:
+        os.close(handle)
+
+
+def test_desktop_tools_stay_out_of_the_archive(build) -> None:
+    out, res, _ = build
+    assert res.returncode == 0, res.stdout + res.stderr
+    with tarfile.open(out / ARCHIVE, "r:gz") as tar:
+        names = {m.name for m in tar.getmembers()}
+    for name in build_web.DESKTOP_ONLY:
+        assert (ROOT / name).is_file(), f"{name} is listed but gone: update DESKTOP_ONLY"
+        assert "assets/" + name not in names
+
+
+def test_pygbag_ini_leaves_out_exactly_the_desktop_tools() -> None:
+    """pygbag.ini matches file names in any folder: each name must be desktop-only wherever it is."""
+    ini = (ROOT / "pygbag.ini").read_text()
+    ignored = set(re.findall(r'"([^"/]+)"', re.search(r"ignoreFiles = \[(.*)\]", ini).group(1)))
+    names = {Path(p).name for p in build_web.DESKTOP_ONLY}
+    assert names <= ignored
+    for d in build_web.GAME_DIRS:
+        for path in (ROOT / d).rglob("*.py"):
+            rel = path.relative_to(ROOT).as_posix()
+            if path.name in ignored and "__pycache__" not in path.parts:
+                assert rel in build_web.DESKTOP_ONLY, f"pygbag . would leave out {rel}, a game file"
+
+
 def test_the_page_never_needs_the_desktop_only_tools(tmp_path) -> None:
     """The modules left out of the archive are not imported by any screen the browser shows."""
     blocked = [name[:-3].replace("/", ".").removesuffix(".__init__") for name in build_web.DESKTOP_ONLY]
@@ -487,3 +625,28 @@ print("ok")
 """
     res = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert res.returncode == 0 and res.stdout.strip().endswith("ok"), res.stdout + res.stderr
+
+
+def test_main_runs_in_the_browser_without_the_desktop_only_tools(tmp_path) -> None:
+    """main.py as the page runs it (sys.platform 'emscripten', no command line, no signals): the
+    game loop starts with every desktop-only module unavailable."""
+    blocked = [name[:-3].replace("/", ".") for name in build_web.DESKTOP_ONLY]
+    code = f"""
+import asyncio, os, sys
+os.environ["SDL_VIDEODRIVER"] = os.environ["SDL_AUDIODRIVER"] = "dummy"
+os.environ["VRAM_TETRIS_DATA_DIR"] = {str(tmp_path)!r}
+for name in {blocked!r}:
+    sys.modules[name] = None  # importing it now fails
+import pygame  # noqa: F401  (pygame itself checks the platform as it loads)
+sys.platform = "emscripten"
+source = open("main.py", encoding="utf-8").read()
+assert source.rstrip().endswith("asyncio.run(main())")
+space = {{"__name__": "__main__"}}
+exec(compile(source.rstrip()[: -len("asyncio.run(main())")], "main.py", "exec"), space)
+try:
+    asyncio.run(asyncio.wait_for(space["main"](), 3.0))
+except (asyncio.TimeoutError, TimeoutError):
+    print("ok: the game loop was still running")
+"""
+    res = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert res.returncode == 0 and res.stdout.strip().endswith("still running"), res.stdout + res.stderr

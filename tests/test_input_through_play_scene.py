@@ -179,3 +179,24 @@ def test_slim_header_buttons_answer_a_finger_just_outside_them(play):
     x, y, w, h = L.MODE_CONTIGUOUS_BTN
     click(app, (x + w // 2, y - 6))
     assert scene.game.mode == "contiguous"
+
+
+@pytest.mark.parametrize("bad", [float("nan"), float("inf"), float("-inf"), 1e308])
+def test_fingers_with_broken_coordinates_never_crash_the_play_screen(play, bad):
+    app, scene = play
+    rects = L.control_rects()
+    lx, ly = centre(rects["left"])
+    for t in (pygame.FINGERDOWN, pygame.FINGERMOTION, pygame.FINGERUP):
+        for x, y in ((bad, 0.5), (0.5, bad), (bad, bad)):
+            pygame.event.post(pygame.event.Event(t, touch_id=1, finger_id=7, x=x, y=y, dx=bad, dy=bad, pressure=1))
+    pump(app, 3)
+    # A finger that went down properly is still released by a lift with broken coordinates.
+    pygame.event.post(pygame.event.Event(pygame.FINGERDOWN, touch_id=1, finger_id=8, x=lx / 800, y=ly / 580,
+                                         dx=0, dy=0, pressure=1))
+    pump(app, 1)
+    assert scene.state.pressed == {"left"}
+    pygame.event.post(pygame.event.Event(pygame.FINGERUP, touch_id=1, finger_id=8, x=bad, y=bad,
+                                         dx=0, dy=0, pressure=0))
+    pump(app, 1)
+    assert not scene.state.pressed
+    app.draw()

@@ -253,9 +253,11 @@ def test_serve_command_serves_the_bundle_and_stops_cleanly(bundle: Path, python_
             proc.kill()
             proc.wait(timeout=10)
             raise
+        err = proc.stderr.read()
         proc.stdout.close()
         proc.stderr.close()
-    assert code == 0
+    assert code == 143, err  # stopped by SIGTERM, as every tool: 128 + 15, no traceback
+    assert "Traceback" not in err
 
 
 @pytest.mark.skipif(shutil.which("envsubst") is None, reason="envsubst (gettext-base) is not installed")
@@ -270,12 +272,12 @@ def test_container_start_substitution_gives_a_working_server(bundle: Path, tmp_p
     assert res.returncode == 0, res.stderr
     conf_text = res.stdout
     assert f"listen 127.0.0.1:{port};" in conf_text and f"root {bundle};" in conf_text
-    assert "$vram_scheme://$host$vram_dir/og-image.png" in conf_text  # nginx's own variables untouched
+    assert "$vram_origin$vram_dir/og-image.png" in conf_text  # nginx's own variables untouched
     (tmp_path / "tmp").mkdir()
     (tmp_path / "site.conf").write_text(conf_text)
     mime = next(p for p in serve_web.MIME_TYPES_CANDIDATES if p.is_file())
     conf = tmp_path / "nginx.conf"
-    conf.write_text(serve_web.MAIN_CONF.format(prefix=tmp_path, mime_types=mime))
+    conf.write_text(serve_web.main_conf(tmp_path, mime))
     proc = subprocess.Popen(serve_web.nginx_command(NGINX, tmp_path, conf), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     try:
         deadline = time.monotonic() + 15
@@ -291,3 +293,110 @@ def test_container_start_substitution_gives_a_working_server(bundle: Path, tmp_p
     finally:
         stop(proc)
         proc.stderr.close()
+
+
+# --- Hostile request headers, error caching, HSTS, capacity ------------------------------
+
+INJECTIONS = ['"><script>x</script>', '"><script>alert(1)</script><x y="', "javascript", "https\"", "ftp"]
+
+
+@pytest.mark.parametrize("proto", INJECTIONS)
+@pytest.mark.parametrize("name", ["index.html", "embed.html", "sub/index.html"])
+def test_forged_forwarded_proto_never_reaches_the_page(server: int, name: str, proto: str) -> None:
+    resp, body = get(server, f"/{name}", {"X-Forwarded-Proto": proto})
+    assert resp.status == 200
+    assert b"<script>x" not in body and b"alert(1)" not in body
+    urls = re.findall(rb'<meta property="og:(?:url|image)" content="([^"]*)"', body)
+    assert urls and all(u.startswith((b"http://127.0.0.1/", b"https://127.0.0.1/")) for u in urls), urls
+
+
+@pytest.mark.parametrize("host", ['evil"><script>x</script>', "a b", "x'y", "exa_mple.com", "-bad.com",
+                                  "a..b", "<x>"])
+def test_forged_host_falls_back_to_relative_urls(server: int, host: str) -> None:
+    for name in ("index.html", "embed.html"):
+        resp, body = get(server, f"/{name}", {"Host": host, "X-Forwarded-Proto": "https"})
+        if resp.status == 400:  # nginx itself refused the header: nothing to inject into
+            continue
+        assert resp.status == 200
+        assert b"<script>x" not in body and host.encode() not in body
+        urls = re.findall(rb'<meta property="og:(?:url|image)" content="([^"]*)"', body)
+        assert urls and all(u.startswith(b"/") for u in urls), urls
+
+
+def test_valid_hosts_and_schemes_still_make_absolute_urls(server: int) -> None:
+    for proto, host in (("HTTPS", "Vram-Tetris.example.org"), ("http", "a.b-c.run.app"), ("https", "[::1]")):
+        resp, body = get(server, "/", {"X-Forwarded-Proto": proto, "Host": host})
+        assert resp.status == 200
+        assert f'<meta property="og:url" content="{proto.lower()}://{host.lower()}/">'.encode() in body
+
+
+def test_missing_files_are_cached_briefly(server: int) -> None:
+    for path in ("/nope.js", "/nope.png", "/nope.tar.gz", "/nope.wasm", "/nope.html", "/nope"):
+        resp, _ = get(server, path)
+        assert resp.status == 404, path
+        cache = resp.getheader("Cache-Control") or ""
+        assert "86400" not in cache and "max-age=300" not in cache, (path, cache)
+    resp, _ = get(server, "/favicon.png")
+    assert resp.status == 200 and "max-age=86400" in resp.getheader("Cache-Control")
+
+
+def test_dotfiles_are_never_served(server: int, bundle: Path) -> None:
+    assert (bundle / ".vram-tetris-build").is_file()
+    resp, _ = get(server, "/.vram-tetris-build")
+    assert resp.status == 404
+
+
+def test_hsts_only_over_https(server: int) -> None:
+    for path in ("/", "/index.html", "/favicon.png", f"/{ARCHIVE}", "/nope.js"):
+        resp, _ = get(server, path, {"X-Forwarded-Proto": "https"})
+        assert resp.getheader("Strict-Transport-Security") == "max-age=31536000", path
+        resp, _ = get(server, path)
+        assert resp.getheader("Strict-Transport-Security") is None, path
+
+
+def test_preview_server_is_sized_for_a_room_of_readers(tmp_path: Path) -> None:
+    mime = next(p for p in serve_web.MIME_TYPES_CANDIDATES if p.is_file())
+    conf = serve_web.main_conf(tmp_path, mime)
+    connections = int(re.search(r"worker_connections (\d+);", conf).group(1))
+    assert connections >= 512
+    header_timeout = re.search(r"client_header_timeout (\d+)s;", conf)
+    assert header_timeout and int(header_timeout.group(1)) <= 15
+
+
+def test_half_sent_requests_do_not_lock_readers_out(server: int) -> None:
+    stalled = []
+    try:
+        for _ in range(100):  # more than the old limit of 64 connections
+            s = socket.create_connection(("127.0.0.1", server), timeout=5)
+            s.sendall(b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n")  # never finished
+            stalled.append(s)
+        resp, body = get(server, "/index.html")
+        assert resp.status == 200 and b"pythons.js" in body
+    finally:
+        for s in stalled:
+            s.close()
+
+
+def test_python_fallback_server_hides_its_version_and_lists_no_folder(tmp_path: Path) -> None:
+    import functools
+    import threading
+
+    (tmp_path / "index.html").write_text("<!doctype html><title>x</title>")
+    handler = functools.partial(serve_web.BundleHandler, directory=str(tmp_path))
+    server = serve_web.http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        port = server.server_address[1]
+        resp, _ = get(port, "/index.html")
+        assert resp.status == 200
+        assert resp.getheader("Server") == "vram-tetris"
+        (tmp_path / "nolisting").mkdir()
+        (tmp_path / "nolisting" / "secret.txt").write_text("x")
+        resp, body = get(port, "/nolisting/")
+        assert resp.status == 404 and b"secret.txt" not in body
+        assert b"Python" not in body and "Python" not in (resp.getheader("Server") or "")
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=10)

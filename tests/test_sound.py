@@ -350,3 +350,18 @@ def test_cli_bad_arguments_exit_2(args: tuple[str, ...]) -> None:
     out = run_cli(*args)
     assert out.returncode == 2
     assert "usage" in out.stderr and "Traceback" not in out.stderr
+
+
+@pytest.mark.parametrize("args", [("--wav", ""), ("--wav", "/proc/version/x"), ("--repeat", "1000001"),
+                                  ("--rep", "2"), ("--wav", "README.md")])
+def test_cli_bad_outputs_and_bounds_exit_2_before_work(args: tuple[str, ...]) -> None:
+    out = run_cli(*args)
+    assert out.returncode == 2, out.stdout + out.stderr
+    assert "Traceback" not in out.stderr and out.stdout == ""
+    assert out.stderr.strip().splitlines()[-1].startswith("python -m ui.sound: error: ")
+
+
+def test_cli_help_shows_defaults_and_maxima() -> None:
+    out = run_cli("--help")
+    assert out.returncode == 0 and "(default: 44100)" in out.stdout and "at most 1000" in out.stdout
+    assert "pygame" not in out.stdout.split("usage")[0].lower()

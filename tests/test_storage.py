@@ -324,3 +324,114 @@ def test_load_never_raises_on_any_saved_json(data: dict) -> None:
     with tempfile.TemporaryDirectory() as d:
         Path(d, FILE_NAME).write_text(json.dumps(data), encoding="utf-8")
         assert isinstance(Storage(d).load(), Settings)
+
+
+# --- Nothing a player achieved is lost to a save that cannot be read ----------------------
+
+
+def kept_aside(folder: Path) -> list[Path]:
+    return sorted(folder.glob(FILE_NAME + ".bad-*"))
+
+
+def test_byte_order_mark_is_read_and_scores_kept(tmp_path: Path) -> None:
+    text = json.dumps({"best_scores": {"contiguous": 1234, "paged": 5678}, "muted": True})
+    (tmp_path / FILE_NAME).write_bytes(b"\xef\xbb\xbf" + text.encode())
+    store = Storage(tmp_path)
+    s = store.load()
+    assert s.best_scores == {"contiguous": 1234, "paged": 5678} and s.muted is True
+    store.save(s)
+    assert Storage(tmp_path).load().best_scores["paged"] == 5678
+
+
+@pytest.mark.parametrize("damage", ["latin1", "truncated", "huge_number", "trailing_garbage"])
+def test_undecodable_save_is_kept_aside_and_readable_fields_survive(tmp_path: Path, damage: str) -> None:
+    good = json.dumps({"best_scores": {"contiguous": 1234, "paged": 5678}, "muted": True,
+                       "seen_cards": ["caf\u00e9", "split"], "games_played": 9}, indent=1, ensure_ascii=False).encode()
+    raw = {
+        "latin1": good.replace("caf\u00e9".encode(), b"caf\xe9"),
+        "truncated": good[: good.index(b'"seen_cards"')],
+        "huge_number": good.replace(b"9", b"9" * 5000),
+        "trailing_garbage": good + b"\x00\x00",
+    }[damage]
+    (tmp_path / FILE_NAME).write_bytes(raw)
+    store = Storage(tmp_path)
+    s = store.load()
+    assert s.best_scores == {"contiguous": 1234, "paged": 5678}
+    assert s.muted is True
+    assert store.last_error is not None and "kept as" in store.last_error
+    copies = kept_aside(tmp_path)
+    assert len(copies) == 1 and copies[0].read_bytes() == raw
+    store.save(s)  # the next save replaces the file, the copy stays
+    assert kept_aside(tmp_path) == copies and copies[0].read_bytes() == raw
+    assert Storage(tmp_path).load().best_scores["paged"] == 5678
+
+
+def test_same_bad_save_is_kept_once(tmp_path: Path) -> None:
+    (tmp_path / FILE_NAME).write_bytes(b'{"best_scores": {"paged": 77')
+    for _ in range(3):
+        assert Storage(tmp_path).load().best_scores["paged"] == 77
+    assert len(kept_aside(tmp_path)) == 1
+
+
+def test_unreadable_save_is_moved_aside_before_a_save_replaces_it(tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    raw = json.dumps({"best_scores": {"paged": 5678}}).encode()
+    (tmp_path / FILE_NAME).write_bytes(raw)
+
+    def denied(self) -> bytes:
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(FileBackend, "read", denied)
+    store = Storage(tmp_path)
+    assert store.load() == Settings()
+    assert store.last_error is not None and "unreadable" in store.last_error and "kept as" in store.last_error
+    store.save(Settings())
+    copies = kept_aside(tmp_path)
+    assert len(copies) == 1 and copies[0].read_bytes() == raw
+
+
+@pytest.mark.parametrize("digits", [319, 400, 5000])
+def test_absurd_best_scores_are_clamped_and_the_original_kept(tmp_path: Path, digits: int) -> None:
+    from engine.rules import MAX_SCORE
+
+    raw = '{"best_scores": {"contiguous": 12, "paged": %s}}' % ("9" * digits)
+    (tmp_path / FILE_NAME).write_text(raw)
+    store = Storage(tmp_path)
+    s = store.load()
+    assert s.best_scores == {"contiguous": 12, "paged": MAX_SCORE}
+    assert [p.read_text() for p in kept_aside(tmp_path)] == [raw]
+
+
+def test_scores_and_counts_never_exceed_their_maxima() -> None:
+    from engine.rules import MAX_SCORE
+    from ui.storage import MAX_GAMES
+
+    s = Settings.from_dict({"best_scores": {"paged": MAX_SCORE * 10}, "games_played": 10**30})
+    assert s.best_scores["paged"] == MAX_SCORE and s.games_played == MAX_GAMES
+    assert record_best(s, "contiguous", 10**400) and s.best_scores["contiguous"] == MAX_SCORE
+
+
+def test_unknown_fields_are_kept_aside_before_they_would_be_dropped(tmp_path: Path) -> None:
+    raw = json.dumps({"best_scores": {"paged": 5}, "from_a_newer_version": [1, 2]})
+    (tmp_path / FILE_NAME).write_text(raw)
+    Storage(tmp_path).load()
+    assert [p.read_text() for p in kept_aside(tmp_path)] == [raw]
+
+
+def test_a_clean_save_is_never_copied(tmp_path: Path) -> None:
+    store = Storage(tmp_path)
+    store.save(sample_settings())
+    assert store.load() == sample_settings() and store.last_error is None
+    assert kept_aside(tmp_path) == []
+
+
+def test_browser_keeps_a_bad_save_aside_in_local_storage(browser: FakeLocalStorage) -> None:
+    browser.items[LOCAL_STORAGE_KEY] = '{"best_scores": {"contiguous": 1234, "paged": 5678}, "mu'
+    store = Storage()
+    s = store.load()
+    assert s.best_scores == {"contiguous": 1234, "paged": 5678}
+    copies = [k for k in browser.items if k.startswith(LOCAL_STORAGE_KEY + ".bad-")]
+    assert len(copies) == 1 and browser.items[copies[0]].endswith('"mu')
+    store.save(s)
+    assert browser.items[copies[0]].endswith('"mu')
+    assert json.loads(browser.items[LOCAL_STORAGE_KEY])["best_scores"]["paged"] == 5678

@@ -140,3 +140,132 @@ def test_frame_benchmark_prints_median_and_p99():
     assert proc.returncode == 0, proc.stderr
     draw = next(line for line in proc.stdout.splitlines() if line.startswith("draw"))
     assert "median" in draw and "p99" in draw and draw.split()[2].isdigit()
+
+
+# --- Stopping: SIGINT/SIGTERM end every mode within a second, 130/143, no traceback --------
+
+import json  # noqa: E402
+import signal  # noqa: E402
+import time  # noqa: E402
+
+GAME_ENV = {"SDL_VIDEODRIVER": "dummy", "SDL_AUDIODRIVER": "dummy", "PATH": "/usr/bin:/bin",
+            "PYGAME_HIDE_SUPPORT_PROMPT": "1"}
+
+
+def stop_after(args: list[str], sig: int, wait_s: float, tmp_path: Path, env: dict | None = None,
+               ready: str | None = None) -> tuple[int, float, str]:
+    """Start main.py, send `sig` after `wait_s` (or once `ready` exists), return (status, s, stderr)."""
+    proc = subprocess.Popen([sys.executable, str(ROOT / "main.py"), *args], cwd=tmp_path,
+                            env=env or GAME_ENV, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 60
+        if ready is not None:
+            while not Path(ready).exists():
+                assert time.monotonic() < deadline, "never ready"
+                try:  # between looks, wait for the game to end (its failure), at most 50 ms
+                    proc.wait(timeout=0.05)
+                    pytest.fail("ended before it was ready: " + proc.stderr.read())
+                except subprocess.TimeoutExpired:
+                    pass
+        time.sleep(wait_s)
+        assert proc.poll() is None, "ended before the signal: " + proc.stderr.read()
+        sent = time.monotonic()
+        proc.send_signal(sig)
+        code = proc.wait(timeout=10)
+        took = time.monotonic() - sent
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    return code, took, proc.stderr.read()
+
+
+@pytest.mark.parametrize(("args", "sig", "status"), [
+    (["--headless", "--frames", "1000000", "--scene", "title", "--screenshot", "out.png"], signal.SIGTERM, 143),
+    (["--headless", "--frames", "1000000", "--scene", "title", "--screenshot", "out.png"], signal.SIGINT, 130),
+    (["--bench-frame", "--frames", "1000000"], signal.SIGINT, 130),
+    (["--bench-frame", "--frames", "1000000"], signal.SIGTERM, 143),
+], ids=["headless-term", "headless-int", "bench-int", "bench-term"])
+def test_long_runs_stop_on_signals(tmp_path, args, sig, status):
+    code, took, err = stop_after(args, sig, 3.0, tmp_path)
+    assert code == status, err
+    assert took < 2.0
+    assert "Traceback" not in err and err.strip() == ""
+
+
+@pytest.mark.parametrize(("sig", "status"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+def test_window_game_saves_settings_then_stops_on_signals(tmp_path, sig, status):
+    env = dict(GAME_ENV, VRAM_TETRIS_DATA_DIR=str(tmp_path / "data"))
+    code, took, err = stop_after(["--mode", "contiguous"], sig, 2.0, tmp_path, env)
+    assert code == status, err
+    assert took < 2.0 and "Traceback" not in err
+    saved = json.loads((tmp_path / "data" / "settings.json").read_text())
+    assert saved["mode"] == "contiguous"
+
+
+# --- --data-dir: the headless tool against a given settings store --------------------------
+
+
+def test_headless_survives_an_absurd_best_score_in_its_data_dir(tmp_path):
+    data = tmp_path / "data"
+    data.mkdir()
+    (data / "settings.json").write_text('{"best_scores": {"contiguous": 1, "paged": %s}}' % ("9" * 400))
+    proc = run_main("--headless", "--data-dir", str(data), "--frames", "120", "--scene", "play",
+                    "--mode", "paged", "--screenshot", str(tmp_path / "out.png"))
+    assert proc.returncode == 0, proc.stderr
+    assert "Traceback" not in proc.stderr and (tmp_path / "out.png").is_file()
+
+
+def test_headless_run_saves_into_its_data_dir_and_keeps_scores_behind_a_bom(tmp_path):
+    data = tmp_path / "data"
+    data.mkdir()
+    text = json.dumps({"best_scores": {"contiguous": 1234, "paged": 5678}})
+    (data / "settings.json").write_bytes(b"\xef\xbb\xbf" + text.encode())
+    proc = run_main("--headless", "--data-dir", str(data), "--frames", "60", "--scene", "oom",
+                    "--mode", "paged", "--autoplay", "--screenshot", str(tmp_path / "out.png"))
+    assert proc.returncode == 0, proc.stderr
+    saved = json.loads((data / "settings.json").read_text(encoding="utf-8"))
+    assert saved["games_played"] >= 1  # the run ended and the game saved, as it does in play
+    kept = [saved] + [json.loads(p.read_bytes().decode("utf-8-sig")) for p in data.glob("settings.json.bad-*")]
+    assert any(k["best_scores"]["paged"] == 5678 for k in kept)
+
+
+def test_data_dir_is_headless_only_and_must_be_writable(tmp_path):
+    with pytest.raises(UsageError, match="--data-dir"):
+        parse(["--data-dir", str(tmp_path)])
+    (tmp_path / "file").write_text("x")
+    proc = run_main("--headless", "--frames", "2", "--screenshot", str(tmp_path / "a.png"),
+                    "--data-dir", str(tmp_path / "file"))
+    assert proc.returncode == 2 and "--data-dir" in proc.stderr and "Traceback" not in proc.stderr
+
+
+# --- One command-line convention --------------------------------------------------------
+
+
+@pytest.mark.parametrize("args", [["--head", "--frames", "2", "--screenshot", "a.png"],
+                                  ["--headless", "--frame", "2", "--screenshot", "a.png"],
+                                  ["--bench"]])
+def test_abbreviations_are_refused(args):
+    with pytest.raises(UsageError, match="unrecognized"):
+        parse(args)
+
+
+def test_scene_lab_points_to_the_lab_command():
+    proc = run_main("--scene", "lab")
+    assert proc.returncode == 2
+    assert "python -m ui.lab_scene" in proc.stderr and "Traceback" not in proc.stderr
+
+
+@pytest.mark.parametrize("shot", ["notes.txt", "missing/a.png", "a-folder/", ""])
+def test_screenshot_paths_are_checked_before_rendering(tmp_path, shot):
+    (tmp_path / "a-folder").mkdir()
+    proc = run_main("--headless", "--frames", "1000000", "--screenshot", shot, cwd=tmp_path)
+    assert proc.returncode == 2, proc.stderr
+    assert "--screenshot" in proc.stderr and "Traceback" not in proc.stderr
+    assert proc.stderr.strip().splitlines()[-1].startswith("main.py: error:")
+
+
+def test_help_shows_defaults_and_no_banner():
+    proc = run_main("--help")
+    assert proc.returncode == 0 and "default" in proc.stdout and "pygame" not in proc.stdout.lower().split("usage")[0]
+    assert "--data-dir" in proc.stdout

@@ -6,10 +6,15 @@ Our own page template and icon are passed in, so pygbag never reaches for its CD
 The result is checked: archive contents (no tests, caches, build output, virtual environments),
 archive size, and that the page fetches nothing but pygbag's runtime before the first frame.
 
+The output folder is replaced only when the build made it (it leaves a marker file, MARKER) or
+it is empty; any other folder, and any folder of the project's sources, is refused before any
+work starts, so a mistyped --out never deletes anything.
+
 Usage:
     python tools/build_web.py [--out build/site] [--pygbag-python PY] [--render-python PY]
                               [--site-url URL] [--budget-kb 160] [--timeout 300]
-Exit status: 0 built and within budget, 1 build or check failed, 2 bad usage.
+Exit status: 0 built and within budget, 1 build or check failed, 2 bad usage,
+130/143 stopped by SIGINT/SIGTERM.
 """
 
 from __future__ import annotations
@@ -31,6 +36,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from engine import cli_args  # noqa: E402  (standard library only, like this tool)
+
 APP_NAME = "vram-tetris"  # archive name: vram-tetris.tar.gz
 TITLE = "PagedAttention: VRAM Tetris"
 DESCRIPTION = (
@@ -44,19 +54,32 @@ BUDGET_KB = 160  # the game with both layouts, the LAB, share codes and the repl
 
 GAME_FILES = ("main.py",)
 GAME_DIRS = ("engine", "ui", "assets")
-# Command-line tools that never run in a page (benchmarks, headless screenshots, the LAB's and the
-# autoplay's reports): left out of the archive, so a phone downloads only what it runs.
-# pygbag.ini leaves the same files out of a plain `pygbag .` (it matches file names in any folder,
-# so engine/lab/cli.py, named like ui/cli.py that the page needs, ships).
+# Command-line tools that never run in a page (benchmarks, headless screenshots, the command lines
+# and their shared argument checks, the LAB's and the autoplay's reports, replay files and the
+# replay checker): left out of the archive, so a phone downloads only what it runs. pygbag.ini
+# leaves the same files out of a plain `pygbag .` (it matches file names in any folder, so every
+# name here must belong to desktop-only files alone).
 DESKTOP_ONLY = ("engine/bench.py", "engine/autoplay.py", "engine/replay_cli.py", "engine/replay_json.py",
-                "engine/lab/report.py", "engine/lab/sweep.py",
-                "engine/lab/__main__.py", "ui/bench.py", "ui/headless.py", "ui/lab_cli.py")
+                "engine/lab/report.py", "engine/lab/sweep.py", "engine/lab/__main__.py", "engine/lab/cli.py",
+                "engine/cli_args.py", "ui/cli.py", "ui/bench.py", "ui/headless.py", "ui/lab_cli.py")
 TEMPLATE = ROOT / "web" / "vram-tetris.tmpl"
 ICON = ROOT / "web" / "favicon.png"
 EMBED = ROOT / "web" / "embed.html"
 FALLBACK_CARD = ROOT / "web" / "og-image.png"
 OG_NAME = "og-image.png"
 SCREENSHOT_TIMEOUT = 90.0
+MAX_BUDGET_KB = 100_000
+MAX_TIMEOUT_S = 24 * 3600.0
+# Written into every folder the build makes; only such a folder (or an empty one) is replaced.
+MARKER = ".vram-tetris-build"
+MARKER_TEXT = "Made by tools/build_web.py; the next build replaces this whole folder.\n"
+# What builds made before they left a marker: a folder holding only these is the build's own.
+LEGACY_OUT = frozenset({"index.html", "embed.html", "favicon.png", "og-image.png",
+                        f"{APP_NAME}.tar.gz", f"{APP_NAME}.apk"})
+LEGACY_STAGE = frozenset({APP_NAME, "pygbag.log", "screenshot.png"})
+# Folders of the checkout that hold the project itself: never an output, nor anything inside them.
+SOURCE_DIRS = ("engine", "ui", "assets", "web", "tools", "tests", "docs", ".git", ".github", ".ci",
+               ".venv")
 
 # Archive members that must never ship: checked on every build.
 FORBIDDEN = (
@@ -78,6 +101,54 @@ DEBUG_FILES = re.compile(r"xterm|vtx?\.js")
 
 class BuildError(Exception):
     """A build step failed; the message says what and what to do."""
+
+
+class UnsafeFolder(Exception):
+    """A folder the build must not replace; the message says why."""
+
+
+def _within(path: Path, folder: Path) -> bool:
+    return path == folder or folder in path.parents
+
+
+def check_replaceable(folder: Path, legacy: frozenset[str], sources: tuple[Path, ...]) -> None:
+    """Raise UnsafeFolder unless the build may delete and remake `folder`.
+
+    Allowed: a folder that does not exist yet, an empty one, one holding the build's marker, or
+    one holding nothing but what an older build (before markers) wrote. Never a source checkout,
+    a folder that contains one, or a folder inside the project's own source folders.
+    """
+    folder = folder.resolve()
+    for src in sources:
+        src = src.resolve()
+        if _within(src, folder):
+            raise UnsafeFolder(f"{folder} is or contains the project's source ({src})")
+        for name in SOURCE_DIRS + GAME_DIRS:
+            if _within(folder, src / name):
+                raise UnsafeFolder(f"{folder} is inside the project's source folder {src / name}")
+    if not folder.exists() and not folder.is_symlink():
+        return
+    if folder.is_symlink() or not folder.is_dir():
+        raise UnsafeFolder(f"{folder} exists and is not a folder")
+    try:
+        names = {p.name for p in folder.iterdir()}
+    except OSError as exc:
+        raise UnsafeFolder(f"cannot list {folder}: {exc.strerror or exc}") from None
+    if not names or MARKER in names:
+        return
+    if names <= legacy:
+        return
+    raise UnsafeFolder(f"{folder} holds files the build did not make (it replaces only a folder "
+                       f"with its {MARKER} marker, or an empty one); pick a new or empty folder")
+
+
+def make_fresh(folder: Path, legacy: frozenset[str], sources: tuple[Path, ...]) -> None:
+    """Delete `folder` if the build may (checked again, just before), recreate it, mark it."""
+    check_replaceable(folder, legacy, sources)
+    if folder.exists():
+        shutil.rmtree(folder)
+    folder.mkdir(parents=True)
+    (folder / MARKER).write_text(MARKER_TEXT, encoding="utf-8")
 
 
 @dataclass
@@ -105,9 +176,14 @@ def run(cmd: list[str], timeout: float, cwd: Path, env: dict[str, str] | None = 
         raise BuildError(f"cannot run {cmd[0]}: {exc}") from exc
     try:
         out, _ = proc.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, signal.SIGKILL)
+    except BaseException as exc:  # a timeout, or this tool being stopped: take the step down too
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
         out, _ = proc.communicate()
+        if not isinstance(exc, subprocess.TimeoutExpired):
+            raise
         if logfile:
             logfile.write_text(out or "")
         raise BuildError(f"timed out after {timeout:.0f} s: {' '.join(cmd)}" + (f" (log: {logfile})" if logfile else ""))
@@ -276,6 +352,37 @@ def first_frame_downloads(index_html: str, cdn: str, version: str) -> list[str]:
     ]
 
 
+def content_security_policy(cdn: str) -> str:
+    """The game page's Content-Security-Policy: what pygbag's runtime needs, and nothing else.
+
+    The runtime's loader (pythons.js) and interpreter (main.js, main.wasm, main.data) come from
+    its CDN and add script elements from there; the interpreter compiles WebAssembly and runs
+    JavaScript through eval() for Python's `platform.window` bridge; the page's own boot screen is
+    inline script with inline handlers. Everything else is this site only: no other script host,
+    no plugins, no <base> or form redirection, fetches only from this site and the runtime's CDN.
+    """
+    m = re.match(r"(?i)(https?://[a-z0-9.\-]+(?::\d+)?)/", cdn)
+    runtime = f" {m.group(1).lower()}" if m else ""
+    return "; ".join((
+        "default-src 'self'",
+        f"script-src 'self'{runtime} 'unsafe-inline' 'unsafe-eval' 'wasm-unsafe-eval'",
+        "style-src 'self' 'unsafe-inline'",
+        f"img-src 'self' data: blob:{runtime}",
+        f"media-src 'self' data: blob:{runtime}",
+        f"connect-src 'self' data: blob:{runtime}",
+        "font-src 'self' data:",
+        "worker-src 'self' blob:",
+        "object-src 'none'",
+        "base-uri 'self'",
+        "form-action 'none'",
+    ))
+
+
+# The article stand-in (embed.html) runs no script at all; it frames the game from anywhere.
+EMBED_CSP = ("default-src 'self'; script-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:; "
+             "frame-src 'self' http: https:; object-src 'none'; base-uri 'self'; form-action 'none'")
+
+
 def js_string(text: str) -> str:
     """Text for inside a double-quoted JavaScript string in an HTML <script>."""
     return json.dumps(text)[1:-1].replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
@@ -333,7 +440,11 @@ def build(args: argparse.Namespace) -> Report:
     report = Report(budget_bytes=int(args.budget_kb * 1024))
     out: Path = args.out.resolve()
     stage_root: Path = (args.stage or out.parent / "stage").resolve()
-    stage_root.mkdir(parents=True, exist_ok=True)
+    sources = (ROOT, args.source.resolve())
+    try:
+        make_fresh(stage_root, LEGACY_STAGE, sources)
+    except UnsafeFolder as exc:
+        raise BuildError(f"staging folder: {exc}") from None
 
     report.pygbag = check_python(args.pygbag_python)
     log(f"pygbag {report.pygbag} ({args.pygbag_python})")
@@ -351,27 +462,31 @@ def build(args: argparse.Namespace) -> Report:
         raise BuildError("index.html has no pythons.js loader: wrong template?")
     report.cdn = m.group(1)
 
-    if out.exists():
-        shutil.rmtree(out)
-    out.mkdir(parents=True)
-    site = args.site_url.rstrip("/") + "/" if args.site_url else ""
+    try:
+        make_fresh(out, LEGACY_OUT, sources)
+    except UnsafeFolder as exc:
+        raise BuildError(f"output folder: {exc}") from None
+    raw_site = args.site_url.rstrip("/") + "/" if args.site_url else ""
+    site = html.escape(raw_site)  # checked in main(); escaped all the same, as every value put into a page
     values = {"DESCRIPTION": html.escape(DESCRIPTION), "OG_IMAGE": site + OG_NAME, "SITE_URL": site, "TITLE": html.escape(TITLE)}
     # Where else to play and where the source is, for the page's error messages (JS strings;
     # empty when unknown, and the page then leaves the link out).
-    values.update(REPO_URL_JS=js_string(args.repo_url), SITE_URL_JS=js_string(site))
+    values.update(REPO_URL_JS=js_string(args.repo_url), SITE_URL_JS=js_string(raw_site))
     # Without a public URL, link-preview URLs stay relative ("./", "og-image.png"); the
     # container's nginx makes them absolute from the address each request came to.
-    (out / "index.html").write_text(fill(index_html, dict(values, PAGE_URL=site or "./"), "index.html"), encoding="utf-8")
+    page_values = dict(values, PAGE_URL=site or "./", CSP=content_security_policy(report.cdn))
+    (out / "index.html").write_text(fill(index_html, page_values, "index.html"), encoding="utf-8")
     shutil.copy2(built / "favicon.png", out / "favicon.png")
     shutil.copy2(built / f"{APP_NAME}.tar.gz", out / f"{APP_NAME}.tar.gz")
-    embed_values = dict(values, PAGE_URL=(site or "./") + "embed.html")
+    embed_values = dict(values, PAGE_URL=(site or "./") + "embed.html", CSP=EMBED_CSP)
     (out / "embed.html").write_text(fill(EMBED.read_text(encoding="utf-8"), embed_values, "embed.html"), encoding="utf-8")
     report.social_image = social_image(out, args.render_python, stage_root, args.source.resolve(), args.timeout)
 
     report.archive_members = check_archive(out / f"{APP_NAME}.tar.gz", report.budget_bytes)
     report.archive_bytes = (out / f"{APP_NAME}.tar.gz").stat().st_size
     report.first_frame = first_frame_downloads((out / "index.html").read_text(encoding="utf-8"), report.cdn, report.pygbag)
-    report.files = {p.relative_to(out).as_posix(): p.stat().st_size for p in sorted(out.rglob("*")) if p.is_file()}
+    report.files = {p.relative_to(out).as_posix(): p.stat().st_size for p in sorted(out.rglob("*"))
+                    if p.is_file() and p.name != MARKER}
     report.seconds = time.monotonic() - started
     return report
 
@@ -396,10 +511,12 @@ def print_report(report: Report, out: Path) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="build_web.py", description="Build the pygbag web bundle offline and check it.")
-    parser.add_argument("--out", type=Path, default=ROOT / "build" / "site", help="output folder (replaced; build/web is pygbag's own)")
+    parser = cli_args.parser("build_web.py", "Build the pygbag web bundle offline and check it.")
+    parser.add_argument("--out", type=Path, default=ROOT / "build" / "site",
+                        help=f"output folder: made, or replaced if a build made it ({MARKER}) or it is empty "
+                             "(build/web is pygbag's own)")
     parser.add_argument("--source", type=Path, default=ROOT, help="folder holding main.py, engine/, ui/ (default: checkout)")
-    parser.add_argument("--stage", type=Path, default=None, help="staging folder (default: next to --out)")
+    parser.add_argument("--stage", type=Path, default=None, help="staging folder, same rules as --out (default: next to --out)")
     parser.add_argument("--pygbag-python", default=sys.executable, help="python with pygbag and without black")
     parser.add_argument("--render-python", default=None, help="python with pygame-ce, to render the preview image")
     parser.add_argument("--site-url", default=os.environ.get("SITE_URL", ""), help="public URL, for absolute og:url and og:image")
@@ -407,33 +524,48 @@ def main(argv: list[str] | None = None) -> int:
                         help="source repository, linked from the page's error messages "
                              "(default: REPO_URL, or GitHub Actions' repository)")
     parser.add_argument("--cdn", default=None, help="override pygbag's runtime CDN URL")
-    parser.add_argument("--budget-kb", type=float, default=BUDGET_KB, help="game archive budget in KB")
-    parser.add_argument("--timeout", type=float, default=300, help="seconds before a build step is killed")
-    parser.add_argument("--report", type=Path, default=None, help="also write the figures as JSON here")
+    parser.add_argument("--budget-kb", type=cli_args.number(0, MAX_BUDGET_KB, above=True), default=BUDGET_KB,
+                        help=f"game archive budget in KB, at most {MAX_BUDGET_KB:,}")
+    parser.add_argument("--timeout", type=cli_args.number(0, MAX_TIMEOUT_S, above=True), default=300,
+                        help=f"seconds before a build step is killed, at most {MAX_TIMEOUT_S:.0f}")
+    parser.add_argument("--report", type=cli_args.output_file(".json"), default=None,
+                        help="also write the figures as JSON here")
     args = parser.parse_args(argv)
     for attr in ("pygbag_python", "render_python"):
         value = getattr(args, attr)
         if value and os.sep in value:
             setattr(args, attr, str(Path(value).absolute()))
-    if args.budget_kb <= 0 or args.timeout <= 0:
-        parser.error("--budget-kb and --timeout must be positive")
-    if args.site_url and not re.match(r"https?://", args.site_url):
-        parser.error(f"--site-url must start with http:// or https://, got {args.site_url!r}")
+    if args.site_url and not re.match(r"https?://[^\s\"'<>]+$", args.site_url):
+        parser.error(f"--site-url must be an http:// or https:// address, got {args.site_url[:80]!r}")
     if args.repo_url and not re.fullmatch(r"https?://[^\s\"'<>\\]+", args.repo_url):
-        parser.error(f"--repo-url must be an http:// or https:// URL, got {args.repo_url!r}")
-    if args.out.resolve() in (ROOT, ROOT / "web", ROOT / "build", ROOT / "build" / "web"):
-        parser.error(f"--out {args.out} would overwrite project files; pick a dedicated folder")
+        parser.error(f"--repo-url must be an http:// or https:// URL, got {args.repo_url[:80]!r}")
+    out = args.out.resolve()
+    if out == ROOT / "build" / "web":
+        parser.error(f"--out {args.out} is pygbag's own build folder (pygbag . writes there); pick another")
+    stage_root = (args.stage or args.out.parent / "stage").resolve()
+    sources = (ROOT, args.source.resolve())
+    for option, folder, legacy in (("--out", out, LEGACY_OUT), ("--stage", stage_root, LEGACY_STAGE)):
+        try:
+            check_replaceable(folder, legacy, sources)
+        except UnsafeFolder as exc:
+            parser.error(f"{option} {exc}")
+    if _within(out, stage_root) or _within(stage_root, out):
+        parser.error(f"--out {out} and the staging folder {stage_root} must not hold each other")
 
     try:
         report = build(args)
     except BuildError as exc:
         print(f"\nWEB BUILD FAILED: {exc}", file=sys.stderr, flush=True)
         return 1
-    print_report(report, args.out.resolve())
+    print_report(report, out)
     if args.report:
-        args.report.write_text(json.dumps(report.__dict__, indent=2) + "\n")
+        try:
+            args.report.write_text(json.dumps(report.__dict__, indent=2) + "\n")
+        except OSError as exc:
+            print(f"build_web.py: error: cannot write --report {args.report}: {exc.strerror or exc}", file=sys.stderr)
+            return 1
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(cli_args.run(main, prog="build_web.py"))

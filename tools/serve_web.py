@@ -11,12 +11,11 @@ server, which a static server does not have.
 
 Usage:
     python tools/serve_web.py [--root build/site] [--port 8000] [--host 127.0.0.1]
-Exit status: 0 stopped with Ctrl-C, 1 server failed, 2 bad usage.
+Exit status: 130/143 stopped by SIGINT (Ctrl-C) or SIGTERM, 1 server failed, 2 bad usage.
 """
 
 from __future__ import annotations
 
-import argparse
 import functools
 import http.server
 import shutil
@@ -27,7 +26,13 @@ import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from engine import cli_args  # noqa: E402  (standard library only, like this tool)
+
 SITE_TEMPLATE = ROOT / "web" / "nginx" / "default.conf.template"
+CONNECTIONS = 1024
 MIME_TYPES_CANDIDATES = (Path("/etc/nginx/mime.types"), Path("/usr/local/etc/nginx/mime.types"))
 
 # Same surroundings as the official image's /etc/nginx/nginx.conf, minus users and daemons.
@@ -37,7 +42,10 @@ master_process off;
 worker_processes 1;
 pid {prefix}/nginx.pid;
 error_log {prefix}/error.log warn;
-events {{ worker_connections 64; }}
+worker_rlimit_nofile 4096;
+# A room of readers opening the page at once: many connections, and a client that sends half a
+# request is dropped within seconds instead of holding a connection for a minute.
+events {{ worker_connections {connections}; }}
 http {{
     include {mime_types};
     default_type application/octet-stream;
@@ -48,7 +56,11 @@ http {{
     uwsgi_temp_path {prefix}/tmp/uwsgi;
     scgi_temp_path {prefix}/tmp/scgi;
     sendfile on;
-    keepalive_timeout 65;
+    client_header_timeout 10s;
+    client_body_timeout 10s;
+    send_timeout 30s;
+    keepalive_timeout 15s;
+    reset_timedout_connection on;
     include {prefix}/site.conf;
 }}
 """
@@ -71,6 +83,11 @@ def site_conf(root: Path, listen: str) -> str:
     return text.replace("${PORT}", listen).replace("${WEB_ROOT}", str(root.resolve()))
 
 
+def main_conf(prefix: Path, mime_types: Path) -> str:
+    """nginx.conf around the site: the official image's surroundings, sized for a room of readers."""
+    return MAIN_CONF.format(prefix=prefix, mime_types=mime_types, connections=CONNECTIONS)
+
+
 def write_prefix(prefix: Path, root: Path, host: str, port: int) -> Path:
     """Write nginx.conf and site.conf under prefix; return the main config's path."""
     mime = next((p for p in MIME_TYPES_CANDIDATES if p.is_file()), None)
@@ -79,7 +96,7 @@ def write_prefix(prefix: Path, root: Path, host: str, port: int) -> Path:
     (prefix / "tmp").mkdir(parents=True, exist_ok=True)
     (prefix / "site.conf").write_text(site_conf(root, f"{host}:{port}"), encoding="utf-8")
     conf = prefix / "nginx.conf"
-    conf.write_text(MAIN_CONF.format(prefix=prefix, mime_types=mime), encoding="utf-8")
+    conf.write_text(main_conf(prefix, mime), encoding="utf-8")
     return conf
 
 
@@ -99,6 +116,17 @@ class BundleHandler(http.server.SimpleHTTPRequestHandler):
         ".html": "text/html; charset=utf-8",
     }
 
+    server_version = "vram-tetris"
+
+    def version_string(self) -> str:
+        """No server or Python version for the world to read."""
+        return self.server_version
+
+    def list_directory(self, path):  # type: ignore[no-untyped-def]
+        """Folders are never listed (nginx neither): a folder without index.html is a 404."""
+        self.send_error(404, "File not found")
+        return None
+
     def end_headers(self) -> None:
         if self.path.endswith((".tar.gz", ".apk")):
             self.send_header("Cache-Control", "public, max-age=300, must-revalidate")
@@ -114,16 +142,8 @@ def serve_python(root: Path, host: str, port: int) -> int:
         game, embed = page_urls(host, port)
         print(f"serving {root} with Python's http.server on {game} (Ctrl-C stops)", flush=True)
         print(f"  game: {game}   article embed: {embed}", flush=True)
-        signal.signal(signal.SIGTERM, _stop)
-        try:
-            server.serve_forever()
-        except KeyboardInterrupt:
-            pass
+        server.serve_forever()  # until a signal stops it (cli_args.run: 130/143)
     return 0
-
-
-def _stop(signum: int, frame: object) -> None:
-    raise SystemExit(0)
 
 
 def serve_nginx(nginx: str, root: Path, host: str, port: int) -> int:
@@ -138,11 +158,8 @@ def serve_nginx(nginx: str, root: Path, host: str, port: int) -> int:
         print(f"serving {root} with nginx (production config) on {game} (Ctrl-C stops)", flush=True)
         print(f"  game: {game}   article embed: {embed}", flush=True)
         proc = subprocess.Popen(nginx_command(nginx, prefix, conf))
-        signal.signal(signal.SIGTERM, _stop)
         try:
-            return proc.wait()
-        except (KeyboardInterrupt, SystemExit):
-            return 0
+            return proc.wait()  # until a signal stops this tool (cli_args.run: 130/143)
         finally:
             if proc.poll() is None:
                 proc.send_signal(signal.SIGQUIT)
@@ -154,25 +171,23 @@ def serve_nginx(nginx: str, root: Path, host: str, port: int) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="serve_web.py", description="Serve the web bundle locally.")
-    parser.add_argument("--root", type=Path, default=ROOT / "build" / "site")
-    parser.add_argument("--port", type=int, default=8000)
-    parser.add_argument("--host", default="127.0.0.1")
+    parser = cli_args.parser("serve_web.py", "Serve the web bundle locally.")
+    parser.add_argument("--root", type=Path, default=ROOT / "build" / "site", help="bundle folder")
+    parser.add_argument("--port", type=cli_args.whole(1, 65535), default=8000, help="TCP port")
+    parser.add_argument("--host", default="127.0.0.1", help="address to listen on")
     parser.add_argument("--python-server", action="store_true", help="use http.server even if nginx is installed")
     args = parser.parse_args(argv)
-    if not 1 <= args.port <= 65535:
-        parser.error(f"--port must be 1..65535, got {args.port}")
     if not (args.root / "index.html").is_file():
-        parser.error(f"no index.html in {args.root}: run ./build.sh web first")
+        parser.error(f"--root: no index.html in {args.root}: run ./build.sh web first")
     nginx = None if args.python_server else find_nginx()
     try:
         if nginx:
             return serve_nginx(nginx, args.root.resolve(), args.host, args.port)
         return serve_python(args.root.resolve(), args.host, args.port)
     except OSError as exc:
-        print(f"cannot serve on {args.host}:{args.port}: {exc}", file=sys.stderr)
+        print(f"serve_web.py: error: cannot serve on {args.host}:{args.port}: {exc.strerror or exc}", file=sys.stderr)
         return 1
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(cli_args.run(main, prog="serve_web.py"))

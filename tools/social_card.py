@@ -11,7 +11,6 @@ Usage:
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 from pathlib import Path
@@ -19,6 +18,13 @@ from pathlib import Path
 os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
 os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
+os.environ.setdefault("SDL_NO_SIGNAL_HANDLERS", "1")
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from engine import cli_args  # noqa: E402
 
 CARD_SIZE = (1200, 630)
 ICON_SIZE = 64
@@ -176,19 +182,18 @@ def _wrap(text: str, width: int) -> list[str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="social_card.py", description=__doc__.splitlines()[0])
+    parser = cli_args.parser("social_card.py", __doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="what", required=True)
-    icon = sub.add_parser("icon", help="draw the 64 x 64 favicon")
-    icon.add_argument("out", type=Path)
-    card = sub.add_parser("card", help="draw the 1200 x 630 social preview card")
-    card.add_argument("out", type=Path)
-    card.add_argument("--screenshot", type=Path, default=None)
+    png = cli_args.output_file(".png")
+    icon = sub.add_parser("icon", help="draw the 64 x 64 favicon", allow_abbrev=False,
+                          formatter_class=cli_args.HelpFormatter)
+    icon.add_argument("out", type=png, help="PNG file to write")
+    card = sub.add_parser("card", help="draw the 1200 x 630 social preview card", allow_abbrev=False,
+                          formatter_class=cli_args.HelpFormatter)
+    card.add_argument("out", type=png, help="PNG file to write")
+    card.add_argument("--screenshot", type=Path, default=None, help="game screenshot to frame (default: a drawn board)")
     args = parser.parse_args(argv)
 
-    if args.out.suffix.lower() != ".png":
-        parser.error(f"output must be a .png file, got {args.out}")
-    if not args.out.parent.is_dir():
-        parser.error(f"output folder does not exist: {args.out.parent}")
     if args.what == "card" and args.screenshot is not None and not args.screenshot.is_file():
         print(f"social card: no screenshot at {args.screenshot}; drawing the board instead", file=sys.stderr)
 
@@ -202,4 +207,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(cli_args.run(main, prog="social_card.py"))

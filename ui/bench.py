@@ -10,6 +10,7 @@ import tempfile
 import time
 
 from engine import events as ev
+from engine.cli_args import Progress
 from ui import theme
 from ui.headless import init_display, make_app
 from ui.play_scene import PlayScene
@@ -52,7 +53,10 @@ def run(frames: int | None = None, seed: int | None = None, layout: str = "lands
         draw_us: list[float] = []
         draw_cpu_us: list[float] = []  # CPU time only: steady on a machine busy with other work
         step_us: list[float] = []
+        progress = Progress("frames", n)  # shown on a terminal only
         for i in range(n):
+            if i & 255 == 255:
+                progress.update(i + 1)
             if i % 120 == 0:
                 # Keep every costly layer on screen: card, block-table highlight, row clear.
                 bt = game.block_table
@@ -76,6 +80,7 @@ def run(frames: int | None = None, seed: int | None = None, layout: str = "lands
             step_us.append((t1 - t0) * 1e6)
             draw_us.append((t2 - t1) * 1e6)
             draw_cpu_us.append((c2 - c1) * 1e6)
+        progress.close()
         tele = game.telemetry()
     print(f"frame benchmark ({app.layout.name} {app.layout.width}x{app.layout.height}): {n} frames, "
           f"board {tele.utilisation * 100:.0f} % used, "

@@ -1,18 +1,28 @@
-"""Command line of main.py: the desktop game, headless screenshots and the frame benchmark."""
+"""Command lines of the UI side: main.py (the desktop game, headless screenshots, the frame
+benchmark) and the pieces every UI tool shares. Desktop only: the browser never parses a command
+line (main.py builds ui.options.Options there), so this module stays out of the web archive.
+
+The conventions are engine.cli_args' (abbreviations refused, defaults in --help, one-line usage
+errors with exit 2, SIGINT/SIGTERM -> 130/143 without a traceback); this module adds what only
+the UI needs: the pygame banner hidden and SDL kept off the signals (`quiet_pygame`), and the
+screenshot-path check (`screenshot_path`) that every tool writing a PNG uses before it renders.
+"""
 from __future__ import annotations
 
 import argparse
 import os
-import signal
-import sys
-from dataclasses import dataclass
 from pathlib import Path
 
+from engine import cli_args
 from engine.modes import NAMES as MODES
+from ui.options import Options
 
 from ui.layout import LANDSCAPE, NAMES as LAYOUTS
 
 SCENES = ("title", "play", "help", "pause", "oom", "victory")
+MAX_FRAMES = 1_000_000  # about 4.6 hours of 60 Hz frames
+MAX_SEED = 2**31 - 1
+LAB_COMMAND = "python -m ui.lab_scene"
 
 USAGE = """\
 python main.py [--mode contiguous|paged] [--layout landscape|portrait] [--seed S] [--daily]
@@ -20,24 +30,27 @@ python main.py [--mode contiguous|paged] [--layout landscape|portrait] [--seed S
        python main.py --headless --frames N [--screenshot out.png] [--record run.json]
                       [--scene title|play|help|pause|oom|victory] [--mode contiguous|paged]
                       [--layout landscape|portrait] [--autoplay] [--seed S] [--daily]
-                      [--replay CODE_OR_FILE]
+                      [--replay CODE_OR_FILE] [--data-dir DIR]
        python main.py --bench-frame [--frames N] [--seed S]"""
 
 
-@dataclass(frozen=True)
-class Options:
-    headless: bool = False
-    bench_frame: bool = False
-    frames: int | None = None
-    screenshot: str | None = None
-    scene: str | None = None
-    mode: str | None = None
-    autoplay: bool = False
-    seed: int | None = None
-    layout: str = LANDSCAPE
-    record: str | None = None
-    replay: str | None = None
-    daily: bool = False
+def quiet_pygame() -> None:
+    """Before pygame is imported: no support banner on stdout, and SDL leaves SIGINT/SIGTERM to
+    us (it would turn them into a quit event that a headless run never reads)."""
+    os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
+    os.environ.setdefault("SDL_NO_SIGNAL_HANDLERS", "1")
+
+
+def check_screenshot(text: str) -> str:
+    """The screenshot-path check: a .png file that can be written, checked before rendering.
+
+    Raises argparse.ArgumentTypeError with a one-line reason (for argparse `type=`)."""
+    return str(cli_args.check_output_file(text, (".png",)))
+
+
+def screenshot_path(text: str) -> str:
+    """argparse type for a --screenshot option (see check_screenshot)."""
+    return check_screenshot(text)
 
 
 class UsageError(Exception):
@@ -49,24 +62,41 @@ class _Parser(argparse.ArgumentParser):
         raise UsageError(message)
 
 
+def _scene(text: str) -> str:
+    if text == "lab":
+        raise argparse.ArgumentTypeError(f"the LAB is a tool of its own: run {LAB_COMMAND}")
+    if text not in SCENES:
+        raise argparse.ArgumentTypeError(f"invalid choice: {text[:40]!r} (choose from {', '.join(SCENES)})")
+    return text
+
+
 def _parser() -> _Parser:
-    p = _Parser(prog="main.py", usage=USAGE, add_help=True,
-                description="PagedAttention: VRAM Tetris")
+    p = _Parser(prog="main.py", usage=USAGE, add_help=True, allow_abbrev=False,
+                formatter_class=cli_args.HelpFormatter,
+                description="PagedAttention: VRAM Tetris",
+                epilog=f"The LAB (KV-cache serving simulator) runs with: {LAB_COMMAND}")
     p.add_argument("--headless", action="store_true", help="render without a window and write a PNG")
     p.add_argument("--bench-frame", action="store_true", help="time one drawn frame on a busy board")
-    p.add_argument("--frames", type=int, help="fixed 60 Hz steps to simulate (headless), frames to time (--bench-frame) "
-                   "or frames before the window closes by itself")
-    p.add_argument("--screenshot", help="PNG file for the headless canvas")
-    p.add_argument("--scene", choices=SCENES, help="screen to show (default: title, or play with --autoplay)")
-    p.add_argument("--mode", choices=MODES, help="allocator mode")
+    p.add_argument("--frames", type=cli_args.whole(1, MAX_FRAMES),
+                   help=f"fixed 60 Hz steps to simulate (headless), frames to time (default: "
+                        f"600 for --bench-frame) or frames before the window closes by itself, "
+                        f"at most {MAX_FRAMES:,}")
+    p.add_argument("--screenshot", type=screenshot_path, help="PNG file for the headless canvas")
+    p.add_argument("--scene", type=_scene, metavar="{" + ",".join(SCENES) + "}",
+                   help="screen to show (default: title, or play with --autoplay)")
+    p.add_argument("--mode", choices=MODES, help="allocator mode (default: the saved one)")
     p.add_argument("--layout", choices=LAYOUTS, default=LANDSCAPE,
                    help="screen arrangement: landscape 800x580 (desktop, wide embeds) or portrait "
                         "420x700 (phones) (default: %(default)s)")
     p.add_argument("--autoplay", action="store_true", help="let the bot play")
-    p.add_argument("--seed", type=int, help="random seed for the run")
+    p.add_argument("--seed", type=cli_args.whole(0, MAX_SEED), help="random seed for the run (default: 7 headless)")
+    p.add_argument("--data-dir", type=cli_args.output_dir(),
+                   help="headless: settings folder to load and save, as the game does "
+                        "(default: a temporary one)")
     p.add_argument("--daily", action="store_true", help="play today's daily challenge (UTC date seed)")
     p.add_argument("--replay", metavar="CODE_OR_FILE", help="watch a run: a share code or a replay file")
-    p.add_argument("--record", metavar="FILE", help="headless: write the run's replay (JSON) to FILE")
+    p.add_argument("--record", metavar="FILE", type=cli_args.output_file(".json"),
+                   help="headless: write the run's replay (JSON) to FILE")
     return p
 
 
@@ -84,19 +114,11 @@ def parse(argv: list[str]) -> Options:
         raise UsageError("--screenshot only works with --headless")
     elif ns.record is not None:
         raise UsageError("--record only works with --headless (the game keeps every run's share code)")
+    elif ns.data_dir is not None:
+        raise UsageError("--data-dir only works with --headless (the game uses your settings folder)")
     elif ns.scene not in (None, "title", "play"):
         raise UsageError(f"--scene {ns.scene} only works with --headless "
                          "(a window starts on the title, or in a game with --scene play)")
-    if ns.frames is not None and not (1 <= ns.frames <= 1_000_000):
-        raise UsageError(f"--frames must be between 1 and 1000000, not {ns.frames}")
-    if ns.screenshot is not None:
-        problem = screenshot_problem(ns.screenshot)
-        if problem:
-            raise UsageError(problem)
-    if ns.seed is not None and not (0 <= ns.seed < 2**31):
-        raise UsageError(f"--seed must be between 0 and {2**31 - 1}")
-    if ns.record is not None and not ns.record.lower().endswith(".json"):
-        raise UsageError(f"--record must name a .json file, not {ns.record!r}")
     if ns.replay is not None and (ns.daily or ns.autoplay or ns.record is not None or ns.seed is not None
                                   or ns.mode is not None or ns.scene not in (None, "play")):
         raise UsageError("--replay plays a recorded run: it takes no --daily, --autoplay, --record, "
@@ -109,39 +131,27 @@ def parse(argv: list[str]) -> Options:
         raise UsageError("--record records a game: --scene title has no run to record")
     return Options(headless=ns.headless, bench_frame=ns.bench_frame, frames=ns.frames,
                    screenshot=ns.screenshot, scene=ns.scene, mode=ns.mode, autoplay=ns.autoplay,
-                   seed=ns.seed, layout=ns.layout, record=ns.record, replay=ns.replay, daily=ns.daily)
+                   seed=ns.seed, layout=ns.layout, record=None if ns.record is None else str(ns.record),
+                   replay=ns.replay, daily=ns.daily,
+                   data_dir=None if ns.data_dir is None else str(ns.data_dir))
 
 
 def screenshot_problem(path: str) -> str | None:
-    """Why ``path`` cannot take a PNG screenshot (checked before any frame runs), or None."""
-    if not path.lower().endswith(".png"):
-        return f"--screenshot must name a .png file, not {path!r}"
-    target = Path(path)
-    if target.is_dir():
-        return f"--screenshot {path!r} is a directory"
-    folder = target.parent if str(target.parent) else Path(".")
-    if not folder.is_dir():
-        return f"--screenshot folder {str(folder)!r} does not exist"
-    if not os.access(folder, os.W_OK):
-        return f"--screenshot folder {str(folder)!r} is not writable"
+    """Why ``path`` cannot take a PNG screenshot (check_screenshot, as one line), or None."""
+    try:
+        check_screenshot(path)
+    except argparse.ArgumentTypeError as exc:
+        return f"--screenshot: {exc}"
     return None
 
 
-class Interrupted(BaseException):
-    """SIGINT or SIGTERM arrived: leave with the shell's status for it (130 or 143)."""
-
-    def __init__(self, status: int) -> None:
-        super().__init__(status)
-        self.status = status
+# The signal policy is engine.cli_args' (one implementation); these names are the UI tools'.
+Interrupted = cli_args.Stopped  # .status: 130 for SIGINT, 143 for SIGTERM
 
 
 def exit_on_signals() -> None:
-    """SIGINT and SIGTERM end the program with status 130 / 143 (``Interrupted``), never a traceback."""
-    def stop(signum: int, _frame: object) -> None:
-        raise Interrupted(128 + signum)
-
-    signal.signal(signal.SIGINT, stop)
-    signal.signal(signal.SIGTERM, stop)
+    """SIGINT and SIGTERM raise Interrupted where the program runs (see cli_args.stop_on_signals)."""
+    cli_args.stop_on_signals()
 
 
 def parse_or_exit(argv: list[str]) -> Options:
@@ -149,5 +159,18 @@ def parse_or_exit(argv: list[str]) -> Options:
     try:
         return parse(argv)
     except UsageError as exc:
-        print(f"usage: {USAGE}\nmain.py: error: {exc}", file=sys.stderr)
-        raise SystemExit(2) from None
+        raise cli_args.usage_error("main.py", str(exc), f"usage: {USAGE}") from None
+
+
+def data_dir(opts: Options) -> Path | None:
+    """The settings folder a headless run uses, made if missing (None: a temporary one)."""
+    if opts.data_dir is None:
+        return None
+    path = Path(opts.data_dir)
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+__all__ = ["Options", "UsageError", "parse", "parse_or_exit", "quiet_pygame", "check_screenshot",
+           "screenshot_path", "screenshot_problem", "Interrupted", "exit_on_signals", "data_dir", "SCENES",
+           "MODES", "MAX_FRAMES"]

@@ -12,9 +12,11 @@ import tempfile
 import pygame
 
 from engine import Input, modes
+from engine.cli_args import Progress
 from ui import theme
 from ui.app import GameApp
 from ui.autopilot import AutoPilot
+from ui import cli
 from ui.cli import Options
 from ui.storage import Storage
 
@@ -44,8 +46,12 @@ def make_app(surface: pygame.Surface, seed: int, data_dir: str, mode: str | None
 
 
 def run_frames(app: GameApp, frames: int) -> None:
-    for _ in range(frames):
+    progress = Progress("frames", frames)  # shown on a terminal only
+    for n in range(frames):
         app.update(theme.STEP_MS)
+        if n & 255 == 255:
+            progress.update(n + 1)
+    progress.close()
 
 
 BEGINNER_SKILL = 0.3  # a hurried player: the crash a newcomer meets
@@ -150,8 +156,10 @@ def run(opts: Options) -> int:
 
     surface = init_display()
     seed = DEFAULT_SEED if opts.seed is None else opts.seed
-    with tempfile.TemporaryDirectory(prefix="vram-tetris-headless-") as data_dir:
-        app = make_app(surface, seed, data_dir, opts.mode, opts.layout)
+    with tempfile.TemporaryDirectory(prefix="vram-tetris-headless-") as scratch:
+        app = make_app(surface, seed, str(cli.data_dir(opts) or scratch), opts.mode, opts.layout)
+        for _level, notice in app.notices:
+            print(f"main.py: {notice}", file=sys.stderr)
         try:
             build(app, opts, seed)
         except (ReplayError, OSError) as exc:

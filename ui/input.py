@@ -17,6 +17,7 @@ the other, which restarts its DAS delay without an extra move.
 from __future__ import annotations
 
 import enum
+import math
 from collections.abc import Hashable, Iterable
 from dataclasses import dataclass, field
 from types import MappingProxyType
@@ -319,6 +320,19 @@ TUNING = GestureTuning()
 _TOUCH_MOUSE = ("touch-mouse",)  # pointer id of a touch seen only through its mouse copy
 
 
+def finger_position(event: pygame.event.Event, canvas_size: tuple[int, int]) -> tuple[float, float] | None:
+    """A finger event's position on the canvas, or None when its coordinates are not finite
+    numbers (a driver's glitch must not crash the game). SDL normalises them to the window; a
+    finger slightly outside stays outside, a wild value is held to twice the canvas."""
+    try:
+        x, y = float(event.x), float(event.y)
+    except (AttributeError, TypeError, ValueError):
+        return None
+    if not (math.isfinite(x) and math.isfinite(y)):
+        return None
+    return (min(max(x, -1.0), 2.0) * canvas_size[0], min(max(y, -1.0), 2.0) * canvas_size[1])
+
+
 @dataclass(slots=True)
 class _Pointer:
     start: tuple[float, float]
@@ -380,7 +394,13 @@ class GestureReader:
         pid: Hashable
         if t in (pygame.FINGERDOWN, pygame.FINGERMOTION, pygame.FINGERUP):
             pid = ("finger", getattr(event, "touch_id", 0), event.finger_id)
-            pos = (event.x * self.canvas_size[0], event.y * self.canvas_size[1])
+            found = finger_position(event, self.canvas_size)
+            if found is None:  # NaN or infinite coordinates: a lift still ends its gesture
+                held = self._pointers.get(pid)
+                if t != pygame.FINGERUP or held is None:
+                    return []
+                found = held.pos
+            pos = found
             if t == pygame.FINGERDOWN:
                 self._adopt(pid)
             self._seen_fingers = True

@@ -12,7 +12,7 @@ from ui.input import Command, InputMapper
 from ui.keys import BOARD_KEY, CARDS_KEY, COPY_KEY, HELP_KEY, MUTE_KEY, PAUSE_KEY, QUIT_KEY, START_KEY, WATCH_KEY
 from ui.layout import Layout, RectT
 from ui.scene import MenuScene
-from ui.text import fit, wrap
+from ui.text import fit, short_number, wrap
 from ui.widgets import Button, draw_panel, hit, pulse
 
 
@@ -599,7 +599,9 @@ class ResultScene(Overlay):
             y += line_h
         if y + 10 + line_h <= self.content_bottom - 6:  # the two allocators side by side
             best = self.app.settings.best_scores
-            line = "best scores:  " + "   ".join(f"{m} {best.get(m, 0):,}" for m in modes.NAMES)
+            each = r.width // 5  # both scores and their labels stay inside the report
+            line = "best scores:  " + "   ".join(f"{m} {short_number(best.get(m, 0), theme.SMALL, each)}"
+                                                 for m in modes.NAMES)
             if self.report.mixed:
                 line = "mixed run: no best score.  " + line
             yy = y + 10

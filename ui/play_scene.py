@@ -15,7 +15,7 @@ from engine.replay import Replay, Tape
 from ui.autopilot import AutoPilot
 from ui.cards import CardDeck
 from ui.console_view import ViewState
-from ui.input import TUNING, Command, GestureReader, InputMapper
+from ui.input import TUNING, Command, GestureReader, InputMapper, finger_position
 from ui.scene import Scene
 from ui.session import GameSession
 from ui.widgets import hit
@@ -123,10 +123,12 @@ class PlayScene(Scene):
 
     def finger(self, event: pygame.event.Event) -> None:
         """Touch: every finger can hold its own control (move while rotating, say)."""
-        w, h = self.app.layout.size
-        pos = (int(event.x * w), int(event.y * h))
         pid = ("finger", getattr(event, "touch_id", 0), event.finger_id)
         if event.type == pygame.FINGERDOWN:
+            found = finger_position(event, self.app.layout.size)
+            if found is None:
+                return
+            pos = (int(found[0]), int(found[1]))
             b = hit(self.app.view.controls, pos)
             if b is not None:
                 self._hold_control(pid, b.name)

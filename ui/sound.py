@@ -504,33 +504,38 @@ def _write_wav(path: Path, samples: Samples, rate: int) -> None:
         out.writeframes(array("h", [int(s * 32767) for s in samples]).tobytes())
 
 
-def main(argv: list[str] | None = None) -> int:
-    import argparse
+MAX_REPEAT = 1000  # timed runs of the whole set (each a few tens of milliseconds)
 
-    parser = argparse.ArgumentParser(
-        prog="python -m ui.sound",
-        description="Synthesize every sound effect and print how long it takes.")
-    parser.add_argument("--rate", type=int, default=44100, help="sample rate in Hz (default 44100)")
+
+def main(argv: list[str] | None = None) -> int:
+    from engine import cli_args  # command line only
+
+    parser = cli_args.parser(
+        "python -m ui.sound", "Synthesize every sound effect and print how long it takes.")
+    parser.add_argument("--rate", type=cli_args.whole(8000, 192000), default=44100, help="sample rate in Hz")
     parser.add_argument("--size", type=int, default=-16, choices=sorted(FORMATS),
-                        help="pygame sample size (default -16: signed 16-bit)")
-    parser.add_argument("--channels", type=int, default=2, help="channel count (default 2)")
-    parser.add_argument("--repeat", type=int, default=5, help="timed runs (default 5)")
-    parser.add_argument("--wav", type=Path, help="also write each effect into DIR as a NAME.wav file")
+                        help="pygame sample size (-16: signed 16-bit)")
+    parser.add_argument("--channels", type=cli_args.whole(1, 8), default=2, help="channel count")
+    parser.add_argument("--repeat", type=cli_args.whole(1, MAX_REPEAT), default=5,
+                        help=f"timed runs, at most {MAX_REPEAT}")
+    parser.add_argument("--wav", type=cli_args.output_dir(), help="also write each effect into DIR as a NAME.wav file")
     args = parser.parse_args(argv)
-    if not 8000 <= args.rate <= 192000:
-        parser.error("--rate must be between 8000 and 192000")
-    if not 1 <= args.channels <= 8:
-        parser.error("--channels must be between 1 and 8")
-    if args.repeat < 1:
-        parser.error("--repeat must be at least 1")
+    if args.wav is not None:
+        try:
+            args.wav.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            parser.error(f"argument --wav: cannot make folder {str(args.wav)!r}: {exc.strerror or exc}")
 
     wall: list[float] = []
     cpu: list[float] = []  # process time: what a busy machine's other jobs do not inflate
-    for _ in range(args.repeat):
+    progress = cli_args.Progress("timed runs", args.repeat)
+    for n in range(args.repeat):
         begin, begin_cpu = time.perf_counter(), time.process_time()
         synthesize_all(args.rate, args.size, args.channels)
         wall.append((time.perf_counter() - begin) * 1000.0)
         cpu.append((time.process_time() - begin_cpu) * 1000.0)
+        progress.update(n + 1)
+    progress.close()
     wall.sort()
     cpu.sort()
     mid = args.repeat // 2
@@ -543,12 +548,18 @@ def main(argv: list[str] | None = None) -> int:
         ms = (time.perf_counter() - begin) * 1000.0
         print(f"  {name:<8} {len(samples) / args.rate * 1000:6.0f} ms long  {ms:6.1f} ms to make")
         if args.wav:
-            args.wav.mkdir(parents=True, exist_ok=True)
-            _write_wav(args.wav / f"{name}.{WAV}", samples, args.rate)
+            try:
+                _write_wav(args.wav / f"{name}.{WAV}", samples, args.rate)
+            except OSError as exc:
+                print(f"python -m ui.sound: error: cannot write {args.wav / name}.{WAV}: {exc.strerror or exc}",
+                      file=sys.stderr)
+                return 1
     if args.wav:
         print(f"wrote {len(NAMES)} WAV files to {args.wav}")
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    from engine.cli_args import run
+
+    sys.exit(run(main, prog="python -m ui.sound"))

@@ -1,20 +1,27 @@
 """Persistent settings and best scores: browser localStorage under pygbag, a JSON file on desktop.
 
 Saved data comes from outside the program (an old version, a hand edit, a half-written file),
-so every field is validated on its own: a bad field falls back to its default and the rest of
-the save survives. Loading and saving never raise; a game must not crash over a settings file.
+so every field is validated on its own: a bad field falls back to its default, numbers are
+clamped to what a run can reach, and the rest of the save survives. A save that cannot be read
+or decoded, or that holds anything the next save would drop or change, is first kept aside
+(`settings.json.bad-<UTC time>`, or the same key suffix in the browser's storage), so no best
+score is ever lost to an overwrite. Loading and saving never raise; a game must not crash over
+a settings file.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import sys
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
 from engine import modes as _modes
+from engine.rules import MAX_SCORE
 
 MODES: tuple[str, ...] = _modes.NAMES  # one best score per allocator in the engine's registry
 DEFAULT_MODE = _modes.DEFAULT  # new players start in CONTIGUOUS: the problem before the fix
@@ -24,6 +31,10 @@ LOCAL_STORAGE_KEY = "vram-tetris.settings"
 ENV_DATA_DIR = "VRAM_TETRIS_DATA_DIR"
 SCHEMA_VERSION = 1
 MAX_SEEN_CARDS = 256  # a save is small; refuse to grow without bound from a hostile file
+MAX_GAMES = 10**9
+MAX_SAVE_BYTES = 1 << 20  # a real save is well under 4 KB; read no more than this
+BAD_SUFFIX = ".bad-"
+MAX_KEPT_ASIDE = 50  # copies compared before keeping another (identical ones are not repeated)
 MAX_DAILY_DAYS = 62  # daily bests kept: about two months, the oldest dropped first
 
 
@@ -71,7 +82,7 @@ class Settings:
             seen_cards=_seen_cards(data.get("seen_cards")),
             mode=data["mode"] if data.get("mode") in MODES else default.mode,
             endless=_bool(data.get("endless"), default.endless),
-            games_played=_count(data.get("games_played")),
+            games_played=_count(data.get("games_played"), MAX_GAMES),
             daily_best=_daily_best(data.get("daily_best")),
         )
 
@@ -80,10 +91,10 @@ def _bool(value: object, default: bool) -> bool:
     return value if isinstance(value, bool) else default
 
 
-def _count(value: object) -> int:
-    """A non-negative int; JSON has no int/bool distinction problem but Python does (True == 1)."""
+def _count(value: object, most: int) -> int:
+    """A non-negative int, at most `most`; bools are not counts (in Python True == 1)."""
     if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
-        return value
+        return min(value, most)
     return 0
 
 
@@ -91,7 +102,7 @@ def _best_scores(value: object) -> dict[str, int]:
     best = _default_best()
     if isinstance(value, dict):
         for mode in MODES:
-            best[mode] = _count(value.get(mode))
+            best[mode] = _count(value.get(mode), MAX_SCORE)
     return best
 
 
@@ -117,13 +128,14 @@ def _daily_best(value: object) -> dict[str, int]:
     if not isinstance(value, dict):
         return {}
     days = sorted(day for day in value if _is_day(day))[-MAX_DAILY_DAYS:]
-    return {day: _count(value[day]) for day in days}
+    return {day: _count(value[day], MAX_SCORE) for day in days}
 
 
 def record_daily(settings: Settings, day: str, score: int) -> bool:
     """Store `score` as the best of the daily challenge of `day`; True when it beat the old one."""
     if not _is_day(day) or isinstance(score, bool) or not isinstance(score, int) or score < 0:
         return False
+    score = min(score, MAX_SCORE)
     best = settings.daily_best
     if day in best and score <= best[day]:
         return False
@@ -138,6 +150,7 @@ def record_best(settings: Settings, mode: str, score: int) -> bool:
     run (allocator changed mid-run) is a record of no mode."""
     if mode not in MODES or isinstance(score, bool) or not isinstance(score, int):
         return False
+    score = min(score, MAX_SCORE)
     if score > settings.best_scores.get(mode, 0):
         settings.best_scores[mode] = score
         return True
@@ -150,14 +163,22 @@ def record_best(settings: Settings, mode: str, score: int) -> bool:
 class Backend(Protocol):
     """Where the serialized settings live."""
 
-    def read(self) -> str | None:
-        """The stored text, or None when nothing has been saved yet."""
+    def read(self) -> str | bytes | None:
+        """The stored data, or None when nothing has been saved yet (may raise)."""
 
     def write(self, text: str) -> None:
         """Replace the stored text (may raise; Storage catches)."""
 
+    def keep_aside(self, data: str | bytes | None, stamp: str) -> str:
+        """Keep a copy of `data` (None: the stored data could not be read) where no save
+        overwrites it; returns where (may raise)."""
+
     def describe(self) -> str:
         """Where the data goes, for the log."""
+
+
+def _stamp() -> str:
+    return time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
 
 
 class FileBackend:
@@ -166,11 +187,38 @@ class FileBackend:
     def __init__(self, path: Path) -> None:
         self.path = path
 
-    def read(self) -> str | None:
+    def read(self) -> bytes | None:
         try:
-            return self.path.read_text(encoding="utf-8")
+            with open(self.path, "rb") as handle:
+                return handle.read(MAX_SAVE_BYTES + 1)
         except FileNotFoundError:
             return None
+
+    def keep_aside(self, data: str | bytes | None, stamp: str) -> str:
+        """Copy the bytes read to settings.json.bad-<stamp>; a file that could not be read is
+        renamed there instead (renaming needs no read permission)."""
+        directory = self.path.parent
+        prefix = self.path.name + BAD_SUFFIX
+        if data is not None:
+            raw = data.encode("utf-8", "surrogateescape") if isinstance(data, str) else data
+            for old in sorted(directory.glob(prefix + "*"))[-MAX_KEPT_ASIDE:]:
+                try:
+                    if old.stat().st_size == len(raw) and old.read_bytes() == raw:
+                        return str(old)  # the same bad save is kept already
+                except OSError:
+                    continue
+        target = directory / (prefix + stamp)
+        n = 1
+        while target.exists():
+            target = directory / f"{prefix}{stamp}-{n}"
+            n += 1
+        if data is None or len(data) > MAX_SAVE_BYTES:
+            if not self.path.is_file():
+                raise OSError(f"{self.path} is not a file")
+            os.replace(self.path, target)
+        else:
+            target.write_bytes(raw)
+        return str(target)
 
     def write(self, text: str) -> None:
         import tempfile  # desktop only: the browser saves to localStorage
@@ -219,8 +267,81 @@ class LocalStorageBackend:
     def write(self, text: str) -> None:
         self._local_storage().setItem(self.key, text)
 
+    def keep_aside(self, data: str | bytes | None, stamp: str) -> str:
+        if data is None:
+            raise OSError("nothing could be read to keep")
+        text = data if isinstance(data, str) else data.decode("utf-8", "replace")
+        target = f"{self.key}{BAD_SUFFIX}{stamp}"
+        store = self._local_storage()
+        if store.getItem(target) not in (None, text):
+            target += "-1"
+        store.setItem(target, text)
+        return f"localStorage[{target!r}]"
+
     def describe(self) -> str:
         return f"localStorage[{self.key!r}]"
+
+
+def _capped_int(text: str) -> int:
+    """JSON integers, without Python's 4300-digit limit error: a longer number is just large."""
+    return int(text) if len(text) <= 30 else MAX_SCORE + 1
+
+
+_FIELD = re.compile(r'"(muted|cards_enabled|mode|endless|games_played|contiguous|paged)"\s*:\s*'
+                    r'(true|false|\d+|"[a-z]{1,20}")')
+
+
+def _salvage(text: str) -> dict[str, Any]:
+    """The fields that can still be read from a broken save (truncated, a stray byte)."""
+    found: dict[str, Any] = {"best_scores": {}}
+    for key, raw in _FIELD.findall(text):
+        value: Any = (raw == "true") if raw in ("true", "false") else (
+            raw.strip('"') if raw.startswith('"') else _capped_int(raw))
+        if key in MODES:
+            found["best_scores"].setdefault(key, value)
+        else:
+            found.setdefault(key, value)
+    cards = re.search(r'"seen_cards"\s*:\s*\[([^\]]*)', text)
+    if cards:
+        found["seen_cards"] = re.findall(r'"([^"\\]{1,64})"', cards.group(1))
+    return found
+
+
+def decode(data: str | bytes) -> tuple[object, str | None]:
+    """Parse a stored save: (data, None), or (the fields that could be read, what was wrong)."""
+    problem: str | None = None
+    if isinstance(data, bytes):
+        if len(data) > MAX_SAVE_BYTES:
+            data, problem = data[:MAX_SAVE_BYTES], f"larger than {MAX_SAVE_BYTES} bytes"
+        try:
+            text = data.decode("utf-8-sig")
+        except UnicodeDecodeError as exc:
+            text = data.decode("utf-8", "replace")
+            problem = problem or f"not UTF-8 text at byte {exc.start}"
+    else:
+        text = data.removeprefix("\ufeff")
+    if problem is None:
+        try:
+            return json.loads(text, parse_int=_capped_int), None
+        except (ValueError, RecursionError) as exc:
+            problem = str(exc)[:120]
+    return _salvage(text), problem
+
+
+def _would_change(stored: dict[str, Any], saved: dict[str, Any]) -> bool:
+    """True when saving `saved` would drop or change a field the stored data holds."""
+    missing = object()
+    return any(key != "version" and _plain(saved.get(key, missing)) != _plain(value)
+               for key, value in stored.items())
+
+
+def _plain(value: object) -> object:
+    """A save's content compared as data: key order and list order do not count."""
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items() if k != "version"}
+    if isinstance(value, list):
+        return sorted((_plain(v) for v in value), key=repr)
+    return value
 
 
 def is_browser() -> bool:
@@ -263,21 +384,38 @@ class Storage:
 
     def load(self) -> Settings:
         self.last_error = None
+        where = self.backend.describe()
         try:
-            text = self.backend.read()
+            data = self.backend.read()
         except Exception as exc:  # unreadable file, browser without storage, ...
-            self.last_error = f"settings unreadable at {self.backend.describe()}: {exc}"
+            self.last_error = f"settings unreadable at {where}: {exc}"
+            self._keep_aside(None)
             return Settings()
-        if text is None:
+        if data is None:
             return Settings()
+        parsed, problem = decode(data)
+        settings = Settings.from_dict(parsed)
+        if problem is None and not isinstance(parsed, dict):
+            problem = "not a settings object"
+        if problem is not None:
+            self.last_error = f"settings corrupt at {where} ({problem}); using what could be read"
+        elif isinstance(parsed, dict) and _would_change(parsed, settings.to_dict()):
+            self.last_error = (f"settings at {where} held values the game cannot keep "
+                               "(out of range or unknown); corrected")
+        else:
+            return settings
+        self._keep_aside(data)
+        return settings
+
+    def _keep_aside(self, data: str | bytes | None) -> None:
+        """Keep what was stored before any save can replace it; note where in last_error."""
         try:
-            data = json.loads(text)
-        except (ValueError, RecursionError) as exc:
-            self.last_error = f"settings corrupt at {self.backend.describe()} ({exc}); using defaults"
-            return Settings()
-        if not isinstance(data, dict):
-            self.last_error = f"settings corrupt at {self.backend.describe()}; using defaults"
-        return Settings.from_dict(data)
+            kept = self.backend.keep_aside(data, _stamp())
+        except Exception as exc:
+            if data is not None or self.last_error is None:
+                self.last_error = f"{self.last_error or 'settings'}; no copy kept ({exc})"
+            return
+        self.last_error = f"{self.last_error}; the old save is kept as {kept}"
 
     def save(self, settings: Settings) -> None:
         self.last_error = None

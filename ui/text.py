@@ -80,13 +80,23 @@ def fit(text: str, size: int, width: int) -> str:
     return text + "..."
 
 
+HUGE = 10**18  # beyond any run's score (engine.rules.MAX_SCORE): shown as "10^18+"
+
+
 def short_number(n: int, size: int, width: int) -> str:
-    """n with thousands separators, or as 12.3K / 4.56M when that does not fit in `width`."""
+    """n with thousands separators, or as 12.3K / 4.56M / 7.8T when that does not fit in `width`.
+
+    Never raises, whatever the int (a save file is outside data): numbers beyond HUGE are not
+    formatted digit by digit, nor divided into a float that could overflow.
+    """
+    n = int(n)
+    if abs(n) >= HUGE:
+        return f"{'-' if n < 0 else ''}10^18+"
     text = f"{n:,}"
     f = theme.font(size)
     if f.size(text)[0] <= width:
         return text
-    for scale, suffix in ((1_000_000_000, "G"), (1_000_000, "M"), (1_000, "K")):
+    for scale, suffix in ((10**15, "P"), (10**12, "T"), (10**9, "G"), (10**6, "M"), (10**3, "K")):
         if abs(n) >= scale:
             for digits in (2, 1, 0):
                 short = f"{n / scale:.{digits}f}{suffix}"

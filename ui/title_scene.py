@@ -14,7 +14,7 @@ from ui.console_view import MODE_NOTES, ViewState, mode_accent
 from ui.input import Command, InputMapper
 from ui.scene import MenuScene
 from ui.session import GameSession
-from ui.text import wrap
+from ui.text import short_number, wrap
 from ui.widgets import Button, hit, pulse
 
 PITCH = ("Falling pieces are inference requests, the board is GPU memory, "
@@ -52,6 +52,11 @@ def mode_choice(lay) -> list[Button]:
     return [Button(m.name, (x + i * (bw + gap), y, bw, h), m.label, touch=lay.touch)
             for i, m in enumerate(modes.MODES)]
 
+
+
+def score_text(value: int | None, size: int, room: int) -> str:
+    """A best score that fits `room` pixels (12.3K, 4.56M beyond), or "-" for none yet."""
+    return "-" if value is None else short_number(value, size, max(room, 1))
 
 class TitleScene(MenuScene):
     def __init__(self, app, seed: int | None = None) -> None:
@@ -183,11 +188,10 @@ class TitleScene(MenuScene):
         return (s.mode, s.muted, s.cards_enabled, s.endless, *(self.app.best(m) for m in modes.NAMES),
                 self.notice, over, self.today, self.app.daily_best(self.today))
 
-    def _best_rows(self) -> list[tuple[str, str]]:
-        """Each allocator's best score, and today's daily best."""
-        daily = self.app.daily_best(self.today)
-        return [*((m, f"{self.app.best(m):,}") for m in modes.NAMES),
-                ("today's daily", f"{daily:,}" if daily is not None else "-")]
+    def _best_rows(self) -> list[tuple[str, int | None]]:
+        """Each allocator's best score, and today's daily best (None: not played today)."""
+        return [*((m, self.app.best(m)) for m in modes.NAMES),
+                ("today's daily", self.app.daily_best(self.today))]
 
     def _render_layer(self) -> None:
         lay = self.app.layout
@@ -262,8 +266,9 @@ class TitleScene(MenuScene):
         t.blit(surface, "BEST SCORES", T.small, theme.PANEL_TITLE, (r.x, y))
         for i, (name, value) in enumerate(rows):
             yy = y + 22 + i * 20
-            t.blit(surface, name, T.small, theme.TEXT, (r.x, yy))
-            t.blit(surface, value, T.small, theme.AMBER, (r.right, yy), "topright")
+            label = t.blit(surface, name, T.small, theme.TEXT, (r.x, yy))
+            room = r.right - label.right - 8
+            t.blit(surface, score_text(value, T.small, room), T.small, theme.AMBER, (r.right, yy), "topright")
         if self.notice:  # between the allocator note and the scores
             for i, line in enumerate(wrap(self.notice, T.small, r.width)[:2]):
                 t.blit(surface, line, T.small, theme.AMBER, (r.x, y - 44 + i * (T.small + 3)))
@@ -318,8 +323,9 @@ class TitleScene(MenuScene):
         t.blit(surface, "BEST SCORES", T.small, theme.PANEL_TITLE, (x, y))
         for i, (name, value) in enumerate(self._best_rows()):
             yy = y + 20 + i * 19
-            t.blit(surface, name, T.body, theme.TEXT, (x, yy))
-            t.blit(surface, value, T.body, theme.AMBER, (r.right - 12, yy), "topright")
+            label = t.blit(surface, name, T.body, theme.TEXT, (x, yy))
+            room = r.right - 12 - label.right - 8  # the score never runs into its label
+            t.blit(surface, score_text(value, T.body, room), T.body, theme.AMBER, (r.right - 12, yy), "topright")
         if self.notice:
             t.blit(surface, self.notice, T.small, theme.AMBER, (x, r.bottom - 22))
 

@@ -1,5 +1,6 @@
 """``python -m engine.lab``: the serving lab's command line."""
 
+from ..cli_args import run
 from .cli import main
 
-raise SystemExit(main())
+raise SystemExit(run(main, prog="python -m engine.lab"))

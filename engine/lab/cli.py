@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 import time
 
+from .. import cli_args
 from ..cli_args import listing, number, whole
 from . import paper
 from .allocators import ALLOCATORS
@@ -24,6 +24,9 @@ MAX_SLOTS = 1_000_000
 # within one engine step (at least 17 ms).
 MIN_RATE, MAX_RATE = 0.001, 10_000.0
 COMMANDS = ("run", "sweep", "bench")
+MAX_SWEEP_VALUES = 16  # block sizes or rates in one sweep
+# Requests x configurations a sweep simulates at most (each configuration runs the whole trace).
+MAX_SWEEP_WORK = 2_000_000
 
 
 _positive_int = whole(1)
@@ -44,7 +47,7 @@ def _common(parser: argparse.ArgumentParser, requests: int) -> None:
     parser.add_argument("--seed", type=_seed, default=0, help="trace seed (default: %(default)s)")
     parser.add_argument("--slots", type=_slots, default=DEFAULT_SLOTS,
                         help=f"KV cache size in token slots (default: %(default)s, at most {MAX_SLOTS:,})")
-    parser.add_argument("--max-seq-len", type=_slots, default=2048,
+    parser.add_argument("--max-seq-len", type=whole(2, MAX_SLOTS), default=2048,
                         help="maximum prompt + output (default: %(default)s)")
     parser.add_argument("--max-batch", type=_slots, default=256,
                         help="most running sequences (default: %(default)s)")
@@ -84,8 +87,8 @@ def _sharing(parser: argparse.ArgumentParser, args: argparse.Namespace) -> Shari
 
 
 def build_parsers() -> dict[str, argparse.ArgumentParser]:
-    run = argparse.ArgumentParser(
-        prog="python -m engine.lab", allow_abbrev=False,
+    run = cli_args.parser(
+        "python -m engine.lab",
         description="Run one request trace through the max, pow2, oracle and paged KV-cache allocators "
         "and compare with the PagedAttention paper. Other commands: sweep, bench (each has --help).",
     )
@@ -94,23 +97,24 @@ def build_parsers() -> dict[str, argparse.ArgumentParser]:
                      "40 for translation)")
     run.add_argument("--block-size", type=_positive_int, default=16, help="paged block size in tokens (default: %(default)s)")
 
-    sweep = argparse.ArgumentParser(
-        prog="python -m engine.lab sweep", allow_abbrev=False,
+    sweep = cli_args.parser(
+        "python -m engine.lab sweep",
         description="Block-size and request-rate sweeps: fragmentation against block count, batch against rate.",
     )
     _common(sweep, 1000)
     sweep.add_argument("--rate", type=_rate, help="requests/s of the block-size sweep (default: the paper's)")
     sweep.add_argument("--block-size", type=_positive_int, default=16, help="block size of the rate sweep (default: %(default)s)")
-    sweep.add_argument("--block-sizes", type=listing(_positive_int), default=[1, 2, 4, 8, 16, 32, 64, 128],
-                       help="block sizes to sweep (default: 1,2,4,8,16,32,64,128)")
-    sweep.add_argument("--rates", type=listing(_rate), help="requests/s list (default: 0.25x to 2x the paper's rate)")
-    sweep.add_argument("--ns", type=listing(_fan_out), default=None,
+    sweep.add_argument("--block-sizes", type=listing(_positive_int, MAX_SWEEP_VALUES), default=[1, 2, 4, 8, 16, 32, 64, 128],
+                       help=f"block sizes to sweep, at most {MAX_SWEEP_VALUES} (default: 1,2,4,8,16,32,64,128)")
+    sweep.add_argument("--rates", type=listing(_rate, MAX_SWEEP_VALUES),
+                       help=f"requests/s list, at most {MAX_SWEEP_VALUES} (default: 0.25x to 2x the paper's rate)")
+    sweep.add_argument("--ns", type=listing(_fan_out, MAX_SWEEP_VALUES), default=None,
                        help="sweep parallel sampling over these n instead (e.g. 2,4,6) beside Fig. 15")
-    sweep.add_argument("--widths", type=listing(_fan_out), default=None,
+    sweep.add_argument("--widths", type=listing(_fan_out, MAX_SWEEP_VALUES), default=None,
                        help="sweep beam search over these widths instead (e.g. 2,4,6) beside Figs. 14 and 15")
 
-    bench = argparse.ArgumentParser(
-        prog="python -m engine.lab bench", allow_abbrev=False,
+    bench = cli_args.parser(
+        "python -m engine.lab bench",
         description="Time a trace served to the end through all four allocators.",
     )
     _common(bench, 10_000)
@@ -121,7 +125,11 @@ def build_parsers() -> dict[str, argparse.ArgumentParser]:
 
 def _config(parser: argparse.ArgumentParser, args: argparse.Namespace, sharing: Sharing | None = None) -> LabConfig:
     if args.block_size > args.max_seq_len:
-        parser.error("--block-size must not exceed --max-seq-len")
+        parser.error(f"--max-seq-len {args.max_seq_len} is shorter than --block-size {args.block_size}: "
+                     "give a longer --max-seq-len or a smaller --block-size")
+    if args.slots < args.max_seq_len:
+        parser.error(f"--slots {args.slots} is too small: at least --max-seq-len ({args.max_seq_len}), "
+                     "one maximum-length sequence")
     args.dataset = _dataset(parser, args)
     try:
         return LabConfig(
@@ -157,6 +165,10 @@ def cmd_sweep(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     paper_rate = paper.DEFAULT_RATE[args.dataset]
     rate = paper_rate if args.rate is None else args.rate
     rates = args.rates or [paper_rate * f for f in (0.25, 0.5, 0.75, 1.0, 1.5, 2.0)]
+    work = args.requests * (len(args.block_sizes) + len(rates) * len(ALLOCATORS))
+    if work > MAX_SWEEP_WORK:
+        parser.error(f"--requests {args.requests} over {len(args.block_sizes)} block sizes and {len(rates)} rates "
+                     f"is {work:,} simulated requests, more than {MAX_SWEEP_WORK:,}; ask for fewer")
     start = time.perf_counter()
     try:
         import numpy  # noqa: F401  (imported by the sweep; timed apart)
@@ -217,6 +229,10 @@ def _sharing_sweep(parser: argparse.ArgumentParser, args: argparse.Namespace) ->
                       max_batch=config.max_batch, sharing=Sharing(sampling, n))
         except ValueError as err:
             parser.error(f"{sampling} with {n} sequences: {err}")
+    work = args.requests * len(values) * len(ALLOCATORS)
+    if work > MAX_SWEEP_WORK:
+        parser.error(f"--requests {args.requests} over {len(values)} values is {work:,} simulated requests, "
+                     f"more than {MAX_SWEEP_WORK:,}; ask for fewer")
     rate = paper.DEFAULT_RATE[args.dataset] if args.rate is None else args.rate
     start = time.perf_counter()
     timings: dict[str, float] = {}
@@ -317,9 +333,4 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parsers()[command]
     args = parser.parse_args(argv)
     handler = {"run": cmd_run, "sweep": cmd_sweep, "bench": cmd_bench}[command]
-    try:
-        return handler(parser, args)
-    except BrokenPipeError:
-        # The reader went away (``| head``): stop quietly, and keep the final flush from failing too.
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return 1
+    return handler(parser, args)

@@ -16,6 +16,12 @@ NOTE_FACTOR = 1.25
 PAGED_WASTE_TARGET = 0.04
 
 
+def waste(token_share: float) -> float:
+    """Share of held memory without token states; never below zero (a share a float ulp above 1
+    would print as "-0.0 %")."""
+    return max(0.0, 1.0 - token_share)
+
+
 @dataclass
 class Comparison:
     dataset: str
@@ -77,12 +83,12 @@ class Comparison:
             out.append(paper.difference("rate", "*", "*").format(paper_rate=paper.DEFAULT_RATE[self.dataset]))
         seen: set[str] = set()
         paged = self.results["paged"]
-        if paged.mean_running and 1 - paged.token_share >= PAGED_WASTE_TARGET:
+        if paged.mean_running and waste(paged.token_share) >= PAGED_WASTE_TARGET:
             # The paged share is near 1, so a ratio test on it would hide a waste twice the paper's.
             why = paper.difference("token_share", "paged", self.dataset)
             out.append(
-                f"{paper.LABELS['paged']} waste: ours {1 - paged.token_share:.1%}, paper "
-                f"{1 - paper.FIG2_TOKEN_SHARE['paged']:.1%} (under {PAGED_WASTE_TARGET:.0%}). {why}"
+                f"{paper.LABELS['paged']} waste: ours {waste(paged.token_share):.1%}, paper "
+                f"{waste(paper.FIG2_TOKEN_SHARE['paged']):.1%} (under {PAGED_WASTE_TARGET:.0%}). {why}"
             )
             seen.add(why)
         checks = [("token_share", name, paper.FIG2_TOKEN_SHARE[name]) for name in CONTIGUOUS]
@@ -144,7 +150,7 @@ class Comparison:
         allocators = {}
         for name, result in self.results.items():
             entry = result.as_dict()
-            entry["waste"] = 1 - result.token_share if result.mean_running else 0.0
+            entry["waste"] = waste(result.token_share) if result.mean_running else 0.0
             entry["paper_token_share"] = paper.FIG2_TOKEN_SHARE[name] if basic else None
             entry["paper_mean_running"] = (
                 paper.FIG13_BATCH[self.dataset][name] if basic and self.dataset in paper.FIG13_BATCH else None
@@ -219,10 +225,10 @@ def format_text(comp: Comparison) -> str:
     used = 1 - shares["free"]
     if used > 0:
         lines.append(
-            f"Paged waste (held KV memory without token states): {1 - paged.token_share:.1%} = last blocks' "
+            f"Paged waste (held KV memory without token states): {waste(paged.token_share):.1%} = last blocks' "
             f"unused tails {shares['internal'] / used:.1%} + free blocks too few for the waiting prompt "
             f"(vLLM keeps 1 % free) {shares['external'] / used:.1%}; Fig. 2: "
-            f"{1 - paper.FIG2_TOKEN_SHARE['paged']:.1%}."
+            f"{waste(paper.FIG2_TOKEN_SHARE['paged']):.1%}."
         )
     notes = comp.notes()
     if notes:

@@ -1,0 +1,211 @@
+"""One command-line policy for every tool: abbreviations refused, defaults in --help, bad input and
+unwritable outputs in one line with exit 2, SIGINT/SIGTERM stop within a second with 130/143,
+a full disk or a closed pipe on standard output ends quietly, no traceback anywhere."""
+
+from __future__ import annotations
+
+import argparse
+import io
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from engine import cli_args
+
+ROOT = Path(__file__).resolve().parent.parent
+ENV = dict(os.environ, SDL_VIDEODRIVER="dummy", SDL_AUDIODRIVER="dummy")
+ENV.pop("PYGAME_HIDE_SUPPORT_PROMPT", None)  # each tool must hide the banner itself
+
+# Every command line and one long run of it (minutes at least, if nothing stops it).
+TOOLS = {
+    "main.py": ([str(ROOT / "main.py")], ["--headless", "--frames", "1000000", "--screenshot", "{tmp}/o.png"]),
+    "engine.autoplay": (["-m", "engine.autoplay"], ["--seeds", "2000", "--max-pieces", "1000"]),
+    "engine.bench": (["-m", "engine.bench"], ["--frames", "10000000"]),
+    "engine.lab": (["-m", "engine.lab"], ["--requests", "1000000"]),
+    "engine.lab sweep": (["-m", "engine.lab", "sweep"], ["--requests", "60000"]),
+    "engine.lab bench": (["-m", "engine.lab", "bench"], ["--requests", "1000000"]),
+    "engine.replay": (["-m", "engine.replay"], None),
+    "ui.sound": (["-m", "ui.sound"], ["--repeat", "1000"]),
+    "ui.lab_scene": (["-m", "ui.lab_scene"], ["--frames", "100000"]),
+    "tools/build_web.py": ([str(ROOT / "tools" / "build_web.py")], None),
+    "tools/serve_web.py": ([str(ROOT / "tools" / "serve_web.py")], None),
+    "tools/social_card.py": ([str(ROOT / "tools" / "social_card.py")], None),
+}
+
+
+def run(argv: list[str], timeout: float = 60, **kw) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, *argv], cwd=ROOT, env=ENV, capture_output=True, text=True,
+                          timeout=timeout, **kw)
+
+
+@pytest.mark.parametrize("tool", sorted(TOOLS))
+def test_help_shows_defaults_without_the_pygame_banner(tool: str) -> None:
+    res = run(TOOLS[tool][0] + ["--help"])
+    assert res.returncode == 0, res.stderr
+    assert res.stdout.startswith("usage:"), res.stdout[:200]  # nothing printed before the usage
+    if tool not in ("engine.replay", "tools/social_card.py"):
+        assert "(default: " in res.stdout, tool
+
+
+ABBREVIATIONS = {
+    "main.py": ["--head"], "engine.autoplay": ["--seed", "3"], "engine.bench": ["--frame", "5"],
+    "engine.lab": ["--request", "5"], "engine.lab sweep": ["--block-size", "4", "--rate", "1", "--request", "5"],
+    "engine.lab bench": ["--request", "5"], "engine.replay": ["x.json", "--verb"],
+    "ui.sound": ["--rep", "2"], "ui.lab_scene": ["--fram", "3"], "tools/build_web.py": ["--budget", "10"],
+    "tools/serve_web.py": ["--por", "8000"], "tools/social_card.py": ["card", "x.png", "--screen", "a.png"],
+}
+
+
+@pytest.mark.parametrize("tool", sorted(TOOLS))
+def test_abbreviations_are_refused_in_one_line(tool: str) -> None:
+    res = run(TOOLS[tool][0] + ABBREVIATIONS[tool])
+    assert res.returncode == 2, res.stdout + res.stderr
+    last = res.stderr.strip().splitlines()[-1]
+    assert "error:" in last and "unrecognized arguments" in last, res.stderr
+    assert "Traceback" not in res.stderr and res.stdout == ""
+
+
+@pytest.mark.parametrize("tool", sorted(t for t, (_, long) in TOOLS.items() if long))
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["INT", "TERM"])
+def test_long_runs_stop_within_a_second_on_signals(tool: str, sig: int, tmp_path: Path) -> None:
+    argv, long = TOOLS[tool]
+    proc = subprocess.Popen([sys.executable, *argv, *[a.format(tmp=tmp_path) for a in long]], cwd=ROOT,
+                            env=ENV, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        time.sleep(2.5)
+        assert proc.poll() is None, proc.communicate()
+        sent = time.monotonic()
+        proc.send_signal(sig)
+        out, err = proc.communicate(timeout=10)
+        took = time.monotonic() - sent
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    assert proc.returncode == 128 + sig, err
+    assert took < 1.5, took
+    assert "Traceback" not in err and "KeyboardInterrupt" not in err
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="no /dev/full")
+@pytest.mark.parametrize("argv", [["-m", "engine.autoplay", "--seeds", "1", "--max-pieces", "5"],
+                                  ["-m", "engine.lab", "--requests", "20"],
+                                  ["-m", "ui.sound", "--repeat", "1"],
+                                  [str(ROOT / "main.py"), "--headless", "--frames", "2", "--screenshot", "/tmp/vram-full.png"]])
+def test_a_full_disk_on_stdout_is_one_line(argv: list[str]) -> None:
+    with open("/dev/full", "w") as full:
+        res = subprocess.run([sys.executable, *argv], cwd=ROOT, env=ENV, stdout=full, stderr=subprocess.PIPE,
+                             text=True, timeout=120)
+    assert res.returncode == 1
+    assert "Traceback" not in res.stderr and "Exception ignored" not in res.stderr
+    assert len(res.stderr.strip().splitlines()) == 1 and "error:" in res.stderr
+
+
+@pytest.mark.parametrize("argv", [["-m", "engine.lab", "--requests", "50"],
+                                  ["-m", "engine.autoplay", "--seeds", "2", "--max-pieces", "20"],
+                                  [str(ROOT / "main.py"), "--bench-frame", "--frames", "30"]])
+def test_a_reader_that_goes_away_ends_quietly(argv: list[str]) -> None:
+    proc = subprocess.Popen([sys.executable, *argv], cwd=ROOT, env=ENV, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE)
+    proc.stdout.close()  # like `| head -0`
+    err = proc.stderr.read().decode()
+    proc.wait(timeout=120)
+    proc.stderr.close()
+    assert "Traceback" not in err and "Exception ignored" not in err
+
+
+# --- The shared pieces themselves ----------------------------------------------------------
+
+
+def test_output_file_check(tmp_path: Path) -> None:
+    ok = cli_args.check_output_file(str(tmp_path / "a.png"), (".png",))
+    assert ok == tmp_path / "a.png"
+    (tmp_path / "dir.png").mkdir()
+    (tmp_path / "file").write_text("x")
+    for bad, why in ((str(tmp_path / "a.txt"), "must name a .png"), ("", "expected a file name"),
+                     (str(tmp_path / "missing" / "a.png"), "does not exist"),
+                     (str(tmp_path / "dir.png"), "is a folder"),
+                     (str(tmp_path / "file" / "a.png"), "is not a folder")):
+        with pytest.raises(argparse.ArgumentTypeError, match=why):
+            cli_args.check_output_file(bad, (".png",))
+
+
+def test_output_dir_check(tmp_path: Path) -> None:
+    assert cli_args.check_output_dir(str(tmp_path / "new" / "deeper")) == tmp_path / "new" / "deeper"
+    (tmp_path / "file").write_text("x")
+    for bad in ("", str(tmp_path / "file"), str(tmp_path / "file" / "sub")):
+        with pytest.raises(argparse.ArgumentTypeError):
+            cli_args.check_output_dir(bad)
+
+
+def test_parser_refuses_abbreviations_and_shows_defaults() -> None:
+    p = cli_args.parser("tool")
+    p.add_argument("--seeds", type=cli_args.whole(1, 10), default=3, help="games")
+    p.add_argument("--flag", action="store_true", help="a switch")
+    with pytest.raises(SystemExit):
+        p.parse_args(["--seed", "3"])
+    text = p.format_help()
+    assert "games (default: 3)" in text and "a switch (default" not in text
+
+
+class FakeTerminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_progress_shows_on_a_terminal_only() -> None:
+    now = [0.0]
+    term = FakeTerminal()
+    p = cli_args.Progress("games", 200, stream=term, clock=lambda: now[0])
+    p.update(1)
+    assert term.getvalue() == ""  # not before half a second
+    now[0] = 1.0
+    p.update(50)
+    assert "games: 50/200 (25%)" in term.getvalue()
+    p.close()
+    assert term.getvalue().endswith("\r")
+    piped = io.StringIO()
+    q = cli_args.Progress("games", 200, stream=piped, clock=lambda: now[0])
+    now[0] = 5.0
+    q.update(100)
+    q.close()
+    assert piped.getvalue() == ""
+
+
+def test_stopped_carries_the_shell_status() -> None:
+    assert cli_args.Stopped(signal.SIGINT).status == 130
+    assert cli_args.Stopped(signal.SIGTERM).status == 143
+    assert not isinstance(cli_args.Stopped(2), Exception)  # `except Exception` never swallows it
+
+
+@pytest.mark.parametrize(("argv", "says"), [
+    (["--max-seq-len", "10"], "--max-seq-len 10"),
+    (["--slots", "10"], "at least --max-seq-len (2048)"),
+    (["--max-seq-len", "1"], "--max-seq-len: must be at least 2"),
+    (["sweep", "--block-sizes", ",".join(["4"] * 17)], "at most 16 values"),
+    (["sweep", "--requests", "1000000"], "more than 2,000,000"),
+    (["sweep", "--ns", "2,4,6", "--requests", "1000000"], "more than 2,000,000"),
+])
+def test_lab_names_the_option_at_fault_and_its_limit(argv: list[str], says: str) -> None:
+    res = run(["-m", "engine.lab", *argv])
+    assert res.returncode == 2 and res.stdout == ""
+    last = res.stderr.strip().splitlines()[-1]
+    assert says in last and "Traceback" not in res.stderr, res.stderr
+
+
+@pytest.mark.parametrize(("argv", "says"), [
+    (["-m", "engine.autoplay", "--seeds", "10000", "--max-pieces", "1000000"], "more than 2,000,000"),
+    (["-m", "engine.bench", "--frames", "100000000"], "at most 10,000,000"),
+    (["-m", "ui.sound", "--repeat", "5000"], "at most 1,000"),
+    ([str(ROOT / "main.py"), "--bench-frame", "--frames", "2000000"], "at most 1,000,000"),
+])
+def test_counts_have_documented_maxima(argv: list[str], says: str) -> None:
+    res = run(argv)
+    assert res.returncode == 2 and says in res.stderr and "Traceback" not in res.stderr, res.stderr
+    helped = run([a for a in argv if not a.isdigit() and not a.startswith("--") or a in ("-m",)] + ["--help"])
+    assert says.split()[-1] in helped.stdout.replace("\n", " ") or "at most" in helped.stdout

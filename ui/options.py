@@ -1,0 +1,24 @@
+"""What main.py runs: the game in a window (or the page), a headless screenshot, or the frame
+benchmark. The browser builds the defaults; ui.cli (desktop only) fills them from the command line."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ui.layout import LANDSCAPE
+
+
+@dataclass(frozen=True)
+class Options:
+    headless: bool = False
+    bench_frame: bool = False
+    frames: int | None = None
+    screenshot: str | None = None
+    scene: str | None = None
+    mode: str | None = None
+    autoplay: bool = False
+    seed: int | None = None
+    layout: str = LANDSCAPE
+    record: str | None = None
+    replay: str | None = None
+    daily: bool = False
+    data_dir: str | None = None
