@@ -6,6 +6,7 @@ same command `./build.sh web` runs); the checks on broken inputs call the build'
 
 from __future__ import annotations
 
+import ast
 import hashlib
 import os
 import re
@@ -23,20 +24,30 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tools"))
 
 import build_web  # noqa: E402
+from strip_source import strip  # noqa: E402
 
 pytestmark = pytest.mark.timeout(600)
 BUDGET = build_web.BUDGET_KB * 1024
 
 
 def game_sources() -> dict[str, str]:
-    """What the archive must hold: the game's files, less the command-line tools no page runs."""
+    """What the archive must hold: the game's files, less the command-line tools no page runs.
+
+    Python files as the build ships them (without docstrings and comments), the rest as written.
+    """
     files = [ROOT / "main.py"] + [p for d in build_web.GAME_DIRS for p in sorted((ROOT / d).rglob("*")) if p.is_file()]
     return {
-        str(p.relative_to(ROOT)): hashlib.sha256(p.read_bytes()).hexdigest()
+        str(p.relative_to(ROOT)): hashlib.sha256(shipped_bytes(p)).hexdigest()
         for p in files
         if "__pycache__" not in p.parts and p.suffix != ".pyc"
         and str(p.relative_to(ROOT)) not in build_web.DESKTOP_ONLY
     }
+
+
+def shipped_bytes(path: Path) -> bytes:
+    if path.suffix != ".py":
+        return path.read_bytes()
+    return strip(path.read_text(encoding="utf-8"), str(path)).encode("utf-8")
 
 
 @pytest.fixture(scope="module")
@@ -77,6 +88,8 @@ def test_build_succeeds_and_prints_figures(build) -> None:
                 assert tar.extractfile(rel).read() == (ROOT / rel).read_bytes()
     assert "later (the memory LAB" in text and "later (Korean font" in text and "of 350 KB" in text
     assert "social preview image: game screenshot" in text
+    sources = re.search(r"python sources: (\d+\.\d) KB shipped without docstrings and comments \((\d+\.\d) KB as written\)", text)
+    assert sources and float(sources[1]) < 0.85 * float(sources[2]), "the staged sources were not stripped"
 
 
 def test_archive_holds_the_whole_game_and_nothing_else(build) -> None:
@@ -96,12 +109,16 @@ def test_archive_within_budget(build) -> None:
     out, res, _ = build
     assert res.returncode == 0, res.stdout + res.stderr
     assert (out / ARCHIVE).stat().st_size <= BUDGET
+    # What an English reader downloads from us before the first frame: 150 KB, with room to grow.
+    assert BUDGET == 150 * 1024
+    assert (out / ARCHIVE).stat().st_size <= 135 * 1024
     # Only the tar.gz is fetched by the page: pygbag's zip twin is not shipped.
     assert not list(out.glob("*.apk"))
 
 
 def test_archive_holds_the_source_byte_for_byte(build) -> None:
-    """pygbag reformats what it packs when black is importable: the game must ship as written."""
+    """pygbag reformats what it packs when black is importable: the game must ship as staged
+    (our sources less docstrings and comments, nothing else changed)."""
     out, res, before = build
     assert res.returncode == 0, res.stdout + res.stderr
     with tarfile.open(out / ARCHIVE, "r:gz") as tar:
@@ -552,6 +569,7 @@ def test_bad_numbers_and_report_paths_exit_2_before_building(args: list[str], tm
 
 def test_a_stopped_build_stops_its_running_step(tmp_path: Path) -> None:
     """SIGTERM during a build step (pygbag, the screenshot) ends the step too, with exit 143."""
+    import select
     import signal
     import time
 
@@ -563,15 +581,22 @@ def test_a_stopped_build_stops_its_running_step(tmp_path: Path) -> None:
     proc = subprocess.Popen([sys.executable, "-c", code], cwd=ROOT, stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 30
     while not pidfile.exists() or not pidfile.read_text():
-        assert proc.poll() is None and time.monotonic() < deadline, proc.stderr.read()
-        time.sleep(0.05)
+        assert time.monotonic() < deadline, "the build step never started"
+        try:  # between looks, wait for the build to end (its failure), at most 50 ms
+            proc.wait(timeout=0.05)
+            pytest.fail(f"the build ended before its step started: {proc.stderr.read()}")
+        except subprocess.TimeoutExpired:
+            pass
     child = int(pidfile.read_text())
-    proc.send_signal(signal.SIGTERM)
-    assert proc.wait(timeout=10) == 143
-    assert "Traceback" not in proc.stderr.read()
-    time.sleep(0.2)
-    with pytest.raises(ProcessLookupError):
-        os.kill(child, 0)
+    handle = os.pidfd_open(child)  # readable once the step has exited
+    try:
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=10) == 143
+        assert "Traceback" not in proc.stderr.read()
+        readable, _, _ = select.select([handle], [], [], 10)
+        assert readable, "the build step outlived its build"
+    finally:
+        os.close(handle)
 
 
 def test_desktop_tools_stay_out_of_the_archive(build) -> None:
@@ -597,8 +622,36 @@ def test_pygbag_ini_leaves_out_exactly_the_desktop_tools() -> None:
                 assert rel in (*build_web.DESKTOP_ONLY, *build_web.LATER), f"pygbag . would leave out {rel}, a game file"
 
 
-def test_the_page_never_needs_the_desktop_only_tools(tmp_path) -> None:
-    """The modules left out of the archive are not imported by any screen the browser shows."""
+@pytest.fixture(scope="module")
+def staged(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The tree pygbag packs: the game less the desktop-only tools, stripped as the build strips it."""
+    app = build_web.stage(tmp_path_factory.mktemp("stage"), ROOT)
+    before, after = build_web.strip_staged(app)
+    assert 0 < after < 0.85 * before
+    return app
+
+
+def test_staged_tree_compiles_without_docstrings_or_comments(staged: Path) -> None:
+    sources = sorted(staged.rglob("*.py"))
+    assert staged / "main.py" in sources and staged / "engine" / "game.py" in sources
+    for path in sources:
+        text = path.read_text(encoding="utf-8")
+        compile(text, str(path), "exec")
+        tree = ast.parse(text)
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+                first = node.body[0]
+                assert not (isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant)
+                            and isinstance(first.value.value, str)), f"{path}: docstring left"
+        assert not re.search(r"(?m)^\s*#", text), f"{path}: comment left"
+    assert not list(staged.rglob("__pycache__"))
+    for name in build_web.DESKTOP_ONLY:
+        assert not (staged / name).exists(), name
+
+
+def test_the_page_never_needs_the_desktop_only_tools(tmp_path, staged: Path) -> None:
+    """The modules left out of the archive are not imported by any screen the browser shows, and
+    every screen runs from the stripped staged tree the archive is packed from."""
     blocked = [name[:-3].replace("/", ".").removesuffix(".__init__") for name in build_web.DESKTOP_ONLY]
     code = f"""
 import os, sys
@@ -627,15 +680,29 @@ for layout in ("landscape", "portrait"):
         app.update(16.7)
     app.draw(app.surface)
     assert type(app.top).__name__ == "ResultScene"
+    assert play.replay is not None and play.share_code
+    app.watch(play.replay, over_current=True)
+    for _ in range(30):
+        app.update(16.7)
+    app.draw(app.surface)
+    assert type(app.top).__name__ == "ReplayScene"
+    app.back()
+    assert type(app.top).__name__ == "ResultScene"
+import engine, ui
+assert engine.__file__.startswith({str(staged)!r}) and ui.__file__.startswith({str(staged)!r}), engine.__file__
 print("ok")
 """
-    res = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    res = subprocess.run([sys.executable, "-B", "-c", code], cwd=staged, capture_output=True, text=True, timeout=120,
+                         env=dict(os.environ, PYTHONPATH=str(staged)))
     assert res.returncode == 0 and res.stdout.strip().endswith("ok"), res.stdout + res.stderr
 
 
-def test_main_runs_in_the_browser_without_the_desktop_only_tools(tmp_path) -> None:
+@pytest.mark.parametrize("tree", ["checkout", "staged"])
+def test_main_runs_in_the_browser_without_the_desktop_only_tools(tmp_path, tree: str, request: pytest.FixtureRequest) -> None:
     """main.py as the page runs it (sys.platform 'emscripten', no command line, no signals): the
-    game loop starts with every desktop-only module unavailable."""
+    game loop starts with every desktop-only module unavailable, from the checkout (`pygbag .`)
+    and from the stripped staged tree (`./build.sh web`)."""
+    folder = ROOT if tree == "checkout" else request.getfixturevalue("staged")
     blocked = [name[:-3].replace("/", ".") for name in build_web.DESKTOP_ONLY]
     code = f"""
 import asyncio, os, sys
@@ -654,5 +721,6 @@ try:
 except (asyncio.TimeoutError, TimeoutError):
     print("ok: the game loop was still running")
 """
-    res = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    res = subprocess.run([sys.executable, "-B", "-c", code], cwd=folder, capture_output=True, text=True, timeout=120,
+                         env=dict(os.environ, PYTHONPATH=str(folder)))
     assert res.returncode == 0 and res.stdout.strip().endswith("still running"), res.stdout + res.stderr

@@ -12,7 +12,7 @@ import pygame
 import pytest
 from hypothesis import given, settings as hyp_settings, strategies as st
 
-from tests.test_ui_fixtures import canvas, clean_event_queue, click, key, make_app, pump  # noqa: F401
+from tests.uikit import canvas, click, key, make_app, pump
 from ui import i18n, packs, theme
 from ui.storage import Settings, Storage
 from ui.text import break_allowed, is_syllable, wrap

@@ -40,7 +40,7 @@ def test_english_log_lines_are_the_engines_own(runs):
         for e in events:
             if isinstance(e, (ev.Moved, ev.Rotated)):
                 continue
-            kinds.add(type(e).__name__ + (f":{e.code}" if isinstance(e, ev.Warning) else ""))
+            kinds.add(type(e).__name__ + (f":{e.code}" if isinstance(e, ev.Alert) else ""))
             assert EN.msg(event_message(e)) == e.text
     assert {"Spawned", "Locked", "Reserved", "LinesCleared", "PageSplit", "Oom", "Victory"} <= kinds, kinds
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pygame
 import pytest
 
-from tests.test_ui_fixtures import canvas, clean_event_queue, make_app  # noqa: F401
+from tests.uikit import canvas, make_app
 from ui import theme
 from ui.cards import CARD_IDS, PAD, card_in
 from ui.cli import SCENES, Options

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pygame
 import pytest
-from tests.test_ui_fixtures import canvas, centre, clean_event_queue, click, key, make_app, pump  # noqa: F401
+from tests.uikit import canvas, centre, click, key, make_app, pump
 
 from engine.lab import generate
 from engine.lab.projection import FREE, cell_state, state_fill, state_refs
@@ -496,3 +496,22 @@ def test_screenshot_path_is_checked_before_any_frame(monkeypatch, capsys):
     with pytest.raises(SystemExit) as exc:
         lab_cli.main(["--screenshot", "shot.jpeg"])
     assert exc.value.code == 2 and ".png" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("layout", ["landscape", "portrait"])
+def test_a_selected_contiguous_request_shows_how_much_of_its_reservation_is_used(tmp_path, layout):
+    app = make_app(tmp_path, layout=layout)
+    app.reset(TitleScene(app, seed=1))
+    assert app.open_lab()
+    lab = app.top
+    key(app, pygame.K_s)  # parallel sampling: a range per sample, the longest line
+    pump(app, SETUP_FRAMES + 300)
+    contiguous = lab.sides[0]
+    rid, cells = max(contiguous.view.owned.items(), key=lambda item: len(item[1]))
+    click(app, contiguous.map.grid.rect(cells[0]).center, steps=0)
+    assert lab.selected == rid
+    run = contiguous.sim.running[rid]
+    used = f"{contiguous.sim.length(run)} of {run.reserve} used"
+    app.draw()
+    text = " ".join(line for line, _ in lab.info_lines[1])
+    assert used in text, "the reservation's fill is the point of the line: never cut off"

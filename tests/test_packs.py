@@ -11,7 +11,7 @@ from pathlib import Path
 import pygame
 import pytest
 
-from tests.test_ui_fixtures import clean_event_queue, key, make_app, pump  # noqa: F401
+from tests.uikit import key, make_app, pump
 from ui import packs
 
 pytestmark = pytest.mark.usefixtures("clean_event_queue")

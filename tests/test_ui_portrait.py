@@ -6,7 +6,7 @@ import itertools
 
 import pygame
 import pytest
-from tests.test_ui_fixtures import canvas, centre, clean_event_queue, click, key, make_app, pump  # noqa: F401
+from tests.uikit import centre, click, key, make_app, pump
 
 from ui import layout as layouts
 from ui.cli import Options
@@ -343,3 +343,26 @@ def test_a_screen_that_cannot_rearrange_keeps_its_layout_until_it_closes(tmp_pat
     assert isinstance(app.top, TitleScene)
     assert app.want_layout("portrait") is False and app.wanted_layout is None
     assert app.want_layout("landscape") and app.layout.name == "landscape"
+
+
+def test_the_details_block_table_does_not_point_at_a_board_it_hides(tmp_path, monkeypatch):
+    app = make_app(tmp_path, layout="portrait")
+    play = app.start_game("paged", seed=3, autoplay=True)
+    for _ in range(200):
+        if play.game.block_table is not None:
+            break
+        pump(app, 30)
+    assert play.game.block_table is not None
+    click(app, centre(app.view.details_button.rect))
+    assert isinstance(app.top, DetailsScene)
+    drawn: list[str] = []
+    blit = app.text.blit
+
+    def recording(surface, text, *args, **kwargs):
+        drawn.append(text)
+        return blit(surface, text, *args, **kwargs)
+
+    monkeypatch.setattr(app.text, "blit", recording)
+    app.top.draw(app.surface)
+    assert not any("outlined on the board" in text for text in drawn)
+    assert any("row 0 is the top" in text for text in drawn)

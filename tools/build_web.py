@@ -2,6 +2,8 @@
 
 pygbag names the game archive after the folder it packs and packs everything in it, so the game
 files (main.py, engine/, ui/, assets/) are first copied into a staging folder with a fixed name.
+The staged Python files lose their docstrings and comments (tools/strip_source.py: the same code,
+checked by re-parsing); the checkout is never touched.
 Our own page template and icon are passed in, so pygbag never reaches for its CDN at build time.
 The result is checked: archive contents (no tests, caches, build output, virtual environments),
 archive size, and that the page fetches nothing but pygbag's runtime before the first frame.
@@ -12,7 +14,7 @@ work starts, so a mistyped --out never deletes anything.
 
 Usage:
     python tools/build_web.py [--out build/site] [--pygbag-python PY] [--render-python PY]
-                              [--site-url URL] [--budget-kb 160] [--timeout 300]
+                              [--site-url URL] [--budget-kb 150] [--timeout 300]
 Exit status: 0 built and within budget, 1 build or check failed, 2 bad usage,
 130/143 stopped by SIGINT/SIGTERM.
 """
@@ -35,6 +37,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from strip_source import StripError, strip
+
 ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
@@ -50,7 +54,7 @@ DESCRIPTION = (
 )
 CANVAS = (800, 580)
 PYBUILD = "3.12"
-BUDGET_KB = 150  # the game archive: what an English reader downloads before the first frame
+BUDGET_KB = 150  # what an English reader's page fetches from us before the first frame
 TOTAL_BUDGET_KB = 350  # the archive plus what loads later (the LAB, the Korean pack)
 
 GAME_FILES = ("main.py",)
@@ -174,6 +178,8 @@ class Report:
     later: dict[str, int] = field(default_factory=dict)  # fetched only when needed (LAB, Korean pack)
     social_image: str = ""
     seconds: float = 0.0
+    source_bytes: int = 0  # staged Python files as written
+    stripped_bytes: int = 0  # the same files as shipped, without docstrings and comments
     pygbag: str = ""
     cdn: str = ""
 
@@ -244,6 +250,21 @@ def stage(stage_root: Path, source: Path) -> Path:
     for name in (*DESKTOP_ONLY, *LATER):
         (app / name).unlink(missing_ok=True)
     return app
+
+
+def strip_staged(app: Path) -> tuple[int, int]:
+    """Rewrite every staged .py file without docstrings and comments; (bytes before, bytes after)."""
+    before = after = 0
+    for path in sorted(app.rglob("*.py")):
+        text = path.read_text(encoding="utf-8")
+        try:
+            small = strip(text, str(path.relative_to(app)))
+        except (SyntaxError, StripError) as exc:
+            raise BuildError(f"cannot strip {path.relative_to(app)}: {exc}") from exc
+        path.write_text(small, encoding="utf-8")
+        before += len(text.encode("utf-8"))
+        after += len(small.encode("utf-8"))
+    return before, after
 
 
 def _imports(tree: ast.AST, top_level_only: bool) -> list[tuple[str, int]]:
@@ -467,6 +488,7 @@ def build(args: argparse.Namespace) -> Report:
     problems = check_sources(app)
     if problems:
         raise BuildError("game source is not ready for the web:\n  " + "\n  ".join(problems))
+    report.source_bytes, report.stripped_bytes = strip_staged(app)
     log(f"staged game files in {app}")
 
     built = pygbag_build(args.pygbag_python, app, args.timeout, args.cdn, stage_root / "pygbag.log")
@@ -532,6 +554,8 @@ def print_report(report: Report, out: Path) -> None:
         log(f"  {size / 1024:9.1f} KB  {name}")
     log(f"archive {APP_NAME}.tar.gz: {report.archive_bytes / 1024:.1f} KB of {report.budget_bytes / 1024:.0f} KB budget, "
         f"{len(report.archive_members)} files, {sum(report.archive_members.values()) / 1024:.1f} KB unpacked")
+    log(f"python sources: {report.stripped_bytes / 1024:.1f} KB shipped without docstrings and comments "
+        f"({report.source_bytes / 1024:.1f} KB as written)")
     own = ("index.html", "favicon.png", f"{APP_NAME}.tar.gz")
     index_gz = len(gzip.compress((out / "index.html").read_bytes(), 6))
     own_bytes = index_gz + sum(report.files.get(n, 0) for n in own[1:])

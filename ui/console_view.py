@@ -627,12 +627,12 @@ class ConsoleView:
         for cascade in fx.cascades:
             for page, (fx0, fy0), (fx1, fy1), colour in cascade.pages:
                 t = cascade.progress(page)
-                px = bx + (fx0 + (fx1 - fx0) * t) * cell
-                py = by + (fy0 + (fy1 - fy0) * t - HIDDEN) * cell
+                fly_x = bx + (fx0 + (fx1 - fx0) * t) * cell
+                fly_y = by + (fy0 + (fy1 - fy0) * t - HIDDEN) * cell
                 spr = self.cell_sprite(colour, "active")
-                surface.blit(spr, (int(px), int(py)))
+                surface.blit(spr, (int(fly_x), int(fly_y)))
                 self.text.blit(surface, str(page), self.T.small, (255, 255, 255),
-                               (int(px) + cell // 2, int(py) + cell // 2 + 1), "center")
+                               (int(fly_x) + cell // 2, int(fly_y) + cell // 2 + 1), "center")
         surface.set_clip(clip)
         hl = fx.highlight
         if hl is not None and not fx.cascades:
@@ -715,12 +715,16 @@ class ConsoleView:
         bt = session.game.block_table
         key = (bt, session.table_pages, size)
         if self._table is None or self._table_key != key:
-            self._table = self._render_block_table(bt, dict(session.table_pages), (size[0] + 4, size[1] + 24))
+            # Shown beside no board (the phone's DETAILS sheet): say how to read the coordinates.
+            footer = self.tr.t("hud.table_coords", bottom=R.VISIBLE - 1)
+            self._table = self._render_block_table(bt, dict(session.table_pages), (size[0] + 4, size[1] + 24),
+                                                   footer)
             self._table_key = key
         return self._table
 
     def _render_block_table(self, bt, pages: dict[int, tuple[int, int] | None],
-                            panel: tuple[int, int] | None = None) -> pygame.Surface:
+                            panel: tuple[int, int] | None = None,
+                            footer: str = "") -> pygame.Surface:
         t = self.text
         w, h = panel if panel is not None else self.L.panels["blocks"][2:]
         surf = pygame.Surface((w - 4, h - 24)).convert()
@@ -749,5 +753,6 @@ class ConsoleView:
                 cx, cy = now
                 row = R.visible_row(cy)
                 t.blit(surf, f"#{row * R.WIDTH + cx:03d}  ({cx}, {row})", self.T.small, theme.TEXT, (x + 84, ry))
-        t.blit(surf, self.tr.t("hud.table_outlined"), self.T.small, theme.TEXT_DIM, (x + 8, y + h - 20))
+        t.blit(surf, fit(footer or self.tr.t("hud.table_outlined"), self.T.small, w - 16), self.T.small, theme.TEXT_DIM,
+               (x + 8, y + h - 20))
         return surf

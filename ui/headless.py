@@ -87,8 +87,9 @@ def force_victory(play, seed: int) -> bool:
     return play.game.over and play.game.result is not None and play.game.result.outcome == "victory"
 
 
-def build(app: GameApp, opts: Options, seed: int) -> None:
-    """Put the requested scene on the app's stack after `opts.frames` steps."""
+def build(app: GameApp, opts: Options, seed: int) -> str:
+    """Put the requested scene on the app's stack after `opts.frames` steps; returns a note for
+    the caller when the scene shown differs from the one asked for ("" otherwise)."""
     scene = opts.scene or ("play" if opts.autoplay or opts.daily else "title")
     frames = opts.frames or 1
     daily = app.today() if opts.daily else None
@@ -96,11 +97,11 @@ def build(app: GameApp, opts: Options, seed: int) -> None:
         from engine.replay_cli import load_any
         app.watch(load_any(opts.replay))
         run_frames(app, frames)
-        return
+        return ""
     if scene == "title":
         app.show_title(seed=seed)
         run_frames(app, frames)
-        return
+        return ""
     if scene == "victory":
         for attempt in range(8):
             play = app.start_game(opts.mode or "paged", seed=seed + attempt, autoplay=opts.autoplay,
@@ -109,7 +110,7 @@ def build(app: GameApp, opts: Options, seed: int) -> None:
                 break
         settle(app, play)
         run_frames(app, frames)
-        return
+        return ""
     # A crash report comes from CONTIGUOUS: a paged run ends only when memory is really full,
     # which rows clearing as they fill never let happen.
     mode = modes.DEFAULT if scene == "oom" and opts.mode and modes.get(opts.mode).pages_on_demand else opts.mode
@@ -125,6 +126,10 @@ def build(app: GameApp, opts: Options, seed: int) -> None:
     elif scene == "oom":
         force_oom(play, seed)
         settle(app, play)
+    if mode != opts.mode:
+        return (f"a {opts.mode} run ends only when memory is really full, which a steady "
+                f"player never reaches: the crash shown is from {mode} mode")
+    return ""
 
 
 def settle(app: GameApp, play) -> None:
@@ -141,7 +146,7 @@ def write_record(app: GameApp, path: str) -> str:
     from ui.play_scene import PlayScene
 
     play = app.find(PlayScene)
-    if play is None:
+    if not isinstance(play, PlayScene):
         raise OSError("no game was played")
     replay = play.replay if play.replay is not None else play.tape.finish()
     replay.save(path)
@@ -161,7 +166,7 @@ def run(opts: Options) -> int:
         for _level, notice in app.notices:
             print(f"main.py: {notice}", file=sys.stderr)
         try:
-            build(app, opts, seed)
+            note = build(app, opts, seed)
         except (ReplayError, OSError) as exc:
             print(f"main.py: error: cannot watch {opts.replay}: {exc}", file=sys.stderr)
             return 2
@@ -183,4 +188,6 @@ def run(opts: Options) -> int:
     if opts.screenshot is not None:
         w, h = app.layout.size
         print(f"wrote {opts.screenshot} ({w}x{h}, {app.layout.name}, scene {top})")
+    if note:
+        print(f"note: {note}")
     return 0

@@ -157,7 +157,9 @@ class LabScene(Scene):
         self.text: TextCache = getattr(app, "text", None) or TextCache()
         self.language = self.tr.code
         self.counters: list[tuple[str, int, theme.Colour, tuple[int, int], str]] | None = None
-        self.layout: LabLayout = lab_layout(*(size or getattr(app, "canvas_size", theme.CANVAS_SIZE)))
+        canvas: tuple[int, int] = size if size is not None else getattr(app, "canvas_size", theme.CANVAS_SIZE)
+        width, height = canvas
+        self.layout: LabLayout = lab_layout(width, height)
         self.seed = seed
         self.dataset = "sharegpt"
         self.block = BLOCK_SIZE
@@ -555,7 +557,7 @@ class LabScene(Scene):
                         reserve=run.reserve)
         else:
             line = tr.t("lab.where", label=left, where=self._where(contiguous, rid))
-        lines.append((fit(line, small, width), LEFT_ACCENT))
+        lines += [(part, LEFT_ACCENT) for part in wrap(line, small, width)]  # "n of m used" is the point
         run = paged.running.get(rid)
         if run is None:
             lines.append((tr.t("lab.where", label=right, where=self._where(paged, rid)), RIGHT_ACCENT))
@@ -596,10 +598,11 @@ class LabScene(Scene):
             lines += [(line, theme.TEXT) for line in wrap(text, small, width)[:2]]
         if refs > 1:
             lines.append((fit(tr.t("lab.shared_copy"), small, width), theme.TEXT_DIM))
-        rid = seqs[0][0] if seqs else None
-        if rid is not None and rid in side.sim.running:
+        first = seqs[0][0] if seqs else None
+        if first is not None and first in side.sim.running:
             table = view.sequences[seqs[0]]
-            lines.append((tr.t("lab.table_of", id=rid, tokens=side.sim.length(side.sim.running[rid])), RIGHT_ACCENT))
+            lines.append((tr.t("lab.table_of", id=first, tokens=side.sim.length(side.sim.running[first])),
+                          RIGHT_ACCENT))
             lines += [(line, theme.TEXT) for line in wrap("  ".join(f"{i}>{b}" for i, b in enumerate(table)),
                                                           small, width)]
         return lines

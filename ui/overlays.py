@@ -105,7 +105,9 @@ class Overlay(MenuScene):
         """The screen below without the shade (after draw_backdrop has made the snapshot)."""
         if self._backdrop is None or self._plain is None:
             self.draw_backdrop(surface)
-        surface.blit(self._plain, (0, 0))
+        plain = self._plain
+        assert plain is not None  # made by draw_backdrop
+        surface.blit(plain, (0, 0))
 
     def press(self, pos: tuple[int, int]) -> None:
         b = hit(self.buttons, pos)
@@ -479,6 +481,7 @@ class ResultScene(Overlay):
         self.heading = lines[0]
         # A phone's tall dialog has room to spare: the report in the body size when it all fits.
         room = h - bh - 16 - 56 - 120  # under the heading, above the buttons, less score and tips
+        most_tips = 5 if lay.portrait else 3  # the narrow dialog wraps the same tip into more lines
         if self.code:
             room -= bh + 8  # the share row
         for size in ((T.body, T.small) if lay.portrait else (T.small,)):
@@ -486,9 +489,9 @@ class ResultScene(Overlay):
             self.cause = wrap(lines[1], size, width)[:3]
             self.body = [part for line in lines[2:] for part in wrap(line, size, width - 12)]
             tips = wrap(self.tip(), size, width)
-            self.tips = tips[:3]
+            self.tips = tips[:most_tips]
             used = theme.font_for(lines[1], size).get_linesize() * (len(self.cause) + len(self.body) + len(self.tips) + 1)
-            if used <= room and len(tips) <= 3:
+            if used <= room and len(tips) <= most_tips:
                 break
 
     def command(self, cmd: Command) -> None:
@@ -555,16 +558,16 @@ class ResultScene(Overlay):
                 controls = [pygame.Rect(r) for r in lay.controls.values()]
                 y, h = controls[0].y, controls[0].height
                 bar = pygame.Rect(lay.board[0] - 4, y, lay.board[2] + 8, h)
-            r = self.report
-            outline_cells(surface, lay, r.sealed_cells, SEALED_COLOUR)
-            outline_cells(surface, lay, r.reserved_cells, RESERVED_COLOUR)
+            rep = self.report
+            outline_cells(surface, lay, rep.sealed_cells, SEALED_COLOUR)
+            outline_cells(surface, lay, rep.reserved_cells, RESERVED_COLOUR)
             pygame.draw.rect(surface, (9, 12, 26), bar, border_radius=6)
             pygame.draw.rect(surface, edge, bar, 2, border_radius=6)
             back = tr.t("report.peek_back_tap") if lay.portrait else tr.t("report.peek_back", key=BOARD_KEY)
             room = bar.width - 8
-            t.blit(surface, fit(tr.t("report.peek_sealed", n=len(r.sealed_cells)), T.small, room), T.small,
+            t.blit(surface, fit(tr.t("report.peek_sealed", n=len(rep.sealed_cells)), T.small, room), T.small,
                    SEALED_COLOUR, (bar.centerx, bar.centery - 20), "center")
-            t.blit(surface, fit(tr.t("report.peek_reserved", n=len(r.reserved_cells)), T.small, room), T.small,
+            t.blit(surface, fit(tr.t("report.peek_reserved", n=len(rep.reserved_cells)), T.small, room), T.small,
                    RESERVED_COLOUR, (bar.centerx, bar.centery), "center")
             t.blit(surface, fit(back, T.small, room), T.small, theme.CYAN, (bar.centerx, bar.centery + 20), "center")
             return

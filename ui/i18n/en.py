@@ -125,7 +125,7 @@ MESSAGES: dict[str, str] = {
     "help.meaning.top": ("CUDA out of memory; the report says why: holes, reservations or memory really "
                          "full."),
     "help.concept.paged": "PAGED mode",
-    "help.meaning.paged": "vLLM's PagedAttention: blocks on demand, anywhere free; OOM only when none is left.",
+    "help.meaning.paged": ("vLLM's PagedAttention: blocks on demand, anywhere free; OOM only when fewer are free than a request needs."),
     "help.concept.table": "Block table",
     "help.meaning.table": "Per-request map from logical pages to physical blocks.",
     "help.concept.split": "Split, meter",
@@ -347,6 +347,9 @@ MESSAGES: dict[str, str] = {
     "report.peek_sealed": "red: {n} sealed free",
     "report.peek_reserved": "amber: {n} reserved, empty",
     "report.peek_back": "{key} or tap: back to the report",
+    "tip.paged_ceiling": "In PAGED mode a request that does not fit under the ceiling is paged into free blocks.",
+    "tip.ceiling_tall": "{usable} free blocks elsewhere could still take this request whole: the stack grew too tall in one place. {paged}",
+    "tip.ceiling": "Reservations and holes pushed the stack to the ceiling. {paged}",
     "tip.victory": ("{lines} lines served at a peak of {peak} VRAM. Try the other allocator and "
                     "compare."),
     "tip.memory_full": ("Memory really was full: fewer free blocks than the request needs. With paging "
@@ -355,8 +358,6 @@ MESSAGES: dict[str, str] = {
                           "external fragmentation. PAGED mode would have paged the request into them."),
     "tip.spawn_blocked": ("The game admits requests only at the top, and reservations and holes had "
                           "raised the stack. In PAGED mode the request is paged into free blocks."),
-    "tip.ceiling": ("Reservations and holes pushed the stack to the ceiling. In PAGED mode a request "
-                    "that would lock above VRAM is paged into free blocks."),
 }
 
 MESSAGES.update({

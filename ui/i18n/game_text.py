@@ -84,12 +84,12 @@ def event_message(event: ev.Event) -> Msg | str:
         return Msg.of("log.oom", name=crash.request_name, id=crash.request_id, cause=cause_message(crash))
     if isinstance(event, ev.Victory):
         return Msg.of("log.victory", lines=event.report.lines, tokens=event.report.tokens)
-    if isinstance(event, ev.Warning):
+    if isinstance(event, ev.Alert):
         return _warning(event)
     return event.text
 
 
-def _warning(event: ev.Warning) -> Msg | str:
+def _warning(event: ev.Alert) -> Msg | str:
     percent = _percent(event.message)
     if event.code == "hold_used":
         return Msg.of("log.warn.hold_used")
@@ -156,6 +156,10 @@ def report_lines(report: RunReport, tr: Catalogue) -> list[str]:
 def tip(report: RunReport, tr: Catalogue) -> str:
     """What to take away, matching the cause the engine found."""
     if report.outcome != "oom":
-        return tr.t("tip.victory", lines=R.VICTORY_LINES, peak=tr.pct(report.peak_utilisation))
-    code = report.cause_code if report.cause_code in ("memory_full", "no_free_range", "spawn_blocked") else "ceiling"
-    return tr.t(f"tip.{code}")
+        return tr.t("tip.victory", lines=report.lines, peak=tr.pct(report.peak_utilisation))
+    if report.cause_code in ("memory_full", "no_free_range", "spawn_blocked"):
+        return tr.t(f"tip.{report.cause_code}")
+    paged = tr.t("tip.paged_ceiling")
+    if report.usable_blocks >= R.BLOCKS_PER_REQUEST:  # the player stacked one spot, memory was not short
+        return tr.t("tip.ceiling_tall", usable=report.usable_blocks, paged=paged)
+    return tr.t("tip.ceiling", paged=paged)

@@ -131,8 +131,7 @@ MESSAGES: dict[str, str] = {
     "help.meaning.top": ("CUDA out of memory. 리포트가 원인을 알려 줌: 구멍, 예약, 또는 정말 꽉 찬 "
                          "메모리."),
     "help.concept.paged": "페이징 모드",
-    "help.meaning.paged": ("vLLM의 PagedAttention: 필요할 때 빈 블록 어디든 할당. OOM은 빈 블록이 "
-                           "하나도 없을 때만."),
+    "help.meaning.paged": ("vLLM의 PagedAttention: 필요할 때 빈 블록 어디든 할당. OOM은 빈 블록이 요청에 필요한 수보다 적을 때만."),
     "help.concept.table": "블록 테이블",
     "help.meaning.table": "요청마다 논리 페이지를 물리 블록에 잇는 표 (block table).",
     "help.concept.split": "분할, 게이지",
@@ -352,6 +351,9 @@ MESSAGES: dict[str, str] = {
     "report.peek_sealed": "빨강: 막힌 빈 블록 {n}개",
     "report.peek_reserved": "주황: 예약됐지만 빈 블록 {n}개",
     "report.peek_back": "{key} 또는 탭: 리포트로 돌아가기",
+    "tip.paged_ceiling": "페이징 모드에서는 천장 아래에 들어가지 않는 요청이 빈 블록들로 페이징됩니다.",
+    "tip.ceiling_tall": "다른 곳의 빈 블록 {usable}개가 이 요청을 통째로 받을 수 있었습니다: 한곳에만 더미가 너무 높이 쌓였습니다. {paged}",
+    "tip.ceiling": "예약과 구멍이 더미를 천장까지 밀어 올렸습니다. {paged}",
     "tip.victory": "최대 VRAM {peak}로 {lines}라인 처리. 다른 할당기로도 해 보고 비교해 보세요.",
     "tip.memory_full": ("메모리가 정말 꽉 찼습니다: 빈 블록이 요청에 필요한 수보다 적었습니다. "
                         "필요할 때 페이징하면 판은 이렇게만 끝납니다."),
@@ -360,8 +362,6 @@ MESSAGES: dict[str, str] = {
                           "것입니다."),
     "tip.spawn_blocked": ("게임은 맨 위에서만 요청을 받는데, 예약과 구멍이 더미를 높여 놓았습니다. "
                           "페이징 모드에서는 요청이 빈 블록들로 페이징됩니다."),
-    "tip.ceiling": ("예약과 구멍이 더미를 천장까지 밀어 올렸습니다. 페이징 모드에서는 VRAM 위에 "
-                    "놓일 요청이 빈 블록들로 페이징됩니다."),
 }
 
 MESSAGES.update({
