@@ -326,3 +326,13 @@ def test_web_build_page_and_game_agree_on_the_korean_pack():
         assert build_web.LATER[rel] == packs.archive_url("ko") == "later/ko.tar.gz"
         assert f'"{rel}"' in template and '"later/ko.tar.gz"' in template
     assert theme.HANGUL_FONT_FILE == packs.ROOT / packs.PACKS["ko"][0]
+
+
+def test_every_key_the_code_names_is_in_the_catalogue():
+    """A literal key in a tr.t("...") or Msg.of("...") call that no catalogue holds would show itself."""
+    import re
+    pattern = re.compile(r"""(?:\.t|Msg\.of)\(\s*["']([a-z_]+\.[a-z_.]+)["']""")
+    keys = set(i18n.catalogue("en").messages)
+    for path in sorted((ROOT / "ui").rglob("*.py")):
+        for key in pattern.findall(path.read_text(encoding="utf-8")):
+            assert key in keys, f"{path.relative_to(ROOT)} names {key!r}, which no catalogue holds"

@@ -217,6 +217,7 @@ MESSAGES: dict[str, str] = {
     "hud.table_physical": "physical block (col, row)",
     "hud.table_page": "page {page}",
     "hud.table_freed": "freed by GC",
+    "hud.table_coords": "(col, row): row 0 is the top, {bottom} the bottom",
     "hud.table_outlined": "blocks outlined on the board",
     "hud.system_log": "SYSTEM LOG",
     "control.left": "LEFT",

@@ -222,6 +222,7 @@ MESSAGES: dict[str, str] = {
     "hud.table_physical": "물리 블록 (열, 행)",
     "hud.table_page": "페이지 {page}",
     "hud.table_freed": "GC로 해제됨",
+    "hud.table_coords": "(열, 행): 0행이 맨 위, {bottom}행이 맨 아래",
     "hud.table_outlined": "보드에 테두리로 표시",
     "hud.system_log": "시스템 로그",
     "control.left": "왼쪽",
