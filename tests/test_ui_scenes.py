@@ -610,9 +610,10 @@ def test_the_report_tip_is_never_cut_short(tmp_path, monkeypatch, layout, cause)
 
 
 def test_help_states_the_paged_oom_rule_the_engine_applies():
-    from ui.help_content import CONCEPTS
+    from ui.help_content import concepts
+    from ui.i18n import catalogue
 
-    paged = dict(CONCEPTS)["PAGED mode"]
+    paged = dict(concepts(catalogue("en")))["PAGED mode"]
     # engine.memory: a paged run ends when fewer blocks are free than the request needs,
     # not only when none is left.
     assert "fewer are free than a request needs" in paged and "none is left" not in paged
