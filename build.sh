@@ -7,7 +7,7 @@ WEB_VENV=${WEB_VENV:-build/venv-web}
 PEERS_VENV=${PEERS_VENV:-build/venv-peers}
 PY=${PYTHON:-python3}
 
-COMMANDS="help test play bench bench-wasm bench-peers web serve preview setup web-env"
+COMMANDS="help test types mutate play bench bench-wasm bench-peers web serve preview setup web-env"
 
 help() {
   cat <<'HELP'
@@ -21,6 +21,15 @@ Players:
                      environment (build/venv-web), Debian's chromium, nginx and npm (apt-get,
                      as root or with sudo), and Pyodide from the npm registry (build/pyodide/).
                      Tests whose browser or npm is missing are skipped and say why.
+                     The type gate (types) runs first; the suite includes the mutation check.
+
+Checks:
+  types              the type gate: mypy --strict on engine/, mypy on ui/, main.py and tools/
+                     (mypy pinned in the dev extra of pyproject.toml)
+  mutate [args]      break the game on purpose in copies of the source (a score entry, the
+                     split's hole filling, fragmentation, the LAB screen, the OOM ceiling, a
+                     replay step) and fail unless a test catches each; prints the test that did
+                     (tools/mutate.py; --list shows the breaks, --full runs the whole suite)
 
 Benchmarks:
   bench [args]       engine frame cost and bot speed (python -m engine.bench)
@@ -139,6 +148,12 @@ setup_system() {
   DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq "${need[@]}" >/dev/null
 }
 
+# The type gate: the engine is held to mypy --strict, the frontend and tools to mypy's defaults.
+types() {
+  "$VENV/bin/python" -m mypy --strict engine
+  "$VENV/bin/python" -m mypy ui main.py tools
+}
+
 build_web() {
   setup_web
   local render=()
@@ -159,8 +174,11 @@ case "$cmd" in
       echo "build.sh: Pyodide is not available; the WebAssembly tests will say why" >&2
     fi
     export WEB_PYTHON="$PWD/$WEB_VENV/bin/python"
+    types
     "$VENV/bin/python" -m pytest "$@"
     ;;
+  types) setup; types ;;
+  mutate) setup; "$VENV/bin/python" tools/mutate.py "$@" ;;
   play)  setup; "$VENV/bin/python" main.py "$@" ;;
   bench) setup; "$VENV/bin/python" -m engine.bench "$@" ;;
   bench-wasm) setup; "$VENV/bin/python" tools/wasm_python.py bench "$@" ;;

@@ -1,6 +1,7 @@
 """PagedAttention: VRAM Tetris - entry point for the browser (pygbag), the desktop and headless tools.
 
     python main.py                     play in a window
+    python main.py --frames 60         play in a window for 60 frames, then leave (smoke tests)
     python main.py --daily             today's daily challenge (the same requests for everyone)
     python main.py --replay CODE_OR_FILE   watch a recorded run (in the browser: ?replay=CODE)
     python main.py --headless --frames 10800 --scene play --autoplay --record run.json
@@ -74,8 +75,11 @@ async def run_window(opts, stop: list[int], replay=None, problem: str | None = N
     else:
         app.show_title(notice=f"replay link: {problem}" if problem else "")
     last = time.perf_counter()
+    frames_left = opts.frames  # None: until the player quits
     frame = 0
-    while app.running and not stop:
+    while app.running and not stop and frames_left != 0:
+        if frames_left is not None:
+            frames_left -= 1
         frame += 1
         if BROWSER and frame % web.POLL_FRAMES == 0:
             # The iframe turned or was resized: rearrange every screen, the run carries on.

@@ -3,12 +3,12 @@
 from . import events, memory, modes, paging
 from .board import Board
 from .events import BlockTable, LockResult
-from .game import MODES, Active, Game, Input, Request
+from .game import MODES, Active, Game, Input, PieceRequest
 from .pieces import KINDS, PIECES, Kind, PieceDef
 from .reports import RunReport
 from .telemetry import Telemetry
 
 __all__ = [
-    "events", "memory", "modes", "paging", "Board", "BlockTable", "LockResult", "MODES", "Active", "Game", "Input", "Request",
+    "events", "memory", "modes", "paging", "Board", "BlockTable", "LockResult", "MODES", "Active", "Game", "Input", "PieceRequest",
     "KINDS", "PIECES", "Kind", "PieceDef", "RunReport", "Telemetry",
 ]

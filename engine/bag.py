@@ -1,4 +1,4 @@
-"""The 7-bag randomizer: every run of seven pieces holds each tetromino once."""
+"""The bag randomizer: every bag holds each kind of piece once (seven tetrominoes: the 7-bag)."""
 
 from __future__ import annotations
 
@@ -8,8 +8,9 @@ from collections import deque
 from .pieces import KINDS, Kind
 
 
-class SevenBag:
-    """Deals pieces from shuffled bags drawn with the game's own seeded RNG."""
+class PieceBag:
+    """Deals pieces from shuffled bags, one of each kind in KINDS per bag, drawn with the game's
+    own seeded RNG. The bag's size follows KINDS, so a new kind of piece joins every bag."""
 
     def __init__(self, rng: random.Random) -> None:
         self._rng = rng

@@ -17,7 +17,7 @@ from .autoplay import play_one
 from .bot import DEFAULT_SKILL, Bot
 from . import cli_args
 from .cli_args import number, whole
-from .game import MODES, Game
+from .game import MODES, Game, Input
 
 FRAME_MS = 1000.0 / 60.0
 MAX_FRAMES = 10_000_000
@@ -29,7 +29,7 @@ def frame_costs(mode: str, frames: int, seed: int = 1,
     """µs per frame of update + telemetry while a bot plays one key press per frame."""
     game = Game(seed=seed, mode=mode, endless=True)
     bot = Bot(seed=seed)
-    pending: list = []
+    pending: list[Input] = []
     costs: list[float] = []
     clock = time.perf_counter_ns
     for _ in range(frames):
@@ -57,7 +57,7 @@ def recording_costs(mode: str, frames: int, seed: int = 1) -> tuple[list[float],
     game = Game(seed=seed, mode=mode, endless=True)
     tape = Tape(game)
     bot = Bot(seed=seed)
-    pending: list = []
+    pending: list[Input] = []
     costs: list[float] = []
     clock = time.perf_counter_ns
     for _ in range(frames):

@@ -14,6 +14,7 @@ random placement from the better half, which is what fills a real stack with hol
 from __future__ import annotations
 
 import random
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 from . import paging
@@ -99,7 +100,7 @@ def _clear(masks: list[int]) -> tuple[list[int], int]:
     return ([0] * n + kept if n else masks), n
 
 
-def _with_lid(masks: list[int], cells) -> None:
+def _with_lid(masks: list[int], cells: Iterable[tuple[int, int]]) -> None:
     """Add to `masks` (in place) the blocks a contiguous request reserves over `cells`
     (engine.reservation's rule, as Game applies it)."""
     for x, y in reservation_cells(masks, cells):
@@ -111,7 +112,8 @@ TURNS: dict[int, tuple[Input, ...]] = {
 }
 
 
-def _reachable(board: Board, kind: Kind, rot: int, x: int, y: int):
+def _reachable(board: Board, kind: Kind, rot: int, x: int,
+               y: int) -> Iterator[tuple[int, tuple[Input, ...], int, int]]:
     """Yield (rotation, turns, x, y) after turning from the current pose into each state,
     kicks included, as the engine will turn it."""
     if kind is Kind.O:
@@ -207,12 +209,14 @@ class Bot:
         return plans
 
     @staticmethod
-    def split_cells(masks: list[int], shape, x: int) -> list[tuple[int, int]] | None:
+    def split_cells(masks: list[int], shape: Sequence[tuple[int, int]],
+                    x: int) -> list[tuple[int, int]] | None:
         """Where splitting a shape at column offset x puts its pages: engine.paging's rule,
         the one the game applies."""
         return paging.page_frames(masks, [x + cx for cx, _ in shape])
 
-    def _split_plan(self, masks: list[int], reserved: list[int], shape, x: int, rot: int, turns,
+    def _split_plan(self, masks: list[int], reserved: list[int], shape: Sequence[tuple[int, int]],
+                    x: int, rot: int, turns: tuple[Input, ...],
                     dx: int) -> Plan:
         """Score splitting at column offset x."""
         cells = self.split_cells(masks, shape, x)

@@ -23,9 +23,10 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, TextIO, TypeVar
 
 EXIT_USAGE = 2
+T = TypeVar("T")
 SIGINT, SIGTERM = 2, 15  # the same numbers on every platform Python runs on
 # (getattr: a WebAssembly build of Python may lack some of them; there the page stops the game)
 STOP_SIGNALS = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM") if hasattr(signal, name))
@@ -102,9 +103,9 @@ def number(lo: float | None = None, hi: float | None = None, *,
     return parse
 
 
-def listing(item: Callable[[str], object], most: int | None = None) -> Callable[[str], list]:
+def listing(item: Callable[[str], T], most: int | None = None) -> Callable[[str], list[T]]:
     """A comma-separated list of `item` values (at most `most` of them)."""
-    def parse(text: str) -> list:
+    def parse(text: str) -> list[T]:
         parts = [p.strip() for p in text.split(",") if p.strip()]
         if not parts:
             raise argparse.ArgumentTypeError("expected a comma-separated list, got nothing")

@@ -202,7 +202,9 @@ class Held(Event):
 
 
 @dataclass(frozen=True, slots=True)
-class Warning(Event):
+class Alert(Event):
+    """Something the player should know: a refused action or memory running short."""
+
     code: str
     message: str
     level: ClassVar[str] = "WARN"
@@ -245,6 +247,6 @@ class Victory(Event):
 
 __all__ = [
     "BlockTable", "LockResult", "Event", "Spawned", "Moved", "Rotated", "Locked",
-    "LinesCleared", "PageSplit", "Reserved", "Released", "ModeSwitched", "Held", "Warning", "LevelUp", "Oom",
+    "LinesCleared", "PageSplit", "Reserved", "Released", "ModeSwitched", "Held", "Alert", "LevelUp", "Oom",
     "Victory",
 ]

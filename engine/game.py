@@ -13,9 +13,10 @@ from enum import Enum
 
 from . import events as ev
 from . import memory, paging
+from .memory import Breakdown
 from . import modes as M
 from . import rules as R
-from .bag import SevenBag
+from .bag import PieceBag
 from .board import Board, Cell
 from .pieces import COLUMNS, FOOTPRINTS, PIECES, Kind
 from .reports import RunReport
@@ -58,7 +59,10 @@ class Cleared:
 
 
 @dataclass(frozen=True, slots=True)
-class Request:
+class PieceRequest:
+    """A request of the game: one falling tetromino and, once placed, the blocks it owns.
+    (The LAB's serving requests are engine.lab.PieceRequest.)"""
+
     id: int
     kind: Kind
 
@@ -97,7 +101,7 @@ class Game:
         self.endless = endless
         self.board = Board()
         self._rng = random.Random(seed)
-        self._bag = SevenBag(self._rng)
+        self._bag = PieceBag(self._rng)
         self.score = 0
         self.lines = 0
         self.level = 1
@@ -111,7 +115,7 @@ class Game:
         self.hold_kind: Kind | None = None
         self._hold_request = 0
         self.can_hold = True
-        self.requests: dict[int, Request] = {}
+        self.requests: dict[int, PieceRequest] = {}
         self._live: dict[int, int] = {}  # request id -> blocks it holds on the board
         self._next_id = 1
         self.active: Active | None = None
@@ -147,17 +151,43 @@ class Game:
                     self._live[owner] = self._live.get(owner, 0) + 1
         for owner in self._live:
             if owner not in self.requests:
-                self.requests[owner] = Request(owner, Kind(owner % len(Kind)))
+                self.requests[owner] = PieceRequest(owner, Kind(owner % len(Kind)))
         self._next_id = max(self._next_id, max(self._live, default=0) + 1)
         self.peak_utilisation = max(self.peak_utilisation, utilisation(self._counts()[0]))
         a = self.active
         if a is not None:
             if a.request_id in self._live:
                 a.request_id = self._next_id
-                self.requests[a.request_id] = Request(a.request_id, a.kind)
+                self.requests[a.request_id] = PieceRequest(a.request_id, a.kind)
                 self._next_id += 1
             self.active = None
             self._spawn(a.kind, a.request_id)
+
+    def set_active(self, kind: Kind, rotation: int = 0, x: int | None = None,
+                   y: int | None = None) -> None:
+        """Make the falling request a `kind` at a given pose (puzzles, lessons, tests).
+
+        The request keeps its id. The pose defaults to the spawn pose, one row lower when that
+        row is free, as a spawn places it; gravity, lock delay and its resets start afresh, as
+        for a new piece. Raises ValueError when the run is over or the cells are not free.
+        """
+        a = self.active
+        if a is None:
+            raise ValueError("no falling request: the run is over")
+        p = PIECES[kind]
+        rotation %= 4
+        x = p.spawn_x if x is None else x
+        shape = FOOTPRINTS[kind][rotation]
+        if y is None:
+            y = p.spawn_y + (1 if self.board.fits(shape, x, p.spawn_y + 1) else 0)
+        if not self.board.fits(shape, x, y):
+            raise ValueError(f"{p.name} does not fit at ({x}, {y}) in rotation {rotation}")
+        self.requests[a.request_id] = PieceRequest(a.request_id, kind)
+        self.active = Active(kind, rotation, x, y, a.request_id)
+        self._gravity_acc = 0.0
+        self._lock_timer = 0.0
+        self._lock_resets = 0
+        self._lowest_y = y
 
     # ------------------------------------------------------------------ queries
     @property
@@ -191,11 +221,11 @@ class Game:
         occupied, sealed, _ = self._counts()
         return occupied, sealed
 
-    def memory(self, kind: Kind | None = None) -> memory.Breakdown:
+    def memory(self, kind: Kind | None = None) -> Breakdown:
         """Free memory as the falling request (or `kind`) sees it; counted once per board change."""
         occupied, sealed, _ = self._counts()
         reserved, usable = self._free_counts(self._seen_by() if kind is None else kind)
-        return memory.Breakdown(R.VISIBLE_CELLS - occupied, sealed, reserved, usable)
+        return Breakdown(R.VISIBLE_CELLS - occupied, sealed, reserved, usable)
 
     def _seen_by(self) -> Kind:
         """The request the gauges speak for: the falling one, else the next."""
@@ -353,7 +383,7 @@ class Game:
         if a is None:
             return
         if not self.can_hold:
-            self._ev.append(ev.Warning("hold_used", "hold queue already used for this request"))
+            self._ev.append(ev.Alert("hold_used", "hold queue already used for this request"))
             return
         held_kind, held_id = self.hold_kind, self._hold_request
         self.hold_kind, self._hold_request = a.kind, a.request_id
@@ -418,7 +448,7 @@ class Game:
         if request_id is None:
             request_id = self._next_id
             self._next_id += 1
-            self.requests[request_id] = Request(request_id, kind)
+            self.requests[request_id] = PieceRequest(request_id, kind)
             self._ev.append(ev.Spawned(request_id, kind))
         p = PIECES[kind]
         a = Active(kind, 0, p.spawn_x, p.spawn_y, request_id)
@@ -508,13 +538,13 @@ class Game:
         if a is None:
             return
         if not self._mode.player_split:
-            self._ev.append(ev.Warning(
+            self._ev.append(ev.Alert(
                 "split_refused",
                 f"split refused: the {self.mode} allocator needs req#{a.request_id} in one range "
                 "(switch to PAGED)"))
             return
         if self.charge < 1.0:
-            self._ev.append(ev.Warning(
+            self._ev.append(ev.Alert(
                 "split_uncharged", f"split meter at {self.charge * 100:.0f} % (a game rule: "
                 "paging on demand never waits for it)"))
             return
@@ -645,7 +675,7 @@ class Game:
         util = utilisation(self._counts()[0])
         if util > R.VRAM_WARN and not self._vram_warned:
             self._vram_warned = True
-            self._ev.append(ev.Warning("vram_high", f"VRAM utilisation {util * 100:.0f} %: close to OOM"))
+            self._ev.append(ev.Alert("vram_high", f"VRAM utilisation {util * 100:.0f} %: close to OOM"))
         elif util < R.VRAM_REARM:
             self._vram_warned = False
         if not self.endless and self.lines >= R.VICTORY_LINES:
@@ -655,7 +685,7 @@ class Game:
 
     # ------------------------------------------------------------------ endings
     def _report(self, outcome: str, request_id: int, kind: Kind, cause: str, code: str,
-                mem: memory.Breakdown) -> RunReport:
+                mem: Breakdown) -> RunReport:
         occupied, sealed = self.board_stats()
         free = R.VISIBLE_CELLS - occupied
         tops = self._counts()[2]

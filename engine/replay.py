@@ -310,9 +310,9 @@ class Recorder:
         """Game.update, written down; refuses what a replay file could not hold."""
         if not _valid_dt(dt_ms):
             raise ValueError(f"dt_ms must be a finite number from 0 to {MAX_DT_MS}, not {dt_ms!r}")
-        inputs = tuple(Input(i) for i in inputs)
-        self.tape.record(float(dt_ms), inputs)
-        return self.game.update(dt_ms, inputs)
+        pressed = tuple(Input(i) for i in inputs)
+        self.tape.record(float(dt_ms), pressed)
+        return self.game.update(dt_ms, pressed)
 
     def finish(self) -> Replay:
         return self.tape.finish()

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from engine import PIECES, Board, Game, Kind
-from engine.pieces import FOOTPRINTS
-from engine.game import Active, Request
+from engine import Board, Game, Input, Kind
+from engine.game import Active
 
 
 def game_with(rows: list[str], kind: Kind | None = None, mode: str = "contiguous",
@@ -20,17 +19,32 @@ def game_with(rows: list[str], kind: Kind | None = None, mode: str = "contiguous
 
 def put_piece(game: Game, kind: Kind, rotation: int = 0, x: int | None = None,
               y: int | None = None) -> Active:
-    """Replace the falling piece with `kind` at the given pose (default: the spawn pose, one row
-    lower when that row is free, as the game spawns)."""
+    """Make the falling piece `kind` at the given pose (default: the spawn pose, one row lower
+    when that row is free, as the game spawns), through Game.set_active."""
+    game.set_active(kind, rotation, x, y)
     assert game.active is not None
-    p = PIECES[kind]
-    rid = game.active.request_id
-    game.requests[rid] = Request(rid, kind)
-    if y is None:
-        shape = FOOTPRINTS[kind][rotation]
-        y = p.spawn_y + game.board.fits(shape, p.spawn_x if x is None else x, p.spawn_y + 1)
-    game.active = Active(kind, rotation, p.spawn_x if x is None else x, y, rid)
     return game.active
+
+
+def clear_lines(game: Game, count: int) -> None:
+    """Clear `count` lines by play: I pieces dropped into a well in column 9 of a prepared
+    board, four lines at a time. The board is empty afterwards; level follows the lines."""
+    while count > 0:
+        n = min(4, count)
+        game.set_board(Board.from_strings(["#########."] * n, owner=100))
+        game.set_active(Kind.I, rotation=1, x=7)  # vertical, in column 9
+        before = game.lines
+        game.update(0, [Input.HARD_DROP])
+        assert game.lines == before + n and not game.over
+        count -= n
+
+
+def spend_split(game: Game) -> None:
+    """Split the falling piece (paged mode, full meter): the meter is spent afterwards (empty, or
+    a quarter per line the pages completed)."""
+    assert game.mode == "paged" and game.charge == 1.0
+    game.update(0, [Input.SPLIT])
+    assert game.charge < 1.0
 
 
 def cells_on_board(game: Game) -> int:

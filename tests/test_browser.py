@@ -39,6 +39,7 @@ pytestmark = [
 
 # Plays the part of pygbag's loader plus our Python bootstrap: reports interpreter download
 # progress through #progress, then the stages, then waits for the click (vtBoot.clicked) and runs.
+# The stand-in counts in window.__polls how often it has looked for the click since it was ready.
 # AUTOPLAY_LOADER: the loader's audio probe found sound already allowed (MM.UME true at once).
 STAND_IN_LOADER = """
 window.MM = window.MM || { UME: false };
@@ -53,6 +54,7 @@ const dl = setInterval(() => {
     setTimeout(() => { vtBoot.stage("packages"); }, 150);
     setTimeout(() => { vtBoot.stage("compiled"); vtBoot.ready(); }, 300);
     const wait = setInterval(() => {
+      window.__polls = (window.__polls || 0) + 1;  // tests wait on this: the loader looked again
       if (vtBoot.clicked) { clearInterval(wait); window.__started = Date.now(); vtBoot.running(); }
     }, 50);
   }
@@ -121,12 +123,20 @@ def page_at(browser):
         ctx.close()
 
 
+# Resolves after the page has drawn two more frames: what a key press or a focus change does to
+# scrolling and focus is visible by then.
+NEXT_FRAMES = "() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))"
+
+
 def wait_js(pg, expression: str, timeout: float = 5_000) -> None:
-    """page.wait_for_function without eval(): the article page's policy runs no script at all."""
-    deadline = time.monotonic() + timeout / 1000
-    while not pg.evaluate(expression):
-        assert time.monotonic() < deadline, f"timed out waiting for {expression}"
-        pg.wait_for_timeout(50)
+    """page.wait_for_function without eval() (the article page's policy runs no script at all):
+    the page itself checks `expression` on every animation frame and answers once it holds."""
+    held = pg.evaluate(
+        "() => new Promise(resolve => { const t0 = performance.now(); const check = () => { "
+        f"if ({expression}) resolve(true); "
+        f"else if (performance.now() - t0 > {timeout}) resolve(false); "
+        "else requestAnimationFrame(check); }; check(); })")
+    assert held, f"timed out waiting for {expression}"
 
 
 def stand_in_runtime(pg, body: str = STAND_IN_LOADER) -> None:
@@ -249,7 +259,8 @@ def test_game_keys_never_scroll_the_article(site: str, page_at) -> None:
     assert pg.evaluate("document.documentElement.scrollHeight > innerHeight + 200"), "article must be scrollable"
     for key in ("Space", "ArrowDown", "ArrowUp", "ArrowLeft", "ArrowRight", "PageDown", "End"):
         pg.keyboard.press(key)
-    pg.wait_for_timeout(300)
+    frame.wait_for_function("__keys.length === 7", timeout=5_000)
+    pg.evaluate(NEXT_FRAMES)  # a key's scroll would be on screen by now
     assert pg.evaluate("scrollY") == before
     keys = frame.evaluate("__keys")
     assert [k for k, _ in keys] == ["Space", "ArrowDown", "ArrowUp", "ArrowLeft", "ArrowRight", "PageDown", "End"]
@@ -296,7 +307,8 @@ def test_game_waits_for_the_click_even_when_sound_is_already_allowed(site: str, 
     stand_in_runtime(pg, AUTOPLAY_LOADER)
     pg.goto(f"{site}/index.html")
     pg.wait_for_selector("#start:visible", timeout=20_000)
-    pg.wait_for_timeout(500)
+    # The loader has looked for the click five times (or started anyway: the failure to catch).
+    pg.wait_for_function("window.__polls >= 5 || window.__started", timeout=10_000)
     assert pg.get_attribute("#boot", "data-state") == "ready"
     assert pg.evaluate("window.__started") is None
     pg.click("#boot")  # anywhere on the boot screen
@@ -338,7 +350,9 @@ def test_loaded_game_never_takes_the_keyboard_from_the_article(site: str, page_a
     pg.evaluate("url => { document.querySelector('iframe#game').src = url; }", f"{game}/index.html")
     frame = pg.frame_locator("iframe#game")
     frame.locator("#start").wait_for(state="visible", timeout=30_000)
-    pg.wait_for_timeout(300)
+    game_frame = pg.wait_for_selector("iframe#game").content_frame()
+    game_frame.wait_for_function("window.__polls >= 3", timeout=10_000)  # ready, and idling
+    pg.evaluate(NEXT_FRAMES)
     assert pg.evaluate("document.activeElement.tagName") == "BODY"
     assert pg.evaluate("document.hasFocus()")
     before = pg.evaluate("scrollY")
@@ -394,9 +408,11 @@ def test_hovering_the_game_after_leaving_it_keeps_the_keyboard_in_the_article(si
     assert pg.evaluate("document.activeElement.tagName") == "IFRAME"
     pg.mouse.click(30, 30)  # back into the article, outside the frame
     assert pg.evaluate("document.activeElement.tagName") == "BODY"
+    frame.evaluate("() => { window.__moves = 0; addEventListener('mousemove', () => { __moves++; }); }")
     box = frame_el.bounding_box()
     pg.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2, steps=5)
-    pg.wait_for_timeout(300)
+    frame.wait_for_function("__moves > 0", timeout=5_000)  # the game has seen the pointer arrive
+    pg.evaluate(NEXT_FRAMES)
     assert pg.evaluate("document.activeElement.tagName") == "BODY"
     assert frame.evaluate("window.__refocused || 0") == 0
     before = pg.evaluate("scrollY")

@@ -555,6 +555,7 @@ def test_bad_numbers_and_report_paths_exit_2_before_building(args: list[str], tm
 
 def test_a_stopped_build_stops_its_running_step(tmp_path: Path) -> None:
     """SIGTERM during a build step (pygbag, the screenshot) ends the step too, with exit 143."""
+    import select
     import signal
     import time
 
@@ -566,15 +567,22 @@ def test_a_stopped_build_stops_its_running_step(tmp_path: Path) -> None:
     proc = subprocess.Popen([sys.executable, "-c", code], cwd=ROOT, stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 30
     while not pidfile.exists() or not pidfile.read_text():
-        assert proc.poll() is None and time.monotonic() < deadline, proc.stderr.read()
-        time.sleep(0.05)
+        assert time.monotonic() < deadline, "the build step never started"
+        try:  # between looks, wait for the build to end (its failure), at most 50 ms
+            proc.wait(timeout=0.05)
+            pytest.fail(f"the build ended before its step started: {proc.stderr.read()}")
+        except subprocess.TimeoutExpired:
+            pass
     child = int(pidfile.read_text())
-    proc.send_signal(signal.SIGTERM)
-    assert proc.wait(timeout=10) == 143
-    assert "Traceback" not in proc.stderr.read()
-    time.sleep(0.2)
-    with pytest.raises(ProcessLookupError):
-        os.kill(child, 0)
+    handle = os.pidfd_open(child)  # readable once the step has exited
+    try:
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=10) == 143
+        assert "Traceback" not in proc.stderr.read()
+        readable, _, _ = select.select([handle], [], [], 10)
+        assert readable, "the build step outlived its build"
+    finally:
+        os.close(handle)
 
 
 def test_desktop_tools_stay_out_of_the_archive(build) -> None:

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from engine import sharecode
 from engine.daily import daily_seed, utc_day
 from engine.replay import Recorder
-from tests.test_ui_fixtures import clean_event_queue, key, make_app, pump  # noqa: F401
+from tests.uikit import key, make_app, pump
 from ui.play_scene import PlayScene
 from ui.storage import MAX_DAILY_DAYS, Settings, Storage
 from ui.title_scene import TitleScene

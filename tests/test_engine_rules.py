@@ -9,9 +9,9 @@ import pytest
 from engine import PIECES, Board, Game, Input, Kind
 from engine import events as ev
 from engine import rules as R
-from engine.bag import SevenBag
+from engine.bag import PieceBag
 from engine.rotation import I_KICKS, JLSTZ_KICKS
-from tests.enginekit import cells_on_board, game_with, put_piece
+from tests.enginekit import cells_on_board, clear_lines, game_with, put_piece, spend_split
 
 
 def of(events, cls):
@@ -92,8 +92,9 @@ def test_blocked_rotation_does_nothing():
 
 
 # ---------------------------------------------------------------- randomizer
-def test_seven_bag_deals_each_piece_once_per_bag():
-    bag = SevenBag(random.Random(5))
+def test_the_bag_deals_each_kind_once_per_bag_of_seven():
+    assert len(Kind) == 7  # the seven tetrominoes: a 7-bag
+    bag = PieceBag(random.Random(5))
     seq = [bag.pop() for _ in range(70)]
     for i in range(0, 70, 7):
         assert sorted(seq[i:i + 7]) == sorted(Kind)
@@ -101,7 +102,7 @@ def test_seven_bag_deals_each_piece_once_per_bag():
 
 def test_same_seed_same_pieces_and_seed_zero_is_a_real_seed():
     def first(seed):
-        bag = SevenBag(random.Random(seed))
+        bag = PieceBag(random.Random(seed))
         return [bag.pop() for _ in range(21)]
     assert first(0) == first(0)
     assert first(0) != first(1)
@@ -125,7 +126,7 @@ def test_hold_once_per_piece_and_swap_keeps_the_request():
     assert not game.can_hold
     second = game.active.kind
     events = game.update(0, [Input.HOLD])
-    assert of(events, ev.Warning)[0].code == "hold_used" and game.active.kind == second
+    assert of(events, ev.Alert)[0].code == "hold_used" and game.active.kind == second
     game.update(0, [Input.HARD_DROP])
     assert game.can_hold
     game.update(0, [Input.HOLD])
@@ -157,15 +158,18 @@ def test_gravity_curve_speeds_up_with_level():
 
 
 def test_gravity_moves_one_row_per_interval():
-    game = game_with([], Kind.T)
+    game = game_with([], Kind.T, endless=True)
     y = game.active.y
     game.update(999)
     assert game.active.y == y
     events = game.update(1)
     assert game.active.y == y + 1 and of(events, ev.Moved)[0].dy == 1
-    game.level = 10
+    clear_lines(game, 90)  # level 10
+    put_piece(game, Kind.T)
+    y = game.active.y
+    assert game.level == 10
     game.update(R.gravity_ms(10) * 3 + 0.01)
-    assert game.active.y == y + 4
+    assert game.active.y == y + 3
 
 
 def test_lock_delay_is_500_ms():
@@ -228,19 +232,24 @@ def test_spawn_positions_and_the_one_row_drop():
 def test_line_clear_points_times_level(count, points):
     rows = ["#########."] * count
     for level in (1, 3):
-        game = game_with(rows, Kind.I)
-        game.level = level
+        game = game_with([], Kind.I)
+        clear_lines(game, (level - 1) * R.LINES_PER_LEVEL)
+        assert game.level == level
+        lines, tokens = game.lines, game.tokens
+        game.set_board(Board.from_strings(rows, owner=100))
         put_piece(game, Kind.I, rotation=1, x=7, y=10)  # vertical, in column 9
         events = game.update(0, [Input.HARD_DROP])
         cleared = of(events, ev.LinesCleared)[0]
         assert cleared.count == count and cleared.points == points * level
         assert cleared.tokens == count * R.TOKENS_PER_LINE == count * 160  # 16-token blocks
-        assert game.tokens == count * 160 and game.lines == count
+        assert game.tokens - tokens == count * 160 and game.lines - lines == count
 
 
 def test_a_level_every_ten_lines():
-    game = game_with(["#########."], Kind.I)
-    game.lines = 9
+    game = game_with([], Kind.I)
+    clear_lines(game, 9)
+    assert game.level == 1
+    game.set_board(Board.from_strings(["#########."], owner=100))
     put_piece(game, Kind.I, rotation=1, x=7, y=10)
     events = game.update(0, [Input.HARD_DROP])
     assert game.level == 2 and of(events, ev.LevelUp)[0].level_now == 2
@@ -249,7 +258,6 @@ def test_a_level_every_ten_lines():
 def test_cleared_rows_free_their_requests():
     game = game_with(["1111122222"], Kind.O)
     assert game.telemetry().resident == 2
-    game.board.grid[-1][0] = 0  # sanity: a helper board is a real board
     game.set_board(Board.from_strings(["11111222.."]))
     put_piece(game, Kind.O, x=8, y=5)
     game.update(0, [Input.HARD_DROP])
@@ -272,14 +280,16 @@ def test_split_is_refused_in_contiguous_mode():
     game = game_with([], Kind.T)
     before = sorted(game.active.cells())
     events = game.update(0, [Input.SPLIT])
-    assert of(events, ev.Warning)[0].code == "split_refused"
+    assert of(events, ev.Alert)[0].code == "split_refused"
     assert sorted(game.active.cells()) == before and game.charge == 1.0
 
 
 def test_split_needs_a_full_meter():
     game = game_with([], Kind.T, mode="paged")
-    game.charge = 0.9
-    assert of(game.update(0, [Input.SPLIT]), ev.Warning)[0].code == "split_uncharged"
+    spend_split(game)
+    game.update(1000)  # recharging, far from full
+    assert 0 < game.charge < 1
+    assert of(game.update(0, [Input.SPLIT]), ev.Alert)[0].code == "split_uncharged"
 
 
 SEALED = ["....#.....",
@@ -323,17 +333,17 @@ def test_a_full_column_sends_pages_to_the_nearest_column_with_room():
 
 
 def test_charge_rules():
-    game = game_with(["#########."], Kind.I, mode="paged")
-    game.charge = 0.5
+    game = game_with([], Kind.I, mode="paged")
+    spend_split(game)
+    game.set_board(Board.from_strings(["#########."], owner=100))
     put_piece(game, Kind.I, rotation=1, x=7, y=10)
     game.update(0, [Input.HARD_DROP])
-    assert game.charge == pytest.approx(0.75)
-    game.charge = 0.0
+    assert game.lines == 1 and game.charge == pytest.approx(R.CHARGE_PER_LINE)
     game.update(1000)
-    assert game.charge == pytest.approx(R.CHARGE_PER_SECOND)
+    assert game.charge == pytest.approx(R.CHARGE_PER_LINE + R.CHARGE_PER_SECOND)
     game.update(0, [Input.MODE_CONTIGUOUS])
     game.update(1000)
-    assert game.charge == pytest.approx(R.CHARGE_PER_SECOND)  # no recharge in contiguous mode
+    assert game.charge == pytest.approx(R.CHARGE_PER_LINE + R.CHARGE_PER_SECOND)  # no recharge in contiguous mode
     assert Game().charge == 1.0
 
 
@@ -359,6 +369,16 @@ def test_oom_when_a_piece_locks_above_the_visible_board():
     assert game.result.peak_utilisation == pytest.approx(0.9)
 
 
+def test_a_piece_reaching_into_the_top_visible_row_is_not_an_oom():
+    # Columns 0-1 full up to the top visible row: an O moved there rests half in the spawn rows.
+    game = game_with(["##........"] * (R.VISIBLE - 1), Kind.O)
+    events = game.update(0, [Input.LEFT] * 5 + [Input.HARD_DROP])
+    rows = {y for _, y in of(events, ev.Locked)[0].result.cells}
+    assert rows == {R.HIDDEN - 1, R.HIDDEN}  # one row in the spawn rows, one on the top visible row
+    assert game.pieces == 1 and not game.over and of(events, ev.Oom) == []
+    assert game.board_stats()[0] == 2 * (R.VISIBLE - 1) + 2  # its lower half is in VRAM
+
+
 def test_crash_report_counts_sealed_holes():
     rows = ["##.######."] + ["#########."] * 17 + ["#.#######."] * 2
     game = game_with(rows, Kind.O)
@@ -371,8 +391,10 @@ def test_crash_report_counts_sealed_holes():
 
 def test_victory_at_forty_lines_and_endless_option():
     for endless in (False, True):
-        game = game_with(["#########."], Kind.I, endless=endless)
-        game.lines = 39
+        game = game_with([], Kind.I, endless=endless)
+        clear_lines(game, 39)
+        assert not game.over
+        game.set_board(Board.from_strings(["#########."], owner=100))
         put_piece(game, Kind.I, rotation=1, x=7, y=10)
         events = game.update(0, [Input.HARD_DROP])
         if endless:
@@ -437,9 +459,9 @@ def test_vram_warning_once_per_crossing():
     game = game_with(rows, Kind.O)
     put_piece(game, Kind.O, x=0, y=2)
     events = game.update(0, [Input.HARD_DROP])
-    assert [w.code for w in of(events, ev.Warning)] == ["vram_high"]
+    assert [w.code for w in of(events, ev.Alert)] == ["vram_high"]
     events = game.update(0, [Input.HARD_DROP])
-    assert of(events, ev.Warning) == []
+    assert of(events, ev.Alert) == []
 
 
 def test_locked_counts_newly_sealed_holes():
@@ -459,7 +481,7 @@ def test_every_event_renders_a_console_line():
         events += game.update(16, [rng.choice(list(Input)), Input.HARD_DROP])
     kinds = {type(e) for e in events}
     assert {ev.Spawned, ev.Moved, ev.Rotated, ev.Held, ev.PageSplit, ev.ModeSwitched,
-            ev.Warning, ev.Locked, ev.Oom} <= kinds
+            ev.Alert, ev.Locked, ev.Oom} <= kinds
     for e in events:
         assert e.text and e.level in ("INFO", "WARN", "ERROR")
     assert of(events, ev.Oom)[0].level == "ERROR"
@@ -511,8 +533,9 @@ def test_kick_tables_are_the_published_ones_with_y_flipped():
 
 
 def test_points_use_the_level_before_the_clear():
-    game = game_with(["#########."] * 4, Kind.I)
-    game.lines = 9
+    game = game_with([], Kind.I)
+    clear_lines(game, 9)
+    game.set_board(Board.from_strings(["#########."] * 4, owner=100))
     put_piece(game, Kind.I, rotation=1, x=7, y=10)
     events = game.update(0, [Input.HARD_DROP])
     assert of(events, ev.LinesCleared)[0].points == 800 and game.level == 2

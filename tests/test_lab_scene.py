@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pygame
 import pytest
-from tests.test_ui_fixtures import canvas, centre, clean_event_queue, click, key, make_app, pump  # noqa: F401
+from tests.uikit import canvas, centre, click, key, make_app, pump
 
 from engine.lab import generate
 from engine.lab.projection import FREE, cell_state, state_fill, state_refs

@@ -76,10 +76,18 @@ def server(bundle: Path, tmp_path_factory: pytest.TempPathFactory):
                 if proc.poll() is not None or time.monotonic() > deadline:
                     err = (prefix / "error.log").read_text() if (prefix / "error.log").exists() else ""
                     pytest.fail(f"nginx did not start: {err}")
-                time.sleep(0.1)
+                until_exit(proc, 0.1)
         yield port
     finally:
         stop(proc)
+
+
+def until_exit(proc: subprocess.Popen, seconds: float) -> None:
+    """Between two connection attempts: wait for the server to exit (its failure), at most `seconds`."""
+    try:
+        proc.wait(timeout=seconds)
+    except subprocess.TimeoutExpired:
+        pass
 
 
 def stop(proc: subprocess.Popen) -> None:
@@ -233,7 +241,7 @@ def test_serve_command_serves_the_bundle_and_stops_cleanly(bundle: Path, python_
                 break
             except OSError:
                 assert proc.poll() is None and time.monotonic() < deadline, proc.stderr.read()
-                time.sleep(0.1)
+                until_exit(proc, 0.1)
         assert resp.status == 200 and b"pythons.js" in body
         resp, _ = get(port, f"/{ARCHIVE}")
         assert resp.getheader("Content-Type") == "application/gzip" and resp.getheader("Content-Encoding") is None
@@ -279,7 +287,7 @@ def test_container_start_substitution_gives_a_working_server(bundle: Path, tmp_p
                 break
             except OSError:
                 assert proc.poll() is None and time.monotonic() < deadline, proc.stderr.read()
-                time.sleep(0.1)
+                until_exit(proc, 0.1)
         assert resp.status == 200
         assert b'content="https://vram-tetris-abc123-ew.a.run.app/og-image.png"' in body
     finally:

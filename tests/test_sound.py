@@ -67,7 +67,7 @@ def test_start_synthesizes_every_effect_in_the_mixer_format(mixer: tuple[int, in
     assert snd.available and snd.spec == mixer
     assert snd.synth_ms is not None and snd.synth_ms > 0
     for name in NAMES:
-        pg_sound = snd._sounds[name]
+        pg_sound = snd.effects[name]
         raw = pg_sound.get_raw()
         frames = len(raw) // (2 * channels)
         assert len(raw) == frames * 2 * channels
@@ -89,7 +89,7 @@ def test_other_mixer_formats(mixer: tuple[int, int, int]) -> None:
     assert snd.start() is None
     itemsize = array(FORMATS[size][0]).itemsize
     for name in NAMES:
-        raw = snd._sounds[name].get_raw()
+        raw = snd.effects[name].get_raw()
         assert len(raw) == len(render(name, rate)) * itemsize * channels
         peak = max(map(abs, decode(raw, size, channels)[0]))
         assert 0.2 <= peak <= PEAK + 0.01
@@ -244,7 +244,7 @@ def test_mute_toggling(recorded: list[int]) -> None:
     snd.play("move")
     assert len(recorded) == 1
     assert snd.toggle_mute() is True
-    assert all(s.stopped for s in snd._sounds.values()), "muting silences what is playing"
+    assert all(s.stopped for s in snd.effects.values()), "muting silences what is playing"
     snd.play("clear")
     assert len(recorded) == 1
     snd.muted = False
@@ -262,9 +262,9 @@ def test_unknown_sound_name_is_an_error(recorded: list[int]) -> None:
 def test_start_twice_keeps_the_sounds(recorded: list[int]) -> None:
     snd = Sound()
     assert snd.start() is None
-    first = dict(snd._sounds)
+    first = dict(snd.effects)
     assert snd.start() is None
-    assert snd._sounds == first
+    assert dict(snd.effects) == first
 
 
 # ------------------------------------------------------------------ engine events -> sounds
@@ -272,7 +272,7 @@ def test_start_twice_keeps_the_sounds(recorded: list[int]) -> None:
 
 def test_event_table_covers_the_brief() -> None:
     types_in_table = {row[0] for row in EVENT_SOUNDS}
-    assert {"Moved", "Rotated", "Locked", "PageSplit", "LinesCleared", "Warning",
+    assert {"Moved", "Rotated", "Locked", "PageSplit", "LinesCleared", "Alert",
             "Oom"} <= types_in_table
     assert {row[2] for row in EVENT_SOUNDS} <= set(NAMES)
 
@@ -295,7 +295,7 @@ def test_play_for_engine_events(recorded: list[int]) -> None:
         (ev.Locked(hard), "drop"),
         (ev.PageSplit(table, 1), "split"),
         (ev.LinesCleared((21,), 1, 200, 100), "clear"),
-        (ev.Warning("split_refused", "no"), "warning"),
+        (ev.Alert("split_refused", "no"), "warning"),
         (ev.Held(Kind.T, None), "hold"),
         (ev.LevelUp(2), "levelup"),
         (ev.Spawned(3, Kind.I), None),

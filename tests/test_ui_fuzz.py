@@ -5,7 +5,7 @@ import random
 
 import pygame
 import pytest
-from tests.test_ui_fixtures import canvas, make_app
+from tests.uikit import canvas, make_app
 
 from ui import theme
 from ui.overlays import PauseScene

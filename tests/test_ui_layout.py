@@ -4,7 +4,7 @@ from __future__ import annotations
 import itertools
 
 import pygame
-from tests.test_ui_fixtures import canvas
+from tests.uikit import canvas
 
 from ui import layout as L
 from ui import theme
@@ -70,7 +70,7 @@ def test_bundled_font_is_small_and_loads():
 
 def _scene_buttons(tmp_path) -> dict[str, list]:
     """Every clickable button of every screen, by screen."""
-    from tests.test_ui_fixtures import make_app
+    from tests.uikit import make_app
 
     from ui.overlays import HelpScene, PauseScene, ResultScene
     from ui.play_scene import PlayScene

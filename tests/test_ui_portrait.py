@@ -6,7 +6,7 @@ import itertools
 
 import pygame
 import pytest
-from tests.test_ui_fixtures import canvas, centre, clean_event_queue, click, key, make_app, pump  # noqa: F401
+from tests.uikit import centre, click, key, make_app, pump
 
 from ui import layout as layouts
 from ui.cli import Options

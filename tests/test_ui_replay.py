@@ -10,7 +10,7 @@ import pytest
 
 from engine import Input, sharecode
 from engine.replay import Claim, Replay
-from tests.test_ui_fixtures import canvas, centre, clean_event_queue, click, key, make_app, pump  # noqa: F401
+from tests.uikit import canvas, centre, click, key, make_app, pump
 from ui import share, theme
 from ui.headless import force_oom
 from ui.overlays import ResultScene

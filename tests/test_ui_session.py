@@ -6,7 +6,7 @@ from hypothesis import strategies as st
 
 from engine import Game, Input, Kind
 from engine import events as ev
-from tests.test_ui_fixtures import canvas
+from tests.uikit import canvas
 from ui import theme
 from ui.app import FixedStep
 from ui.cards import CARDS, MIN_SHOW_MS, CardDeck, card_for
@@ -34,9 +34,9 @@ def test_each_teaching_card_has_its_trigger_and_points_at_its_cells():
     assert card_for(ev.PageSplit(table(), 1, auto=True)) == ("paged_on_demand", pages)
     assert card_for(ev.Reserved(3, Kind.T, ((4, 17),))) == ("reservation", ((4, 17),))
     assert card_for(ev.Released(3, ((4, 17),))) == ("released", ((4, 17),))
-    assert card_for(ev.Warning("vram_high", "x")) == ("vram_high", ())
-    assert card_for(ev.Warning("split_refused", "x")) == ("split_refused", ())
-    assert card_for(ev.Warning("hold_used", "x")) is None
+    assert card_for(ev.Alert("vram_high", "x")) == ("vram_high", ())
+    assert card_for(ev.Alert("split_refused", "x")) == ("split_refused", ())
+    assert card_for(ev.Alert("hold_used", "x")) is None
     assert set(CARDS) == {"sealed_hole", "gc_row", "split", "vram_high", "split_refused",
                           "reservation", "released", "paged_on_demand"}
 
@@ -90,7 +90,7 @@ def test_dismiss_shows_the_waiting_card_and_switching_off_drops_it():
     enabled = [True]
     seen: set[str] = set()
     deck = CardDeck(lambda: enabled[0], lambda: seen, seen.add)
-    deck.observe(ev.Warning("vram_high", "x"))
+    deck.observe(ev.Alert("vram_high", "x"))
     deck.observe(lock(1))
     deck.observe(lock(1))  # already waiting: not queued twice
     assert [c.id for c in deck.waiting] == ["sealed_hole"]
@@ -116,7 +116,7 @@ def test_log_keeps_newest_last_and_wraps_to_the_panel():
     log = LogConsole((0, 0, 270, 214))
     for i in range(60):
         log.add(i * 1000.0, "INFO" if i % 3 else "WARN", f"[GC] entry {i} " + "word " * (i % 7))
-    lines = log._layout_lines()
+    lines = log.shown_lines()
     assert lines[-1][0].text.startswith("[GC] entry 59")
     assert len(lines) <= (214 - 22 - 7) // 16
     assert log.entries.maxlen == len(log.entries) == 40
@@ -128,17 +128,17 @@ def test_log_makes_room_for_a_card_and_marks_a_cut_entry():
     log = LogConsole((0, 0, 270, 214))
     for i in range(6):
         log.add(i * 1000.0, "WARN", f"[ALLOC] req#{i} " + "could not allocate a contiguous range " * 2)
-    full = log._layout_lines()
+    full = log.shown_lines()
     log.draw(canvas(), TextCache(), covered=132)  # a teaching card over the top of the panel
-    lines = log._layout_lines()
+    lines = log.shown_lines()
     assert len(lines) <= (214 - 134 - 7) // 16 < len(full)
     assert lines[-1][0] is log.entries[-1]  # the newest entry is still whole, at the bottom
     first_shown = lines[0][0]
     shown = [text for entry, _, text in lines if entry is first_shown]
-    if len(shown) < len(log._wrapped(first_shown)):
+    if len(shown) < len(log.wrapped(first_shown)):
         assert shown[-1].endswith("...")
     log.draw(canvas(), TextCache(), covered=0)
-    assert len(log._layout_lines()) == len(full)
+    assert len(log.shown_lines()) == len(full)
 
 
 def test_unknown_log_level_is_shown_as_info():
@@ -191,7 +191,8 @@ def test_refused_and_uncharged_splits_say_so_over_the_board():
     contiguous.step(0.0, [Input.SPLIT])
     assert [t.text for t in contiguous.effects.toasts] == ["PAGED MODE ONLY"]
     paged = GameSession(Game(seed=1, mode="paged"))
-    paged.game.charge = 0.1
+    paged.step(0.0, [Input.SPLIT])  # spends the meter
+    assert paged.game.charge < 1.0
     paged.step(0.0, [Input.SPLIT])
     assert [t.text for t in paged.effects.toasts] == ["SPLIT NOT CHARGED"]
 

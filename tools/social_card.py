@@ -184,11 +184,12 @@ def _wrap(text: str, width: int) -> list[str]:
 def main(argv: list[str] | None = None) -> int:
     parser = cli_args.parser("social_card.py", __doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="what", required=True)
-    common = {"allow_abbrev": False, "formatter_class": cli_args.HelpFormatter}
     png = cli_args.output_file(".png")
-    icon = sub.add_parser("icon", help="draw the 64 x 64 favicon", **common)
+    icon = sub.add_parser("icon", help="draw the 64 x 64 favicon", allow_abbrev=False,
+                          formatter_class=cli_args.HelpFormatter)
     icon.add_argument("out", type=png, help="PNG file to write")
-    card = sub.add_parser("card", help="draw the 1200 x 630 social preview card", **common)
+    card = sub.add_parser("card", help="draw the 1200 x 630 social preview card", allow_abbrev=False,
+                          formatter_class=cli_args.HelpFormatter)
     card.add_argument("out", type=png, help="PNG file to write")
     card.add_argument("--screenshot", type=Path, default=None, help="game screenshot to frame (default: a drawn board)")
     args = parser.parse_args(argv)

@@ -11,7 +11,7 @@ import random
 import sys
 import time
 from datetime import date
-from typing import Callable, Generator
+from typing import TYPE_CHECKING, Callable, Generator
 
 import pygame
 
@@ -23,6 +23,9 @@ from ui.scene import Scene
 from ui.sound import Sound
 from ui.storage import Settings, Storage, record_best, record_daily
 from ui.text import TextCache
+
+if TYPE_CHECKING:  # screens are imported where they are opened
+    from ui.play_scene import PlayScene
 
 
 class FixedStep:
@@ -165,7 +168,7 @@ class GameApp:
         self.reset(title)
 
     def start_game(self, mode: str | None = None, *, seed: int | None = None, autoplay: bool = False,
-                   endless: bool | None = None, daily: "date | None" = None) -> Scene:
+                   endless: bool | None = None, daily: "date | None" = None) -> PlayScene:
         """A new run in `mode` (default: the saved one) in place of everything on screen;
         `daily`: that UTC date's daily challenge."""
         from ui.play_scene import PlayScene
@@ -281,8 +284,10 @@ class GameApp:
         if not self.audio_started:
             self.audio_started = True
             self._audio_job = self.sound.start_steps()
+        job = self._audio_job
+        assert job is not None  # made above, cleared only when finished
         try:
-            next(self._audio_job)
+            next(job)
         except StopIteration as done:
             self._audio_job = None
             if done.value:
@@ -356,19 +361,17 @@ class GameApp:
         self.notices.clear()
 
     def open_lab(self, on_missing: Callable[[str], None] | None = None) -> bool:
-        """Push the LAB screen if that module is part of this build."""
+        """Push the LAB screen if that module is part of this build.
+
+        Only a build without the LAB module plays on without it (False, and `on_missing` hears
+        why); a LAB that is present but cannot open is a bug, and its error propagates.
+        """
         try:
             from ui.lab_scene import LabScene
-
-            scene = LabScene(self)
         except ModuleNotFoundError as exc:
             if on_missing is not None:
                 on_missing("LAB is not part of this build" if exc.name == "ui.lab_scene"
                            else f"LAB unavailable: {exc}")
             return False
-        except Exception as exc:  # a broken extra screen must not end the game
-            if on_missing is not None:
-                on_missing(f"LAB unavailable: {type(exc).__name__}: {exc}")
-            return False
-        self.push(scene)
+        self.push(LabScene(self))
         return True

@@ -22,6 +22,7 @@ def busy_play(app, seed: int) -> PlayScene:
     """A paged game played by the bot until about half of VRAM is in use."""
     for attempt in range(20):
         play = PlayScene(app, mode="paged", seed=seed + attempt, autoplay=True)
+        assert play.autopilot is not None  # autoplay=True
         play.autopilot.steps_per_input = 1
         app.reset(play)
         for _ in range(20000):

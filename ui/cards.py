@@ -73,7 +73,7 @@ def card_for(event: ev.Event) -> tuple[str, tuple[Cell, ...]] | None:
     if isinstance(event, ev.PageSplit):
         cells = tuple(c for _, c in event.block_table.resident if c is not None)
         return ("paged_on_demand" if event.auto else "split"), cells
-    if isinstance(event, ev.Warning) and event.code in ("vram_high", "split_refused"):
+    if isinstance(event, ev.Alert) and event.code in ("vram_high", "split_refused"):
         return event.code, ()
     return None
 

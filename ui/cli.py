@@ -26,7 +26,7 @@ LAB_COMMAND = "python -m ui.lab_scene"
 
 USAGE = """\
 python main.py [--mode contiguous|paged] [--layout landscape|portrait] [--seed S] [--daily]
-                      [--replay CODE_OR_FILE]
+                      [--replay CODE_OR_FILE] [--scene title|play] [--autoplay] [--frames N]
        python main.py --headless --frames N [--screenshot out.png] [--record run.json]
                       [--scene title|play|help|pause|oom|victory] [--mode contiguous|paged]
                       [--layout landscape|portrait] [--autoplay] [--seed S] [--daily]
@@ -78,8 +78,9 @@ def _parser() -> _Parser:
     p.add_argument("--headless", action="store_true", help="render without a window and write a PNG")
     p.add_argument("--bench-frame", action="store_true", help="time one drawn frame on a busy board")
     p.add_argument("--frames", type=cli_args.whole(1, MAX_FRAMES),
-                   help=f"fixed 60 Hz steps to simulate (headless) or frames to time "
-                        f"(default: 600 for --bench-frame), at most {MAX_FRAMES:,}")
+                   help=f"fixed 60 Hz steps to simulate (headless), frames to time (default: "
+                        f"600 for --bench-frame) or frames before the window closes by itself, "
+                        f"at most {MAX_FRAMES:,}")
     p.add_argument("--screenshot", type=screenshot_path, help="PNG file for the headless canvas")
     p.add_argument("--scene", type=_scene, metavar="{" + ",".join(SCENES) + "}",
                    help="screen to show (default: title, or play with --autoplay)")

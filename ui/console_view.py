@@ -615,12 +615,12 @@ class ConsoleView:
         for cascade in fx.cascades:
             for page, (fx0, fy0), (fx1, fy1), colour in cascade.pages:
                 t = cascade.progress(page)
-                px = bx + (fx0 + (fx1 - fx0) * t) * cell
-                py = by + (fy0 + (fy1 - fy0) * t - HIDDEN) * cell
+                fly_x = bx + (fx0 + (fx1 - fx0) * t) * cell
+                fly_y = by + (fy0 + (fy1 - fy0) * t - HIDDEN) * cell
                 spr = self.cell_sprite(colour, "active")
-                surface.blit(spr, (int(px), int(py)))
+                surface.blit(spr, (int(fly_x), int(fly_y)))
                 self.text.blit(surface, str(page), self.T.small, (255, 255, 255),
-                               (int(px) + cell // 2, int(py) + cell // 2 + 1), "center")
+                               (int(fly_x) + cell // 2, int(fly_y) + cell // 2 + 1), "center")
         surface.set_clip(clip)
         hl = fx.highlight
         if hl is not None and not fx.cascades:

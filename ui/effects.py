@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Protocol, TypeVar
 
 Cell = tuple[int, int]
 Colour = tuple[int, int, int]
@@ -78,10 +79,10 @@ class Effects:
     shake: float = 0.0  # ms of board shake left (crash)
 
     def advance(self, dt: float) -> None:
-        for group in (self.cascades, self.clears, self.landings, self.toasts):
-            for fx in group:
-                fx.age += dt
-            group[:] = [fx for fx in group if fx.age < fx.duration]
+        _age(self.cascades, dt)
+        _age(self.clears, dt)
+        _age(self.landings, dt)
+        _age(self.toasts, dt)
         if self.highlight is not None:
             self.highlight.age += dt
             if self.highlight.age >= self.highlight.duration:
@@ -103,3 +104,18 @@ class Effects:
         self.toasts.clear()
         self.highlight = None
         self.shake = 0.0
+
+
+class _Timed(Protocol):
+    age: float
+    duration: float
+
+
+_T = TypeVar("_T", bound=_Timed)
+
+
+def _age(group: list[_T], dt: float) -> None:
+    """Let `dt` ms pass for every effect of a group; finished ones leave it."""
+    for fx in group:
+        fx.age += dt
+    group[:] = [fx for fx in group if fx.age < fx.duration]

@@ -146,7 +146,7 @@ def write_record(app: GameApp, path: str) -> str:
     from ui.play_scene import PlayScene
 
     play = app.find(PlayScene)
-    if play is None:
+    if not isinstance(play, PlayScene):
         raise OSError("no game was played")
     replay = play.replay if play.replay is not None else play.tape.finish()
     replay.save(path)

@@ -202,7 +202,7 @@ class InputMapper:
             return Command.HELP
         if getattr(event, "mod", 0) & pygame.KMOD_SHIFT and key in self._shifted:
             return self._shifted[key]
-        return self._plain.get(key)
+        return None if key is None else self._plain.get(key)
 
     def handle(self, event: pygame.event.Event) -> list[Command]:
         if event.type == pygame.KEYDOWN:

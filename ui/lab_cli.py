@@ -135,7 +135,7 @@ def bench(canvas, count: int, size: tuple[int, int]) -> None:
     print(f"{'':40} {'wall':>27}   {'CPU':>20}")
     print(f"{'scenario':40} {'draw med':>8} {'frame med':>9} {'p99':>6} {'max':>6}   "
           f"{'med':>6} {'p99':>6} {'max':>6}")
-    rows = [(d, s, "basic", ()) for d in ("sharegpt", "alpaca") for s in SPEEDS]
+    rows: list[tuple[str, int, str, tuple[str, ...]]] = [(d, s, "basic", ()) for d in ("sharegpt", "alpaca") for s in SPEEDS]
     rows += [("sharegpt", 16, name, ()) for name in ("parallel", "beam")] + [("translation", 16, "prefix", ())]
     rows.append(("sharegpt", 4, "basic", ("scenario", "contiguous", "dataset", "restart")))
     names = {"sharegpt": "ShareGPT", "alpaca": "Alpaca", "translation": "WMT16"}

@@ -165,7 +165,9 @@ class LabScene(Scene):
     def __init__(self, app, seed: int = 1, size: tuple[int, int] | None = None) -> None:
         self.app = app
         self.text: TextCache = getattr(app, "text", None) or TextCache()
-        self.layout: LabLayout = lab_layout(*(size or getattr(app, "canvas_size", theme.CANVAS_SIZE)))
+        canvas: tuple[int, int] = size if size is not None else getattr(app, "canvas_size", theme.CANVAS_SIZE)
+        width, height = canvas
+        self.layout: LabLayout = lab_layout(width, height)
         self.seed = seed
         self.dataset = "sharegpt"
         self.block = BLOCK_SIZE
@@ -570,10 +572,10 @@ class LabScene(Scene):
             lines += [(line, theme.TEXT) for line in wrap(text, small, width)[:2]]
         if refs > 1:
             lines.append((fit("shared: a write into it copies it first", small, width), theme.TEXT_DIM))
-        rid = seqs[0][0] if seqs else None
-        if rid is not None and rid in side.sim.running:
+        first = seqs[0][0] if seqs else None
+        if first is not None and first in side.sim.running:
             table = view.sequences[seqs[0]]
-            lines.append((f"block table of #{rid}: {side.sim.length(side.sim.running[rid])} tokens", RIGHT_ACCENT))
+            lines.append((f"block table of #{first}: {side.sim.length(side.sim.running[first])} tokens", RIGHT_ACCENT))
             lines += [(line, theme.TEXT) for line in wrap("  ".join(f"{i}>{b}" for i, b in enumerate(table)),
                                                           small, width)]
         return lines

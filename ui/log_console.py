@@ -67,7 +67,8 @@ class LogConsole:
     def line_h(self) -> int:
         return theme.font(self.size).get_linesize()
 
-    def _wrapped(self, entry: LogEntry) -> tuple[str, ...]:
+    def wrapped(self, entry: LogEntry) -> tuple[str, ...]:
+        """The panel lines of one entry (time stamp and level first), wrapped to the panel width."""
         width = self.rect[2] - 2 * PAD - INDENT
         if entry.wrapped_for != (width, self.size):
             head = f"{stamp(entry.time_ms)} {entry.level} "
@@ -80,12 +81,12 @@ class LogConsole:
         self.entries.clear()
         self._dirty = True
 
-    def _layout_lines(self) -> list[tuple[LogEntry, int, str]]:
+    def shown_lines(self) -> list[tuple[LogEntry, int, str]]:
         """(entry, line index within entry, text) for the lines that fit, newest last."""
         room = (self.rect[3] - max(TITLE_H, self._covered + 2) - PAD) // self.line_h
         out: list[tuple[LogEntry, int, str]] = []
         for entry in reversed(self.entries):
-            lines = self._wrapped(entry)
+            lines = self.wrapped(entry)
             block = [(entry, i, line) for i, line in enumerate(lines)]
             if len(out) + len(block) > room:
                 keep = room - len(out)
@@ -116,7 +117,7 @@ class LogConsole:
         pygame.draw.rect(surf, theme.PANEL_EDGE, surf.get_rect(), 1, border_radius=4)
         size, line_h = self.size, self.line_h
         text.blit(surf, "SYSTEM LOG", size, theme.PANEL_TITLE, (PAD, 4))
-        lines = self._layout_lines()
+        lines = self.shown_lines()
         cy = h - PAD - line_h * len(lines)
         for entry, index, line in lines:
             colour = TEXT_COLOURS[entry.level]

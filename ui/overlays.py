@@ -100,7 +100,9 @@ class Overlay(MenuScene):
         """The screen below without the shade (after draw_backdrop has made the snapshot)."""
         if self._backdrop is None or self._plain is None:
             self.draw_backdrop(surface)
-        surface.blit(self._plain, (0, 0))
+        plain = self._plain
+        assert plain is not None  # made by draw_backdrop
+        surface.blit(plain, (0, 0))
 
     def press(self, pos: tuple[int, int]) -> None:
         b = hit(self.buttons, pos)
@@ -557,15 +559,15 @@ class ResultScene(Overlay):
                 controls = [pygame.Rect(r) for r in lay.controls.values()]
                 y, h = controls[0].y, controls[0].height
                 bar = pygame.Rect(lay.board[0] - 4, y, lay.board[2] + 8, h)
-            r = self.report
-            outline_cells(surface, lay, r.sealed_cells, SEALED_COLOUR)
-            outline_cells(surface, lay, r.reserved_cells, RESERVED_COLOUR)
+            rep = self.report
+            outline_cells(surface, lay, rep.sealed_cells, SEALED_COLOUR)
+            outline_cells(surface, lay, rep.reserved_cells, RESERVED_COLOUR)
             pygame.draw.rect(surface, (9, 12, 26), bar, border_radius=6)
             pygame.draw.rect(surface, edge, bar, 2, border_radius=6)
             back = "tap: back to the report" if lay.portrait else f"{BOARD_KEY} or tap: back to the report"
-            t.blit(surface, f"red: {len(r.sealed_cells)} sealed free", T.small, SEALED_COLOUR,
+            t.blit(surface, f"red: {len(rep.sealed_cells)} sealed free", T.small, SEALED_COLOUR,
                    (bar.centerx, bar.centery - 20), "center")
-            t.blit(surface, f"amber: {len(r.reserved_cells)} reserved, empty", T.small, RESERVED_COLOUR,
+            t.blit(surface, f"amber: {len(rep.reserved_cells)} reserved, empty", T.small, RESERVED_COLOUR,
                    (bar.centerx, bar.centery), "center")
             t.blit(surface, back, T.small, theme.CYAN, (bar.centerx, bar.centery + 20), "center")
             return

@@ -75,11 +75,6 @@ class GameSession:
         self.consume(events)
         return events
 
-    def act(self, events: list[ev.Event]) -> list[ev.Event]:
-        """Take the events of a direct engine call (mode buttons and such)."""
-        self.consume(events)
-        return events
-
     def consume(self, events: list[ev.Event]) -> None:
         for e in events:
             self.events_seen += 1
@@ -113,7 +108,7 @@ class GameSession:
                 self.toast("ALL SERVED", (60, 240, 150), 2000.0)
             elif isinstance(e, ev.LevelUp):
                 self.toast(f"LEVEL {e.level_now}", (0, 229, 255))
-            elif isinstance(e, ev.Warning) and e.code in WARNING_TOASTS:
+            elif isinstance(e, ev.Alert) and e.code in WARNING_TOASTS:
                 self.toast(WARNING_TOASTS[e.code], (255, 190, 40))
             if not is_noise(e):
                 self.log.add(self.game.time_ms, e.level, e.text)

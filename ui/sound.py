@@ -16,7 +16,7 @@ import random
 import sys
 import time
 from array import array
-from collections.abc import Callable, Generator, Iterable
+from collections.abc import Callable, Generator, Iterable, Mapping
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
@@ -301,6 +301,7 @@ def encode(samples: Samples, size: int, channels: int, gain: float = 1.0) -> byt
         raise ValueError(f"unsupported mixer sample size {size}") from None
     if channels < 1:
         raise ValueError(f"channel count must be positive, not {channels}")
+    mono: array[Any]
     if code == "f":
         mono = array("f", samples if gain == 1.0 else [v * gain for v in samples])
     else:
@@ -309,7 +310,7 @@ def encode(samples: Samples, size: int, channels: int, gain: float = 1.0) -> byt
         mono = _to_ints([v * scale + shift for v in samples], code)
     if channels == 1:
         return mono.tobytes()
-    out = array(code, bytes(mono.itemsize * len(mono) * channels))
+    out: array[Any] = array(code, bytes(mono.itemsize * len(mono) * channels))
     for c in range(channels):
         out[c::channels] = mono
     return out.tobytes()
@@ -344,7 +345,7 @@ EVENT_SOUNDS: tuple[tuple[str, Callable[[Any], bool] | None, str], ...] = (
     ("Locked", None, "land"),
     ("PageSplit", None, "split"),
     ("LinesCleared", None, "clear"),
-    ("Warning", None, "warning"),
+    ("Alert", None, "warning"),
     ("Oom", None, "oom"),
     ("Held", None, "hold"),
     ("LevelUp", None, "levelup"),
@@ -444,6 +445,11 @@ class Sound:
         """Flip mute; returns the new state (True = muted) for the caller to persist."""
         self.muted = not self._muted
         return self._muted
+
+    @property
+    def effects(self) -> Mapping[str, Any]:
+        """The mixer sounds made by start(), by effect name (empty while silent); read-only."""
+        return MappingProxyType(self._sounds)
 
     def play(self, name: str) -> None:
         if name not in DESIGNS:

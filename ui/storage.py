@@ -257,7 +257,8 @@ class LocalStorageBackend:
     def _local_storage() -> Any:
         import platform  # pygbag's browser bridge, not the stdlib module
 
-        return platform.window.localStorage
+        window: Any = getattr(platform, "window")  # absent from the stdlib module's stubs
+        return window.localStorage
 
     def read(self) -> str | None:
         value = self._local_storage().getItem(self.key)
@@ -398,7 +399,7 @@ class Storage:
             problem = "not a settings object"
         if problem is not None:
             self.last_error = f"settings corrupt at {where} ({problem}); using what could be read"
-        elif _would_change(parsed, settings.to_dict()):
+        elif isinstance(parsed, dict) and _would_change(parsed, settings.to_dict()):
             self.last_error = (f"settings at {where} held values the game cannot keep "
                                "(out of range or unknown); corrected")
         else:

@@ -173,8 +173,10 @@ class TitleScene(MenuScene):
         if self._layer is None or key != self._layer_drawn:
             self._render_layer()
             self._layer_drawn = key
+        layer = self._layer
+        assert layer is not None  # made by _render_layer
         for area in self.areas:
-            surface.blit(self._layer, area, area)
+            surface.blit(layer, area, area)
         self._draw_start(surface)
 
     def _layer_key(self) -> tuple:

@@ -10,7 +10,7 @@ behind the scheduler's one interface.
 from __future__ import annotations
 
 from bisect import bisect_left
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 
 # Reservation size at admission, given prompt + output length and the maximum
 # sequence length. These are the paper's three Orca baselines.
@@ -30,13 +30,13 @@ class ContiguousAllocator:
         self.capacity = slots
         self.starts: list[int] = [0] if slots else []
         self.lengths: list[int] = [slots] if slots else []
-        self.owned: dict[int, tuple[int, int]] = {}
+        self.owned: dict[Hashable, tuple[int, int]] = {}  # owner -> (start, size)
         self.free_slots = slots
 
     def largest_free(self) -> int:
         return max(self.lengths, default=0)
 
-    def allocate(self, rid: int, size: int) -> int | None:
+    def allocate(self, rid: Hashable, size: int) -> int | None:
         """Start of a new range of ``size`` slots for ``rid``, or None if no range fits."""
         lengths = self.lengths
         for i, length in enumerate(lengths):
@@ -53,7 +53,7 @@ class ContiguousAllocator:
                 return start
         return None
 
-    def release(self, rid: int) -> None:
+    def release(self, rid: Hashable) -> None:
         start, size = self.owned.pop(rid)
         self.free_slots += size
         starts, lengths = self.starts, self.lengths

@@ -13,9 +13,9 @@ stay allocated while no sequence points at them.
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Hashable, Iterable
+from collections.abc import Iterable
 
-SeqId = Hashable
+SeqId = tuple[int, int]  # (request id, sequence number within the request)
 
 
 class OutOfBlocks(MemoryError):

@@ -14,8 +14,8 @@ from .allocators import ALLOCATORS
 from .latency import LATENCY_MODELS
 from .report import compare, format_text
 from .sharing import PREFIXES, SAMPLINGS, Sharing
-from .simulator import DEFAULT_SLOTS, LabConfig, Simulator
-from .workload import DATASETS, generate
+from .simulator import DEFAULT_SLOTS, LabConfig, Result, Simulator
+from .workload import DATASETS, Request, generate
 
 MAX_REQUESTS = 1_000_000
 # 1M token slots is 800 GB of OPT-13B keys and values, more than any one GPU holds.
@@ -263,7 +263,7 @@ def _sharing_sweep(parser: argparse.ArgumentParser, args: argparse.Namespace) ->
     return 0
 
 
-def _time_allocators(trace, config: LabConfig) -> tuple[list[tuple[str, float, object]], float]:
+def _time_allocators(trace: list[Request], config: LabConfig) -> tuple[list[tuple[str, float, Result]], float]:
     rows = []
     cpu0 = time.process_time()
     for name in ALLOCATORS:

@@ -81,7 +81,10 @@ class MemoryManager(Protocol):
 
     kind: str
     saved: int  # blocks sharing saves right now
-    cow_copies: int
+
+    @property
+    def cow_copies(self) -> int:
+        """Blocks copied on write so far."""
 
     def fits(self, req_total: int, prompt: int, length: int, seqs: int, busy: bool) -> bool:
         """Would a request of ``seqs`` sequences of ``length`` tokens be admitted now?"""
@@ -458,13 +461,13 @@ class PagedMemory:
             for seq in seqs:
                 pool.append(seq, 1)
             after = pool.used
-        seqs = run.seqs
-        grown = seqs if length % bs == 0 else 0
+        beams = run.seqs
+        grown = beams if length % bs == 0 else 0
         # Blocks at ``length``: the beams grew alone since ``base``.
-        blocks_before = run.blocks + seqs * (-(-length // bs) - -(-run.base // bs))
+        blocks_before = run.blocks + beams * (-(-length // bs) - -(-run.base // bs))
         run.blocks = blocks_before + after - before
         run.base = length + 1
-        saved = seqs * -(-(length + 1) // bs) - run.blocks
+        saved = beams * -(-(length + 1) // bs) - run.blocks
         self.saved += saved - run.saved
         run.saved = saved
         run.next_fork = d + 1 + gap

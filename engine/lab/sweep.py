@@ -24,21 +24,27 @@ from __future__ import annotations
 
 import time
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from .allocators import ALLOCATORS
 from .sharing import Sharing
 from .simulator import LabConfig, Simulator
 from .workload import Request, generate
 
+if TYPE_CHECKING:  # numpy is imported where it is used, never when engine.lab is
+    import numpy as np
+    from numpy.typing import NDArray
 
-def tail_slack(lengths, block_sizes):  # numpy arrays -> array
+
+def tail_slack(lengths: NDArray[np.int64], block_sizes: NDArray[np.int64]) -> NDArray[np.int64]:
     """Sum over L = 1..lengths of the unused slots of the last block, (-L) mod S.
 
     For L = qS + r the full cycles give q S (S - 1) / 2 and the partial one
     r S - r (r + 1) / 2.
     """
     q, r = divmod(lengths, block_sizes)
-    return q * block_sizes * (block_sizes - 1) // 2 + r * block_sizes - r * (r + 1) // 2
+    slack: NDArray[np.int64] = q * block_sizes * (block_sizes - 1) // 2 + r * block_sizes - r * (r + 1) // 2
+    return slack
 
 
 def _add(timings: dict[str, float] | None, key: str, since: float) -> float:
@@ -121,7 +127,7 @@ def rate_sweep(
 def sharing_sweep(
     dataset: str, rate: float, requests: int, seed: int, config: LabConfig, sampling: str, fan_outs: list[int],
     timings: dict[str, float] | None = None,
-) -> list[dict[str, float]]:
+) -> list[dict[str, float | None]]:
     """Memory saved by sharing and the advantage over Orca (Oracle) for each n (parallel) or width (beam)."""
     trace = generate(dataset, requests, rate, seed, config.max_seq_len)
     t0 = time.perf_counter()

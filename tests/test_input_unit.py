@@ -1,4 +1,6 @@
-"""Keyboard map, DAS/ARR repeat timing, on-screen buttons and touch gestures."""
+"""Unit tests of ui.input alone (no scene, no app): keyboard map, DAS/ARR repeat timing,
+on-screen buttons and touch gestures. tests/test_input_through_play_scene.py drives the same
+input through SDL's event queue and a running play scene."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Shared set-up for the UI tests: SDL's dummy drivers, a canvas and a fresh app per test."""
+"""Helpers for the UI tests: SDL's dummy drivers, a canvas, a fresh app, keys and clicks through SDL's
+event queue. Fixtures live in conftest.py."""
 from __future__ import annotations
 
 import os
@@ -8,20 +9,10 @@ os.environ["SDL_AUDIODRIVER"] = "dummy"
 os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
 
 import pygame
-import pytest
 
 from ui import theme  # noqa: E402
 from ui.app import GameApp  # noqa: E402
 from ui.storage import Storage  # noqa: E402
-
-
-@pytest.fixture
-def clean_event_queue():
-    """A display and an empty event queue around each test (imported where used, autouse there)."""
-    canvas()
-    pygame.event.clear()
-    yield
-    pygame.event.clear()
 
 
 def canvas() -> pygame.Surface:

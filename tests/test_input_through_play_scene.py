@@ -1,9 +1,10 @@
-"""Keys, mouse, touch buttons and board gestures reach the engine as expected."""
+"""Keys, mouse, touch buttons and board gestures posted to SDL's event queue reach the engine
+through a running play scene (tests/test_input_unit.py covers ui.input alone)."""
 from __future__ import annotations
 
 import pygame
 import pytest
-from tests.test_ui_fixtures import canvas, centre, click, key, make_app, pump
+from tests.uikit import canvas, centre, click, key, make_app, pump
 
 from ui import layout as L
 from ui.play_scene import PlayScene
