@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from engine import cli_args
+from tests.prockit import wait_until_catching
 
 ROOT = Path(__file__).resolve().parent.parent
 ENV = dict(os.environ, SDL_VIDEODRIVER="dummy", SDL_AUDIODRIVER="dummy")
@@ -77,8 +78,7 @@ def test_long_runs_stop_within_a_second_on_signals(tool: str, sig: int, tmp_path
     proc = subprocess.Popen([sys.executable, *argv, *[a.format(tmp=tmp_path) for a in long]], cwd=ROOT,
                             env=ENV, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
-        time.sleep(2.5)
-        assert proc.poll() is None, proc.communicate()
+        wait_until_catching(proc)
         sent = time.monotonic()
         proc.send_signal(sig)
         out, err = proc.communicate(timeout=10)

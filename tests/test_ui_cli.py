@@ -161,13 +161,15 @@ import json  # noqa: E402
 import signal  # noqa: E402
 import time  # noqa: E402
 
+from tests.prockit import wait_until_catching  # noqa: E402
+
 GAME_ENV = {"SDL_VIDEODRIVER": "dummy", "SDL_AUDIODRIVER": "dummy", "PATH": "/usr/bin:/bin",
             "PYGAME_HIDE_SUPPORT_PROMPT": "1"}
 
 
-def stop_after(args: list[str], sig: int, wait_s: float, tmp_path: Path, env: dict | None = None,
+def stop_after(args: list[str], sig: int, tmp_path: Path, env: dict | None = None,
                ready: str | None = None) -> tuple[int, float, str]:
-    """Start main.py, send `sig` after `wait_s` (or once `ready` exists), return (status, s, stderr)."""
+    """Start main.py, send `sig` once it handles signals (and `ready` exists), return (status, s, stderr)."""
     proc = subprocess.Popen([sys.executable, str(ROOT / "main.py"), *args], cwd=tmp_path,
                             env=env or GAME_ENV, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     try:
@@ -180,8 +182,7 @@ def stop_after(args: list[str], sig: int, wait_s: float, tmp_path: Path, env: di
                     pytest.fail("ended before it was ready: " + proc.stderr.read())
                 except subprocess.TimeoutExpired:
                     pass
-        time.sleep(wait_s)
-        assert proc.poll() is None, "ended before the signal: " + proc.stderr.read()
+        wait_until_catching(proc)
         sent = time.monotonic()
         proc.send_signal(sig)
         code = proc.wait(timeout=10)
@@ -200,7 +201,7 @@ def stop_after(args: list[str], sig: int, wait_s: float, tmp_path: Path, env: di
     (["--bench-frame", "--frames", "1000000"], signal.SIGTERM, 143),
 ], ids=["headless-term", "headless-int", "bench-int", "bench-term"])
 def test_long_runs_stop_on_signals(tmp_path, args, sig, status):
-    code, took, err = stop_after(args, sig, 3.0, tmp_path)
+    code, took, err = stop_after(args, sig, tmp_path)
     assert code == status, err
     assert took < 2.0
     assert "Traceback" not in err and err.strip() == ""
@@ -209,7 +210,7 @@ def test_long_runs_stop_on_signals(tmp_path, args, sig, status):
 @pytest.mark.parametrize(("sig", "status"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
 def test_window_game_saves_settings_then_stops_on_signals(tmp_path, sig, status):
     env = dict(GAME_ENV, VRAM_TETRIS_DATA_DIR=str(tmp_path / "data"))
-    code, took, err = stop_after(["--mode", "contiguous"], sig, 2.0, tmp_path, env)
+    code, took, err = stop_after(["--mode", "contiguous"], sig, tmp_path, env)
     assert code == status, err
     assert took < 2.0 and "Traceback" not in err
     saved = json.loads((tmp_path / "data" / "settings.json").read_text())

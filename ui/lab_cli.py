@@ -15,7 +15,7 @@ import sys
 import time
 
 from engine.cli_args import whole
-from ui.cli import Interrupted, exit_on_signals, screenshot_problem
+from ui.cli import Interrupted, exit_on_signals, quiet_pygame, screenshot_problem
 from ui.i18n import LANGUAGES, catalogue, locale_tag, reader_language
 from ui.lab_layout import LAYOUTS
 
@@ -164,7 +164,7 @@ def main(argv: list[str] | None = None) -> int:
         problem = screenshot_problem(args.screenshot)
         if problem:
             parser.error(problem)
-    os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
+    quiet_pygame()
     os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
     os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
     import pygame
@@ -176,6 +176,9 @@ def main(argv: list[str] | None = None) -> int:
     pygame.font.init()
     theme.font.cache_clear()
     pygame.display.set_mode(size)
+    # Only now: pygame's init calls clear a Python exception raised inside them, so a signal
+    # handled during init would be lost. Until here Ctrl-C is Python's own (caught in run()).
+    exit_on_signals()
     canvas = pygame.Surface(size)
     if args.bench:
         bench(canvas, args.frames, size)
@@ -202,7 +205,6 @@ def main(argv: list[str] | None = None) -> int:
 
 def run(argv: list[str] | None = None) -> int:
     """``main`` with SIGINT and SIGTERM turned into exit status 130 and 143, without a traceback."""
-    exit_on_signals()
     try:
         return main(argv)
     except (Interrupted, KeyboardInterrupt) as exc:

@@ -89,6 +89,10 @@ class MemoryManager(Protocol):
     def fits(self, req_total: int, prompt: int, length: int, seqs: int, busy: bool) -> bool:
         """Would a request of ``seqs`` sequences of ``length`` tokens be admitted now?"""
 
+    def unusable(self, req_total: int, seqs: int) -> int:
+        """Free slots a queued request of ``seqs`` sequences cannot use wherever it waits: external
+        fragmentation (paged memory has none: any request can use any free block)."""
+
     def admit(self, run: Running, length: int, busy: bool, d: int) -> bool:
         """Give ``run`` memory for ``length`` tokens a sequence; False (and nothing taken) if it does not fit."""
 
@@ -139,6 +143,12 @@ class ContiguousMemory:
 
     def fits(self, req_total: int, prompt: int, length: int, seqs: int, busy: bool) -> bool:
         return self._fit_count(self.reserve_of(req_total, self.max_seq_len)) >= seqs
+
+    def unusable(self, req_total: int, seqs: int) -> int:
+        """Free ranges too short for one of the request's reservations: free memory it could use
+        if it were contiguous. Ranges long enough for one are usable, even if too few for all."""
+        size = self.reserve_of(req_total, self.max_seq_len)
+        return sum(length for length in self.ranges.lengths if length < size)
 
     def admit(self, run: Running, length: int, busy: bool, d: int) -> bool:
         size = self.reserve_of(run.final, self.max_seq_len)
@@ -240,6 +250,11 @@ class PagedMemory:
     def fits(self, req_total: int, prompt: int, length: int, seqs: int, busy: bool) -> bool:
         need, _ = self.group_blocks(prompt, length, seqs)
         return self.num_blocks - self.blocks_used - need >= self._headroom(seqs) or not busy
+
+    def unusable(self, req_total: int, seqs: int) -> int:
+        """Never any: a block anywhere serves any sequence, so free blocks too few for the queue
+        head are load, not fragmentation."""
+        return 0
 
     def admit(self, run: Running, length: int, busy: bool, d: int) -> bool:
         need, saved = self.group_blocks(run.prompt, length, run.seqs)

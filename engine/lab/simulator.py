@@ -99,8 +99,10 @@ class Breakdown:
     tokens: hold a token's keys and values. reserved: reserved for tokens the
     request will still generate. internal: reserved but never used (past the
     request's final length; a paged request's unused tail of its last block).
-    external: free but unusable because the queue head does not fit.
-    free: free while nothing waits for it.
+    external: external fragmentation: free contiguous ranges too short for the waiting queue
+    head's reservation while it waits for memory (always 0 for paged memory: any request can use
+    any free block, so blocks too few for the head are load, not waste).
+    free: every other free slot.
     """
 
     tokens: float = 0.0
@@ -290,9 +292,8 @@ class Simulator:
         else:
             need = mem.promised()
             reserved, internal = need - tokens, held - need
-        spare = slots - held
-        blocked = self._head_blocked_by_memory()
-        return Breakdown(tokens, reserved, internal, spare if blocked else 0, 0 if blocked else spare)
+        external = self._external()
+        return Breakdown(tokens, reserved, internal, external, slots - held - external)
 
     def block_tables(self) -> dict[tuple[int, int], list[int]]:
         """Paged with ``track_blocks``: every running sequence's block table (read only)."""
@@ -324,6 +325,13 @@ class Simulator:
 
     def _head_blocked_by_memory(self) -> bool:
         return bool(self.waiting) and self._batch_room() and not self._fits(self.waiting[0])
+
+    def _external(self) -> int:
+        """Free slots that are external fragmentation now (the one definition ``memory()`` and the
+        time-averaged shares use): those the queue head cannot use while memory blocks it."""
+        if not self._head_blocked_by_memory():
+            return 0
+        return self.memory_manager.unusable(self.waiting[0].total + self.prefix, self.seqs)
 
     def _admit(self, req: Request) -> bool:
         """Give ``req`` memory for its prefill; False if it does not fit."""
@@ -384,7 +392,7 @@ class Simulator:
     # ------------------------------------------------------------- accounting
     def _account(
         self, duration: float, n: int, waiting: int, tokens: float, reserved: float, internal: float,
-        spare: float, blocked: bool, generated: int, saved: float = 0.0, until: float | None = None,
+        external: float, free: float, generated: int, saved: float = 0.0, until: float | None = None,
     ) -> None:
         """Add a span (memory terms already integrated over it) and advance the clock (to ``until`` if given)."""
         self.tokens_generated += generated
@@ -405,10 +413,8 @@ class Simulator:
             m.tokens += tokens
             m.reserved += reserved
             m.internal += internal
-            if blocked:
-                m.external += spare
-            else:
-                m.free += spare
+            m.external += external
+            m.free += free
             if self.paged:
                 held = tokens + internal
                 t.saved += saved
@@ -422,7 +428,7 @@ class Simulator:
         mem = self.memory()
         self._account(
             duration, len(self.running), len(self.waiting), mem.tokens * duration, mem.reserved * duration,
-            mem.internal * duration, (mem.external + mem.free) * duration, mem.external > 0, generated,
+            mem.internal * duration, mem.external * duration, mem.free * duration, generated,
             self.memory_manager.saved * duration, until,
         )
 
@@ -539,7 +545,7 @@ class Simulator:
                 k = 1
         if k < 1:
             k = 1
-        blocked = self._head_blocked_by_memory()
+        external_slots = self._external()  # ranges and queue head stay as they are until the span ends
 
         # Closed-form integrals over steps j = 1..k: step j lasts a0 + beta j and
         # holds tokens0 + j seqs tokens (its new token included).
@@ -556,8 +562,9 @@ class Simulator:
         else:
             reserved = promised - tokens
         internal = held - tokens - reserved
-        spare = cfg.slots * duration - held
-        self._account(duration, n, len(self.waiting), tokens, reserved, internal, spare, blocked, seqs * k, saved)
+        external = external_slots * duration
+        self._account(duration, n, len(self.waiting), tokens, reserved, internal, external,
+                      cfg.slots * duration - held - external, seqs * k, saved)
         self.decode_steps = d0 + k
         self.iterations += k
         self._retire_finished()
