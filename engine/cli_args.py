@@ -243,6 +243,11 @@ def stop_on_signals(on_signal: Callable[[int], None] | None = None) -> None:
     SDL starts, these handlers are left alone by SDL (it only takes signals nobody handles).
     """
     def raise_stop(signum: int, frame: object) -> None:
+        # A C library may clear the exception (pygame's init calls do), so the request is repeated
+        # every 0.1 s until run() honours it and disarms the timer.
+        if hasattr(signal, "setitimer"):
+            signal.signal(signal.SIGALRM, lambda _s, _f: raise_stop(signum, None))
+            signal.setitimer(signal.ITIMER_REAL, 0.1, 0.1)
         raise Stopped(signum)
 
     def call(signum: int, frame: object) -> None:
@@ -254,6 +259,16 @@ def stop_on_signals(on_signal: Callable[[int], None] | None = None) -> None:
         try:
             signal.signal(sig, handler)
         except (ValueError, OSError):  # not the main thread, or no signals (the browser)
+            pass
+
+
+def disarm_stop_repeats() -> None:
+    """The stop request was honoured: no more repeats of it (see stop_on_signals)."""
+    if hasattr(signal, "setitimer"):
+        try:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, signal.SIG_IGN)
+        except (ValueError, OSError):
             pass
 
 
@@ -281,6 +296,7 @@ def run(main: Callable[..., int | None], *args: Any, prog: str | None = None) ->
             sys.stdout.flush()
         return 0 if code is None else int(code)
     except Stopped as stop:
+        disarm_stop_repeats()
         return stop.status
     except KeyboardInterrupt:
         return exit_status(SIGINT)

@@ -209,3 +209,29 @@ def test_counts_have_documented_maxima(argv: list[str], says: str) -> None:
     assert res.returncode == 2 and says in res.stderr and "Traceback" not in res.stderr, res.stderr
     helped = run([a for a in argv if not a.isdigit() and not a.startswith("--") or a in ("-m",)] + ["--help"])
     assert says.split()[-1] in helped.stdout.replace("\n", " ") or "at most" in helped.stdout
+
+
+def test_a_stop_request_swallowed_by_a_library_is_repeated_until_honoured() -> None:
+    """A C library may clear the exception a signal raised (pygame's init calls do): the tool
+    must stop anyway, and the repeats end once run() has honoured the request."""
+    def swallowing_tool() -> int:
+        try:
+            os.kill(os.getpid(), signal.SIGTERM)
+            for _ in range(100):  # the first Stopped arrives here and is cleared, as a C call would
+                time.sleep(0)
+        except cli_args.Stopped:
+            pass
+        deadline = time.monotonic() + 5
+        while time.monotonic() < deadline:  # the tool's own work: must be interrupted by a repeat
+            sum(range(1000))
+        return 0
+
+    previous = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM, signal.SIGALRM)}
+    try:
+        started = time.monotonic()
+        assert cli_args.run(swallowing_tool, prog="t") == 143
+        assert time.monotonic() - started < 1.0
+        assert signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
+    finally:
+        for s, h in previous.items():
+            signal.signal(s, h)

@@ -43,8 +43,8 @@ def characters() -> str:
 
 def build(source: Path, text: str) -> bytes:
     """The subset font as bytes (no hinting: the game draws it anti-aliased at 13-40 px)."""
-    from fontTools import subset
-    from fontTools.ttLib import TTFont
+    from fontTools import subset  # type: ignore[import-untyped]
+    from fontTools.ttLib import TTFont  # type: ignore[import-untyped]
 
     font = TTFont(str(source), recalcTimestamp=False)
     options = subset.Options()

@@ -148,15 +148,6 @@ def screenshot_problem(path: str) -> str | None:
     return None
 
 
-# The signal policy is engine.cli_args' (one implementation); these names are the UI tools'.
-Interrupted = cli_args.Stopped  # .status: 130 for SIGINT, 143 for SIGTERM
-
-
-def exit_on_signals() -> None:
-    """SIGINT and SIGTERM raise Interrupted where the program runs (see cli_args.stop_on_signals)."""
-    cli_args.stop_on_signals()
-
-
 def parse_or_exit(argv: list[str]) -> Options:
     """parse(), but print usage and exit with status 2 on bad input (never a traceback)."""
     try:
@@ -175,5 +166,5 @@ def data_dir(opts: Options) -> Path | None:
 
 
 __all__ = ["Options", "UsageError", "parse", "parse_or_exit", "quiet_pygame", "check_screenshot",
-           "screenshot_path", "screenshot_problem", "Interrupted", "exit_on_signals", "data_dir", "SCENES",
+           "screenshot_path", "screenshot_problem", "data_dir", "SCENES",
            "MODES", "MAX_FRAMES"]

@@ -14,8 +14,9 @@ import statistics
 import sys
 import time
 
+from engine import cli_args
 from engine.cli_args import whole
-from ui.cli import Interrupted, exit_on_signals, quiet_pygame, screenshot_problem
+from ui.cli import quiet_pygame, screenshot_problem
 from ui.i18n import LANGUAGES, catalogue, locale_tag, reader_language
 from ui.lab_layout import LAYOUTS
 
@@ -176,9 +177,6 @@ def main(argv: list[str] | None = None) -> int:
     pygame.font.init()
     theme.font.cache_clear()
     pygame.display.set_mode(size)
-    # Only now: pygame's init calls clear a Python exception raised inside them, so a signal
-    # handled during init would be lost. Until here Ctrl-C is Python's own (caught in run()).
-    exit_on_signals()
     canvas = pygame.Surface(size)
     if args.bench:
         bench(canvas, args.frames, size)
@@ -204,14 +202,8 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def run(argv: list[str] | None = None) -> int:
-    """``main`` with SIGINT and SIGTERM turned into exit status 130 and 143, without a traceback."""
-    try:
-        return main(argv)
-    except (Interrupted, KeyboardInterrupt) as exc:
-        return exc.status if isinstance(exc, Interrupted) else 130
-    except BrokenPipeError:
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return 1
+    """``main`` under the shared command-line policy (SIGINT/SIGTERM -> 130/143, no traceback)."""
+    return cli_args.run(main, argv, prog="python -m ui.lab_scene")
 
 
 if __name__ == "__main__":
