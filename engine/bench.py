@@ -24,21 +24,34 @@ MAX_FRAMES = 10_000_000
 MAX_SECONDS = 3600.0
 
 
+class _OneKeyPerFrame:
+    """A bot's plan played one key press per frame (planning stays outside the timed part)."""
+
+    def __init__(self, seed: int) -> None:
+        self._bot = Bot(seed=seed)
+        self._pending: list[Input] = []
+
+    def drop_plan(self) -> None:
+        self._pending = []
+
+    def next(self, game: Game) -> tuple[Input, ...]:
+        if not self._pending:
+            self._pending = self._bot.plan(game)
+        return (self._pending.pop(0),) if self._pending else ()
+
+
 def frame_costs(mode: str, frames: int, seed: int = 1,
                 progress: cli_args.Progress | None = None) -> list[float]:
     """µs per frame of update + telemetry while a bot plays one key press per frame."""
     game = Game(seed=seed, mode=mode, endless=True)
-    bot = Bot(seed=seed)
-    pending: list[Input] = []
+    keys = _OneKeyPerFrame(seed)
     costs: list[float] = []
     clock = time.perf_counter_ns
     for _ in range(frames):
         if game.over:
             game = Game(seed=seed + len(costs), mode=mode, endless=True)
-            pending = []
-        if not pending:
-            pending = bot.plan(game)
-        inputs = (pending.pop(0),) if pending else ()
+            keys.drop_plan()
+        inputs = keys.next(game)
         t0 = clock()
         game.update(FRAME_MS, inputs)
         game.telemetry()
@@ -56,16 +69,13 @@ def recording_costs(mode: str, frames: int, seed: int = 1) -> tuple[list[float],
 
     game = Game(seed=seed, mode=mode, endless=True)
     tape = Tape(game)
-    bot = Bot(seed=seed)
-    pending: list[Input] = []
+    keys = _OneKeyPerFrame(seed)
     costs: list[float] = []
     clock = time.perf_counter_ns
     for _ in range(frames):
         if game.over:
             break
-        if not pending:
-            pending = bot.plan(game)
-        inputs = (pending.pop(0),) if pending else ()
+        inputs = keys.next(game)
         t0 = clock()
         tape.record(FRAME_MS, inputs)
         costs.append((clock() - t0) / 1000.0)
