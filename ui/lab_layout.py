@@ -8,9 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ui.layout import SIZES
-
-RectT = tuple[int, int, int, int]
+from ui.layout import SIZES, CanvasSized, RectT
 
 LANDSCAPE = SIZES["landscape"]  # the game's two canvases (ui.layout): the LAB fills the same ones
 PORTRAIT = SIZES["portrait"]
@@ -32,7 +30,7 @@ PORTRAIT_ROWS = (("pause", "x1", "x4", "x16", "back"), ("dataset", "scenario", "
 
 
 @dataclass(frozen=True)
-class LabLayout:
+class LabLayout(CanvasSized):
     size: tuple[int, int]
     portrait: bool
     header: RectT
@@ -46,14 +44,6 @@ class LabLayout:
     body: int
     large: int
     line: int  # line height of small text
-
-    @property
-    def width(self) -> int:
-        return self.size[0]
-
-    @property
-    def height(self) -> int:
-        return self.size[1]
 
     def map_area(self, i: int) -> RectT:
         x, y, w, h = self.maps[i]

@@ -59,8 +59,22 @@ class TextSizes:
     huge: int
 
 
+class CanvasSized:
+    """A layout's canvas width and height, read from its ``size``."""
+
+    size: tuple[int, int]
+
+    @property
+    def width(self) -> int:
+        return self.size[0]
+
+    @property
+    def height(self) -> int:
+        return self.size[1]
+
+
 @dataclass(frozen=True)
-class Layout:
+class Layout(CanvasSized):
     """Every rectangle of every non-LAB screen, for one canvas size."""
 
     name: str
@@ -85,14 +99,6 @@ class Layout:
     title: Mapping[str, RectT] = field(default_factory=dict)  # the title screen's panels
     title_buttons: Mapping[str, RectT] = field(default_factory=dict)
     details: Mapping[str, RectT] = field(default_factory=dict)  # portrait DETAILS sheet
-
-    @property
-    def width(self) -> int:
-        return self.size[0]
-
-    @property
-    def height(self) -> int:
-        return self.size[1]
 
     @property
     def portrait(self) -> bool:
