@@ -130,17 +130,21 @@ class Overlay(MenuScene):
         """A click that hit no button."""
 
 
-class PauseScene(Overlay):
-    """Esc or focus loss: everything stops until the player comes back."""
-
-    can_open_lab = True
-
-    shade_alpha = 165
+class PlayOverlay(Overlay):
+    """An overlay over the running game, which it keeps as ``play``; its buttons are placed at once."""
 
     def __init__(self, app, play) -> None:
         super().__init__(app)
         self.play = play
         self.build()
+
+
+class PauseScene(PlayOverlay):
+    """Esc or focus loss: everything stops until the player comes back."""
+
+    can_open_lab = True
+
+    shade_alpha = 165
 
     def build(self) -> None:
         lay = self.app.layout
@@ -355,7 +359,7 @@ class HelpScene(Overlay):
                 draw_row_button(surface, self.app, b, self.hover if over else None)
 
 
-class DetailsScene(Overlay):
+class DetailsScene(PlayOverlay):
     """A phone's DETAILS sheet: every statistic, the block table and the system log.
 
     The landscape console shows all of this around the board; a phone keeps it one tap away,
@@ -363,11 +367,6 @@ class DetailsScene(Overlay):
     """
 
     opaque = True
-
-    def __init__(self, app, play) -> None:
-        super().__init__(app)
-        self.play = play
-        self.build()
 
     def build(self) -> None:
         lay = self.app.layout
