@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import math
-import random
 import subprocess
 import sys
 from pathlib import Path
@@ -29,6 +28,7 @@ from engine.lab.allocators import RESERVATIONS
 from engine.lab.cli import main
 from engine.lab.latency import LATENCY_MODELS, OPT13B_A100
 from engine.lab.report import compare
+from tests.labkit import small_trace
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -179,16 +179,6 @@ def test_reservation_policies():
 
 
 # -------------------------------------------------------------- simulator
-def _small_trace(seed: int, n: int, rate: float, max_len: int) -> list[Request]:
-    rng = random.Random(seed)
-    clock, trace = 0.0, []
-    for rid in range(n):
-        clock += rng.expovariate(rate)
-        prompt = rng.randint(1, max_len - 1)
-        trace.append(Request(rid, clock, prompt, rng.randint(1, max_len - prompt)))
-    return trace
-
-
 def _check_state(sim: Simulator) -> None:
     cfg = sim.config
     mem = sim.memory()
@@ -225,7 +215,7 @@ def _check_state(sim: Simulator) -> None:
 def test_simulator_invariants_step_by_step(seed, n, rate, block, slots, allocator):
     max_len = 128
     config = LabConfig(slots=max(slots, 2 * max_len), block_size=block, max_seq_len=max_len, max_batch=12)
-    trace = _small_trace(seed, n, rate, max_len)
+    trace = small_trace(seed, n, rate, max_len)
     sim = Simulator(trace, allocator, config, track_blocks=True)
     steps = 0
     while not sim.done:

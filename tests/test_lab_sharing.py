@@ -18,6 +18,7 @@ from engine.lab.beams import BeamTree
 from engine.lab.cli import main
 from engine.lab.report import compare
 from engine.lab.sharing import PREFIXES, Sharing
+from tests.labkit import small_trace
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -151,16 +152,6 @@ def test_beam_tree_counts_what_block_tables_hold(seed, width, prompt, block_size
 
 
 # ------------------------------------------------------------------ simulator
-def _trace(seed: int, n: int, rate: float, max_len: int) -> list[Request]:
-    rng = random.Random(seed)
-    clock, trace = 0.0, []
-    for rid in range(n):
-        clock += rng.expovariate(rate)
-        prompt = rng.randint(1, max_len - 1)
-        trace.append(Request(rid, clock, prompt, rng.randint(1, max_len - prompt)))
-    return trace
-
-
 @given(
     seed=st.integers(0, 10_000),
     n=st.integers(1, 20),
@@ -173,7 +164,7 @@ def test_shared_blocks_stay_consistent_step_by_step(seed, n, rate, block, sharin
     max_len = 96
     config = LabConfig(slots=8 * max_len, block_size=block, max_seq_len=max_len + sharing.prefix, max_batch=16,
                        sharing=sharing)
-    sim = Simulator(_trace(seed, n, rate, max_len), "paged", config, track_blocks=True)
+    sim = Simulator(small_trace(seed, n, rate, max_len), "paged", config, track_blocks=True)
     pool = sim.pool
     steps = 0
     while not sim.done:
