@@ -18,16 +18,14 @@ from pathlib import Path
 
 import pytest
 
-from tests.webkit import web_python
+from tests.webkit import CHROMIUM, chromium, web_python
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "test-output"
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
 LANDSCAPE_AR = 800 / 580
 PORTRAIT_AR = 420 / 700
 
-sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed (pip install -e .[dev])")
+pytest.importorskip("playwright.sync_api", reason="playwright is not installed (pip install -e .[dev])")
 sys.path.insert(0, str(ROOT / "tools"))
 
 import serve_web  # noqa: E402
@@ -99,12 +97,8 @@ class QuietServer(http.server.ThreadingHTTPServer):
 @pytest.fixture(scope="module")
 def browser():
     OUT.mkdir(exist_ok=True)
-    with sync_api.sync_playwright() as pw:
-        b = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, timeout=60_000)
-        try:
-            yield b
-        finally:
-            b.close()
+    with chromium() as b:
+        yield b
 
 
 @pytest.fixture

@@ -14,12 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.webkit import web_python
+from tests.webkit import CHROMIUM, chromium, web_python
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "test-output"
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
 REPO = "https://github.com/example-owner/vram-tetris"
 SITE = "https://example-owner.github.io/vram-tetris/"
 sys.path.insert(0, str(ROOT / "tools"))
@@ -87,14 +85,10 @@ def test_repo_url_from_env_and_bad_urls_refused(tmp_path: Path) -> None:
 def browser():
     if not Path(CHROMIUM).is_file():
         pytest.skip("Debian chromium is not installed (./build.sh test installs it with apt-get)")
-    sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed (pip install -e .[dev])")
+    pytest.importorskip("playwright.sync_api", reason="playwright is not installed (pip install -e .[dev])")
     OUT.mkdir(exist_ok=True)
-    with sync_api.sync_playwright() as pw:
-        b = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, timeout=60_000)
-        try:
-            yield b
-        finally:
-            b.close()
+    with chromium() as b:
+        yield b
 
 
 def open_failed(browser, url: str, width: int, loader: str | None):

@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import subprocess
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 ARCHIVE = "vram-tetris.tar.gz"
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
 
 
 def web_python() -> str:
@@ -19,3 +24,16 @@ def web_python() -> str:
     if not py.is_file():
         subprocess.run(["bash", str(ROOT / "build.sh"), "web-env"], check=True, timeout=900)
     return str(py)
+
+
+@contextlib.contextmanager
+def chromium() -> Iterator[Any]:
+    """Debian's chromium, headless through playwright, closed on leaving (a browser fixture's body)."""
+    from playwright import sync_api
+
+    with sync_api.sync_playwright() as pw:
+        b = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, timeout=60_000)
+        try:
+            yield b
+        finally:
+            b.close()
