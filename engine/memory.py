@@ -33,12 +33,11 @@ class Breakdown:
         return max(0, self.free - self.sealed - self.usable)
 
 
-# Every placement of every distinct shape of a kind, derived once from COLUMNS: per placement,
-# for each of four columns in turn, the column, its bottom row and its top row, rows counted from
-# the shape's top row. A shape narrower than four columns repeats its first column: a repeated
-# column limits the drop no further and sweeps the same rows, so every placement takes one path.
-# Rotations that are one shape moved (O's four, I's, S's and Z's two pairs) appear once.
-Placements = tuple[tuple[int, ...], ...]
+# Every placement of every distinct shape of a kind, derived once from COLUMNS and grouped by
+# how many columns it spans (1-4): per placement, for each of its columns in turn, the column,
+# its bottom row and its top row, rows counted from the shape's top row. Rotations that are one
+# shape moved (O's four, I's, S's and Z's two pairs) appear once.
+Placements = tuple[tuple[tuple[int, ...], ...], ...]
 
 
 def _placements(kind: Kind) -> Placements:
@@ -49,14 +48,11 @@ def _placements(kind: Kind) -> Placements:
         shape = tuple((cx - x0, top - top0, bottom - top0) for cx, top, bottom, _ in profile)
         if shape not in shapes:
             shapes.append(shape)
-    placements = []
-    for span in (1, 2, 3, 4):  # narrow shapes first, as the rows were always walked
-        for shape in shapes:
-            if len(shape) == span:
-                for x in range(WIDTH - max(cx for cx, _, _ in shape)):
-                    cols = tuple(v for cx, top, bottom in shape for v in (x + cx, bottom, top))
-                    placements.append(cols + cols[:3] * (4 - span))
-    return tuple(placements)
+    return tuple(
+        tuple(tuple(v for cx, top, bottom in shape for v in (x + cx, bottom, top))
+              for shape in shapes if len(shape) == span
+              for x in range(WIDTH - max(cx for cx, _, _ in shape)))
+        for span in (1, 2, 3, 4))
 
 
 PLACEMENTS: dict[Kind, Placements] = {k: _placements(k) for k in COLUMNS}
@@ -68,13 +64,38 @@ def _usable_rows(tops: list[int], kind: Kind) -> list[int]:
 
     A placement fits in column c on the open rows 0..depth[c]-1 only; slid down as far as its
     columns allow (room - 1 rows), it has swept one unbroken run per column, from its top row
-    to room - 1 + its bottom row. Unrolled over the four columns: this runs for every
-    telemetry reading after a board change.
+    to room - 1 + its bottom row. Unrolled per span: this runs for every telemetry reading
+    after a board change.
     """
     depth = [t - HIDDEN for t in tops]  # open free visible rows per column (<= 0: none)
     low = _LOW
     cols = [0] * WIDTH
-    for c0, b0, t0, c1, b1, t1, c2, b2, t2, c3, b3, t3 in PLACEMENTS[kind]:
+    one, two, three, four = PLACEMENTS[kind]
+    for c0, b0, t0 in one:
+        r = depth[c0] - b0
+        if r > 0:
+            cols[c0] |= low[r + b0] - low[t0]
+    for c0, b0, t0, c1, b1, t1 in two:
+        r = depth[c0] - b0
+        r1 = depth[c1] - b1
+        if r1 < r:
+            r = r1
+        if r > 0:
+            cols[c0] |= low[r + b0] - low[t0]
+            cols[c1] |= low[r + b1] - low[t1]
+    for c0, b0, t0, c1, b1, t1, c2, b2, t2 in three:
+        r = depth[c0] - b0
+        r1 = depth[c1] - b1
+        if r1 < r:
+            r = r1
+        r1 = depth[c2] - b2
+        if r1 < r:
+            r = r1
+        if r > 0:
+            cols[c0] |= low[r + b0] - low[t0]
+            cols[c1] |= low[r + b1] - low[t1]
+            cols[c2] |= low[r + b2] - low[t2]
+    for c0, b0, t0, c1, b1, t1, c2, b2, t2, c3, b3, t3 in four:
         r = depth[c0] - b0
         r1 = depth[c1] - b1
         if r1 < r:
