@@ -23,7 +23,7 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TextIO, TypeVar
+from typing import Any, NoReturn, TextIO, TypeVar
 
 EXIT_USAGE = 2
 T = TypeVar("T")
@@ -52,6 +52,14 @@ def parser(prog: str, description: str | None = None, **kwargs: Any) -> argparse
     """An ArgumentParser that follows the project's conventions."""
     kwargs.setdefault("formatter_class", HelpFormatter)
     return argparse.ArgumentParser(prog=prog, description=description, allow_abbrev=False, **kwargs)
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """An ArgumentParser whose bad input is one line on stderr (no usage block), exit status 2."""
+
+    def error(self, message: str) -> NoReturn:
+        print(f"{self.prog}: error: {message} (--help for usage)", file=sys.stderr)
+        raise SystemExit(EXIT_USAGE)
 
 
 def usage_error(prog: str, message: str, usage: str | None = None) -> SystemExit:

@@ -27,7 +27,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from types import SimpleNamespace
-from typing import NoReturn
 
 ROOT = Path(__file__).resolve().parent.parent
 PEERS_FILE = ROOT / "tools" / "peers.txt"
@@ -219,17 +218,11 @@ def print_table(result: dict) -> None:
         print(f"{name:<14} skipped: {why}")
 
 
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> NoReturn:
-        print(f"{self.prog}: error: {message} (--help for usage)", file=sys.stderr)
-        raise SystemExit(2)
-
-
 def main(argv: list[str] | None = None) -> int:
     sys.path.insert(0, str(ROOT))
-    from engine.cli_args import number, whole
+    from engine.cli_args import OneLineParser, number, whole
 
-    parser = _Parser(prog="peer_bench.py", allow_abbrev=False, formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+    parser = OneLineParser(prog="peer_bench.py", allow_abbrev=False, formatter_class=argparse.ArgumentDefaultsHelpFormatter,
                      description="Pieces per second of our engine beside pure-Python Tetris engines from PyPI.")
     parser.add_argument("--seconds", type=number(0.0, 600.0, above=True), default=3.0, help="wall time per run")
     parser.add_argument("--runs", type=whole(1, 100), default=5, help="runs per engine, interleaved")

@@ -14,12 +14,10 @@ Usage: python tools/strip_source.py FILE...   (prints each file's size before an
 
 from __future__ import annotations
 
-import argparse
 import ast
 import re
 import sys
 from pathlib import Path
-from typing import NoReturn
 
 _PEP723 = re.compile(r"(?m)^# /// script$.*?^# ///$\n?", re.S)
 _BODIES = (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)
@@ -65,17 +63,12 @@ def strip(source: str, filename: str = "<source>") -> str:
     return (header.group(0).rstrip("\n") + "\n" + out) if header else out
 
 
-class _Parser(argparse.ArgumentParser):
-    """Bad input: one line on stderr and exit status 2."""
-
-    def error(self, message: str) -> NoReturn:
-        print(f"{self.prog}: error: {message} (--help for usage)", file=sys.stderr)
-        raise SystemExit(2)
-
-
 def main(argv: list[str] | None = None) -> int:
     """Print each file's size as written and as the web archive ships it; never rewrites a file."""
-    parser = _Parser(prog="strip_source.py", allow_abbrev=False,
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+    from engine.cli_args import OneLineParser
+
+    parser = OneLineParser(prog="strip_source.py", allow_abbrev=False,
                      description="Sizes of Python files without docstrings and comments (as the web archive ships them).")
     parser.add_argument("files", nargs="+", type=Path, metavar="FILE", help="Python source files")
     args = parser.parse_args(argv)

@@ -30,7 +30,7 @@ import threading
 import zipfile
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 PYODIDE_VERSION = "0.27.7"  # CPython 3.12, as pygbag's runtime (--PYBUILD 3.12)
@@ -350,19 +350,11 @@ def bench(args: argparse.Namespace) -> int:
     return 0
 
 
-class _Parser(argparse.ArgumentParser):
-    """Bad input: one line on stderr and exit status 2."""
-
-    def error(self, message: str) -> NoReturn:
-        print(f"{self.prog}: error: {message} (--help for usage)", file=sys.stderr)
-        raise SystemExit(2)
-
-
 def main(argv: list[str] | None = None) -> int:
     sys.path.insert(0, str(ROOT))
-    from engine.cli_args import number, whole
+    from engine.cli_args import OneLineParser, number, whole
 
-    parser = _Parser(prog="wasm_python.py", allow_abbrev=False,
+    parser = OneLineParser(prog="wasm_python.py", allow_abbrev=False,
                                      formatter_class=argparse.ArgumentDefaultsHelpFormatter,
                                      description="The pure-Python core in Pyodide (CPython for WebAssembly) in Chromium.")
     sub = parser.add_subparsers(dest="command", required=True)
