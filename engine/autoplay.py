@@ -1,13 +1,20 @@
-"""Seeded bot games in both allocator modes: how much sooner does a contiguous stack run out?
+"""Seeded games in both allocator modes: how much sooner does a contiguous stack cause a CUDA OOM?
 
-    python -m engine.autoplay --mode contiguous|paged|both --seeds N --max-pieces M [--skill K] [--json]
-                              [--record DIR]
+    python -m engine.autoplay [--mode contiguous|paged|both] [--policy idle|centre|bot]
+                              [--skill K] [--seeds N] [--max-minutes M] [--json] [--record DIR]
+
+Every game is endless, seeded and deterministic, and stops when the run ends (OOM or overload)
+or after M game minutes. Policies: `idle` presses nothing at all; `centre` hard-drops every
+request at its spawn pose at once; `bot` is engine.bot (`--skill`: the chance of each good
+decision, as the placement bot and as the scheduler). The first printed line answers the
+article's question for the same seeds: minutes survived and tokens served, contiguous beside
+paged.
 
 With --record, every game is also saved as a replay (DIR/<mode>-seed<N>.json), so bot games can
 be watched (`python main.py --replay FILE`) and checked (`python -m engine.replay FILE`).
 
-At most MAX_SEEDS games per mode, MAX_PIECES pieces per game and MAX_TOTAL_PIECES pieces per
-mode (about an hour of bot play); a long run shows its progress on a terminal.
+At most MAX_SEEDS games per mode and MAX_MINUTES game minutes per game; a long run shows its
+progress on a terminal.
 """
 
 from __future__ import annotations
@@ -15,155 +22,211 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import sys
 import statistics
+import sys
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 
-from .bot import DEFAULT_SKILL, Bot
 from . import cli_args
+from .bot import DEFAULT_SKILL, Bot
 from .cli_args import number, whole
-from .game import MODES, Game
+from .game import MODES, OVERLOAD_CAUSES, Game, Input
 from .memory import OOM_CAUSES
+from .rules import TOKENS_PER_BLOCK, VISIBLE_CELLS
 from .replay import Recorder
-from .rules import VISIBLE_CELLS
-from .telemetry import reserved_share
 
-MAX_SEEDS = 10_000
-MAX_PIECES = 1_000_000
-MAX_TOTAL_PIECES = 2_000_000  # seeds x max-pieces per mode
-THINK_MS = 400.0  # game time the bot spends per piece: the split meter recharges meanwhile
+MAX_SEEDS = 1_000
+MAX_MINUTES = 240
+POLICIES = ("idle", "centre", "bot")
+THINK_MS = 150.0  # game time the bot spends on each request before its final key...
+MOVE_MS = 60.0  # ...and per key it presses before that (steering a piece takes longer)
+IDLE_STEP_MS = 100.0  # how far time moves on while nothing is pressed
+SAMPLE_MS = 1_000.0  # the time averages (waste, resident requests) read the game this often
 
 
 @dataclass(frozen=True, slots=True)
 class GameStats:
+    minutes: float
     pieces: int
-    lines: int
-    oom: bool
-    frag_mean: float
-    frag_peak: float
+    served: int
+    tokens: int
+    ended: bool
+    outcome: str | None  # "oom", "overload" or None (reached the cap)
+    cause: str | None
     resident_mean: float
-    reserved_share_mean: float  # reserved-but-empty / held blocks, averaged over placements
-    vram_at_oom: float | None  # held / all blocks when the run ran out of memory
-    free_at_oom: int | None  # free visible blocks at that moment
-    oom_cause: str | None
+    resident_peak: int
+    frag_peak: float
+    waste_share: float  # time average
+    oom_free_minus_need: int | None
+    preempted_swap: int
+    preempted_recompute: int
+    finished_holding: int
 
 
 @dataclass(frozen=True, slots=True)
 class ModeSummary:
     games: int
-    pieces_mean: float
-    pieces_median: float
-    lines_mean: float
-    frag_mean: float
-    frag_peak: float
-    resident_mean: float
+    ended_count: int
+    end_causes: dict[str, int]
     oom_count: int
-    splits_mean: float
-    vram_at_oom_mean: float | None  # over the games that ended in OOM; None when none did
-    free_at_oom_max: int | None
-    reserved_share_mean: float
     oom_causes: dict[str, int]
+    minutes_mean: float
+    pieces_mean: float
+    served_mean: float
+    tokens_mean: float
+    tokens_per_minute_mean: float
+    resident_mean: float
+    resident_peak_mean: float
+    frag_peak: float
+    waste_share_mean: float
+    finished_holding_max: int
+    oom_free_minus_need_max: int | None
+    preemptions_mean: float
+    preempted_swap_mean: float
+    preempted_recompute_mean: float
 
 
-def play_one(mode: str, seed: int, max_pieces: int, skill: float,
-             record: str | None = None) -> tuple[GameStats, int]:
-    """One endless bot game; telemetry is sampled after every placement.
+class _Sampler:
+    """Time averages of the gauges, read every SAMPLE_MS of game time."""
 
-    With `record` (a directory) the game is written down and saved there as a replay.
-    """
+    def __init__(self) -> None:
+        self.next_ms = 0.0
+        self.n = 0
+        self.resident = 0
+        self.frag_peak = 0.0
+        self.waste_num = 0
+        self.waste_den = 0
+
+    def read(self, game: Game) -> None:
+        while game.time_ms >= self.next_ms:
+            self.next_ms += SAMPLE_MS
+            tokens, slots, lost = game.waste()
+            total = slots + lost * TOKENS_PER_BLOCK
+            self.waste_num += total - tokens
+            self.waste_den += total
+            free = VISIBLE_CELLS - game.serving.held
+            if free:
+                self.frag_peak = max(self.frag_peak, lost / free)
+            self.resident += len(game.serving.running)
+            self.n += 1
+
+
+def play_one(mode: str, seed: int, policy: str, skill: float, max_minutes: float,
+             record: str | None = None) -> GameStats:
+    """One endless game under `policy`, stopped when it ends or at `max_minutes`."""
     recorder = Recorder(seed=seed, mode=mode, endless=True) if record is not None else None
     game = recorder.game if recorder is not None else Game(seed=seed, mode=mode, endless=True)
-    step = recorder.update if recorder is not None else game.update
+    step: Callable[..., object] = recorder.update if recorder is not None else game.update
     bot = Bot(skill=skill, seed=seed)
-    frag_sum = frag_peak = reserved_sum = 0.0
-    resident_sum = 0
-    samples = splits = 0
-    while not game.over and game.pieces < max_pieces:
-        plan = bot.choose(game)
-        assert plan is not None and game.active is not None
-        request = game.active.request_id
-        step(0.0, plan.moves())
-        step(THINK_MS)  # the piece falls straight down its column while the bot "thinks"
-        if game.active is not None and game.active.request_id == request and not game.over:
-            step(0.0, (plan.final,))
-        splits += plan.split
-        t = game.telemetry()
-        frag_sum += t.fragmentation
-        frag_peak = max(frag_peak, t.fragmentation)
-        resident_sum += t.resident
-        reserved_sum += reserved_share(t.reserved, VISIBLE_CELLS - t.free_cells)
-        samples += 1
+    cap_ms = max_minutes * 60_000.0
+    sampler = _Sampler()
+    while not game.over and game.time_ms < cap_ms:
+        if policy == "bot" and (game.active is not None or game.blocked is not None):
+            plan = bot.plan(game)
+            if not plan or plan[-1] not in (Input.HARD_DROP, Input.SPLIT):
+                step(IDLE_STEP_MS * 2, plan)  # waiting: the request falls meanwhile
+            else:
+                request = game.active.request_id if game.active is not None else None
+                step(0.0, plan[:-1])
+                step(THINK_MS + MOVE_MS * (len(plan) - 1))  # the piece falls while the bot "thinks"
+                still = (game.active is not None and game.active.request_id == request) or (
+                    request is None and game.blocked is not None)
+                if still and not game.over:
+                    step(0.0, plan[-1:])
+        elif policy == "centre" and game.active is not None:
+            step(0.0, (Input.HARD_DROP,))
+        else:
+            step(IDLE_STEP_MS)
+        sampler.read(game)
     if recorder is not None and record is not None:
         recorder.finish().save(os.path.join(record, f"{mode}-seed{seed}.json"))
-    n = max(1, samples)
-    r = game.result if game.over and game.result is not None and game.result.outcome == "oom" else None
-    return GameStats(game.pieces, game.lines, r is not None, frag_sum / n, frag_peak,
-                     resident_sum / n, reserved_sum / n,
-                     r.utilisation if r else None, r.free_cells if r else None,
-                     r.cause_code if r else None), splits
+    r = game.result if game.over else None
+    outcome = r.outcome if r is not None and r.outcome != "victory" else None
+    n = max(1, sampler.n)
+    s = game.serving
+    return GameStats(
+        minutes=game.time_ms / 60_000.0, pieces=game.pieces, served=s.served,
+        tokens=s.tokens_served, ended=outcome is not None, outcome=outcome,
+        cause=r.cause_code if outcome is not None and r is not None else None,
+        resident_mean=sampler.resident / n, resident_peak=game.peak_resident,
+        frag_peak=sampler.frag_peak,
+        waste_share=sampler.waste_num / sampler.waste_den if sampler.waste_den else 0.0,
+        oom_free_minus_need=(r.free_cells - r.need) if r is not None and outcome == "oom" else None,
+        preempted_swap=s.preempted_swap, preempted_recompute=s.preempted_recompute,
+        finished_holding=s.finished_holding_max)
 
 
-def summarise(mode: str, seeds: int, max_pieces: int, skill: float,
-              record: str | None = None, progress: cli_args.Progress | None = None) -> ModeSummary:
-    games = []
-    for seed in range(seeds):
-        games.append(play_one(mode, seed, max_pieces, skill, record))
-        if progress is not None:
-            progress.update(seed + 1)
-    stats, splits = zip(*games)
-    ooms = [s for s in stats if s.oom]
-    causes = dict.fromkeys(OOM_CAUSES, 0)
-    for s in ooms:
-        causes[s.oom_cause] += 1
+def summarise(games: list[GameStats]) -> ModeSummary:
+    ends = [g for g in games if g.ended]
+    ooms = [g for g in ends if g.outcome == "oom"]
+    end_causes = dict.fromkeys((*OOM_CAUSES, *OVERLOAD_CAUSES), 0)
+    for g in ends:
+        assert g.cause is not None
+        end_causes[g.cause] += 1
+    oom_causes = {k: end_causes[k] for k in OOM_CAUSES}
+    free_minus_need = [g.oom_free_minus_need for g in ooms if g.oom_free_minus_need is not None]
     return ModeSummary(
-        games=seeds,
-        pieces_mean=statistics.fmean(s.pieces for s in stats),
-        pieces_median=float(statistics.median(s.pieces for s in stats)),
-        lines_mean=statistics.fmean(s.lines for s in stats),
-        frag_mean=statistics.fmean(s.frag_mean for s in stats),
-        frag_peak=max(s.frag_peak for s in stats),
-        resident_mean=statistics.fmean(s.resident_mean for s in stats),
-        oom_count=sum(s.oom for s in stats),
-        splits_mean=statistics.fmean(splits),
-        vram_at_oom_mean=statistics.fmean(s.vram_at_oom for s in ooms) if ooms else None,
-        free_at_oom_max=max(s.free_at_oom for s in ooms) if ooms else None,
-        reserved_share_mean=statistics.fmean(s.reserved_share_mean for s in stats),
-        oom_causes=causes,
+        games=len(games), ended_count=len(ends), end_causes=end_causes, oom_count=len(ooms),
+        oom_causes=oom_causes,
+        minutes_mean=statistics.fmean(g.minutes for g in games),
+        pieces_mean=statistics.fmean(g.pieces for g in games),
+        served_mean=statistics.fmean(g.served for g in games),
+        tokens_mean=statistics.fmean(g.tokens for g in games),
+        tokens_per_minute_mean=statistics.fmean(g.tokens / g.minutes if g.minutes else 0.0
+                                                for g in games),
+        resident_mean=statistics.fmean(g.resident_mean for g in games),
+        resident_peak_mean=statistics.fmean(g.resident_peak for g in games),
+        frag_peak=max(g.frag_peak for g in games),
+        waste_share_mean=statistics.fmean(g.waste_share for g in games),
+        finished_holding_max=max(g.finished_holding for g in games),
+        oom_free_minus_need_max=max(free_minus_need) if free_minus_need else None,
+        preemptions_mean=statistics.fmean(g.preempted_swap + g.preempted_recompute for g in games),
+        preempted_swap_mean=statistics.fmean(g.preempted_swap for g in games),
+        preempted_recompute_mean=statistics.fmean(g.preempted_recompute for g in games),
     )
 
 
-def format_table(results: dict[str, ModeSummary], max_pieces: int, skill: float) -> str:
-    lines = [f"bot skill {skill:g}, games capped at {max_pieces} pieces",
-             f"{'mode':<12}{'pieces mean':>12}{'median':>9}{'lines':>8}{'frag mean':>11}"
-             f"{'frag peak':>11}{'resident':>10}{'OOM':>8}{'splits':>8}{'reserved':>10}"
-             f"{'VRAM@OOM':>10}{'free@OOM':>10}"]
-    for mode, r in results.items():
-        lines.append(f"{mode:<12}{r.pieces_mean:>12.1f}{r.pieces_median:>9.1f}{r.lines_mean:>8.1f}"
-                     f"{r.frag_mean * 100:>10.1f}%{r.frag_peak * 100:>10.1f}%{r.resident_mean:>10.1f}"
-                     f"{f'{r.oom_count}/{r.games}':>8}{r.splits_mean:>8.1f}"
-                     f"{r.reserved_share_mean * 100:>9.1f}%"
-                     f"{'-' if r.vram_at_oom_mean is None else f'{r.vram_at_oom_mean * 100:.1f}%':>10}"
-                     f"{'-' if r.free_at_oom_max is None else r.free_at_oom_max:>10}")
-        causes = ", ".join(f"{k} {v}" for k, v in r.oom_causes.items() if v)
-        if causes:
-            lines.append(f"{'':<12}OOM causes: {causes}")
+def headline(results: dict[str, ModeSummary]) -> str:
+    """The article's question, answered for these seeds."""
     if "contiguous" in results and "paged" in results:
         c, p = results["contiguous"], results["paged"]
-        if c.pieces_mean:
-            lines.append(f"paged placed {p.pieces_mean / c.pieces_mean:.1f}x the pieces of contiguous "
-                         "before running out of memory (or reaching the cap)")
+        return (f"contiguous ran {c.minutes_mean:.1f} game minutes and served {c.tokens_mean:,.0f} "
+                f"tokens; paged ran {p.minutes_mean:.1f} minutes and served {p.tokens_mean:,.0f} "
+                f"({p.minutes_mean / c.minutes_mean if c.minutes_mean else 0:.1f}x as long, "
+                f"{p.tokens_mean / c.tokens_mean if c.tokens_mean else 0:.1f}x the tokens)")
+    (mode, r), = results.items()
+    return f"{mode} ran {r.minutes_mean:.1f} game minutes and served {r.tokens_mean:,.0f} tokens"
+
+
+def format_table(results: dict[str, ModeSummary], policy: str, skill: float,
+                 max_minutes: float) -> str:
+    who = f"bot skill {skill:g}" if policy == "bot" else f"policy {policy}"
+    lines = [headline(results),
+             f"{who}, games capped at {max_minutes:g} game minutes",
+             f"{'mode':<12}{'ended':>7}{'minutes':>9}{'served':>8}{'tokens':>9}{'tok/min':>9}"
+             f"{'resident':>10}{'peak':>6}{'waste':>8}{'frag pk':>9}{'preempt':>9}"]
+    for mode, r in results.items():
+        lines.append(f"{mode:<12}{f'{r.ended_count}/{r.games}':>7}{r.minutes_mean:>9.1f}"
+                     f"{r.served_mean:>8.0f}{r.tokens_mean:>9.0f}{r.tokens_per_minute_mean:>9.0f}"
+                     f"{r.resident_mean:>10.1f}{r.resident_peak_mean:>6.0f}"
+                     f"{r.waste_share_mean * 100:>7.1f}%{r.frag_peak * 100:>8.1f}%"
+                     f"{r.preemptions_mean:>9.1f}")
+        causes = ", ".join(f"{k} {v}" for k, v in r.end_causes.items() if v)
+        if causes:
+            lines.append(f"{'':<12}how runs ended: {causes}")
     return "\n".join(lines)
 
 
 def build_parser() -> argparse.ArgumentParser:
     p = cli_args.parser("python -m engine.autoplay", __doc__.splitlines()[0])
     p.add_argument("--mode", choices=(*MODES, "both"), default="both", help="allocator mode")
-    p.add_argument("--seeds", type=whole(1, MAX_SEEDS), default=10,
+    p.add_argument("--policy", choices=POLICIES, default="bot", help="who plays")
+    p.add_argument("--seeds", type=whole(1, MAX_SEEDS), default=6,
                    help=f"games per mode (seeds 0..N-1), at most {MAX_SEEDS:,}")
-    p.add_argument("--max-pieces", type=whole(1, MAX_PIECES), default=1000,
-                   help=f"cap per game, at most {MAX_PIECES:,} (and --seeds x --max-pieces at most {MAX_TOTAL_PIECES:,})")
+    p.add_argument("--max-minutes", type=number(0.1, MAX_MINUTES), default=30.0,
+                   help=f"game minutes per game at most, up to {MAX_MINUTES}")
     p.add_argument("--skill", type=number(0.0, 1.0), default=DEFAULT_SKILL,
-                   help="chance the bot takes its best placement")
+                   help="the bot's chance of each good decision (--policy bot)")
     p.add_argument("--json", action="store_true", help="print one JSON object keyed by mode")
     p.add_argument("--record", metavar="DIR", type=cli_args.output_dir(),
                    help="save every game as a replay in DIR (created if missing)")
@@ -173,9 +236,6 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    if args.seeds * args.max_pieces > MAX_TOTAL_PIECES:
-        parser.error(f"--seeds {args.seeds} x --max-pieces {args.max_pieces} is up to "
-                     f"{args.seeds * args.max_pieces:,} pieces per mode, more than {MAX_TOTAL_PIECES:,}")
     modes = MODES if args.mode == "both" else (args.mode,)
     if args.record is not None:
         try:
@@ -188,15 +248,20 @@ def main(argv: list[str] | None = None) -> int:
     try:
         for m in modes:
             progress = cli_args.Progress(f"{m} games", args.seeds)
-            results[m] = summarise(m, args.seeds, args.max_pieces, args.skill, args.record, progress)
+            games = []
+            for seed in range(args.seeds):
+                games.append(play_one(m, seed, args.policy, args.skill, args.max_minutes,
+                                      args.record))
+                progress.update(seed + 1)
             progress.close()
+            results[m] = summarise(games)
     except OSError as exc:
         print(f"{parser.prog}: error: cannot write a replay: {exc.strerror or exc}", file=sys.stderr)
-        return 2
+        return 1
     if args.json:
         print(json.dumps({m: asdict(r) for m, r in results.items()}, indent=2))
     else:
-        print(format_table(results, args.max_pieces, args.skill))
+        print(format_table(results, args.policy, args.skill, args.max_minutes))
     return 0
 
 

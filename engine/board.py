@@ -21,10 +21,11 @@ FULL = (1 << WIDTH) - 1
 class Board:
     """`grid` holds owners for drawing and logs; `masks` (one bit per held cell, a row per int)
     mirror it for collision and the counts taken after every placement; `reserved` marks the
-    held cells that are reservations, not tokens. Write only through place(), reserve(),
-    release(), clear_rows() and from_strings() so they never disagree."""
+    held cells that are reservations, not tokens. Write only through place(), reserve(), fill(),
+    free() and from_strings() so they never disagree. Memory never moves: freeing a block leaves
+    every other block where it is."""
 
-    __slots__ = ("grid", "masks", "reserved")
+    __slots__ = ("grid", "masks", "reserved", "version")
 
     width = WIDTH
     height = HEIGHT
@@ -35,6 +36,7 @@ class Board:
         self.grid: list[list[int]] = [[0] * WIDTH for _ in range(HEIGHT)]
         self.masks: list[int] = [0] * HEIGHT
         self.reserved: list[int] = [0] * HEIGHT
+        self.version = 0  # bumped by every write that changes which cells are held
 
     @classmethod
     def from_strings(cls, rows: Iterable[str], owner: int = 1) -> Board:
@@ -51,6 +53,7 @@ class Board:
 
     def place(self, cells: Iterable[Cell], owner: int) -> None:
         grid, masks = self.grid, self.masks
+        self.version += 1
         for x, y in cells:
             grid[y][x] = owner
             masks[y] |= 1 << x
@@ -58,6 +61,7 @@ class Board:
     def reserve(self, cells: Iterable[Cell], owner: int) -> None:
         """Hold free cells for `owner` without storing tokens in them."""
         grid, masks, reserved = self.grid, self.masks, self.reserved
+        self.version += 1
         for x, y in cells:
             grid[y][x] = owner
             masks[y] |= 1 << x
@@ -76,15 +80,20 @@ class Board:
                 bits ^= low
         return out
 
-    def release(self, cells: Iterable[Cell]) -> None:
-        """Give reserved cells back to the free pool."""
+    def fill(self, cell: Cell) -> None:
+        """A reserved block now holds tokens."""
+        x, y = cell
+        self.reserved[y] &= ~(1 << x)
+
+    def free(self, cells: Iterable[Cell]) -> None:
+        """Give held cells (token or reserved) back to the free pool; nothing else moves."""
         grid, masks, reserved = self.grid, self.masks, self.reserved
+        self.version += 1
         for x, y in cells:
-            bit = 1 << x
-            assert reserved[y] & bit, "only reserved cells are released"
+            keep = ~(1 << x)
             grid[y][x] = 0
-            masks[y] &= ~bit
-            reserved[y] &= ~bit
+            masks[y] &= keep
+            reserved[y] &= keep
 
     def fits(self, fp: Footprint, x: int, y: int) -> bool:
         """Whether a shape (as its footprint) at (x, y) lies inside the board on free cells."""
@@ -143,26 +152,6 @@ class Board:
         first); -1 if none has. Where a page goes when its own column is full."""
         cell = paging.frame_for(self.masks, x)
         return -1 if cell is None else cell[0]
-
-    def full_rows(self, rows: Iterable[int]) -> list[int]:
-        """The full rows among `rows` (given in increasing order, without repeats); a reserved
-        block fills its cell like a token block does."""
-        masks = self.masks
-        return [y for y in rows if masks[y] == FULL]
-
-    def clear_rows(self, rows: list[int]) -> list[int]:
-        """Remove `rows` (sorted) and let everything above fall; returns the owner of every token
-        block freed (reserved blocks in those rows are freed too, but held no tokens)."""
-        grid = self.grid
-        freed: list[int] = []
-        for y in rows:
-            res = self.reserved[y]
-            freed.extend(o for x, o in enumerate(grid[y]) if not res >> x & 1)
-        keep = set(rows)
-        self.grid = [[0] * WIDTH for _ in rows] + [r for y, r in enumerate(grid) if y not in keep]
-        self.masks = [0] * len(rows) + [m for y, m in enumerate(self.masks) if y not in keep]
-        self.reserved = [0] * len(rows) + [m for y, m in enumerate(self.reserved) if y not in keep]
-        return freed
 
     def stats(self) -> tuple[int, int, list[int]]:
         """(occupied, sealed, column tops) over the visible rows; occupied counts reserved cells

@@ -1,14 +1,18 @@
-"""A heuristic player (El-Tetris features) that plays through the same inputs a person uses.
+"""A player that plays through the same inputs a person uses and sees what a person sees.
 
-It scores every placement reachable by turning at the current height, sliding, and dropping,
-with Pierre Dellacherie's features as weighted by El-Tetris (landing height of the piece's
-centre, eroded piece cells, row and column transitions, holes, wells). In contiguous mode it counts
-the blocks a placed request reserves for its maximum length; in paged mode, with the split meter
-full, it also scores splitting the piece at each position (where engine.paging puts the pages)
-and splits when that is clearly better.
+As the allocator (contiguous mode) it scores every placement reachable by turning at the
+current height, sliding and dropping, with Pierre Dellacherie's features as weighted by
+El-Tetris (landing height, row and column transitions, holes, wells; no rows ever clear, so
+no eroded cells). As the scheduler (both modes, and all there is to do in paged mode) it
+decides when to admit the request at the front: it keeps a few blocks free for the running
+requests that are about to need one (vLLM's watermark) unless the queue or a deadline is about
+to overflow; it splits a paged request rather than place it whole (pages admit at once and go
+wherever blocks are free), and it sets the preemption mode by what the next victim holds
+(swap keeps a long context, recompute is cheaper for a short one). It never reads a request's
+hidden output length.
 
-`skill` is the chance of taking the best placement. Otherwise the bot is hurried: it takes a
-random placement from the better half, which is what fills a real stack with holes.
+`skill` is the chance of each good decision. Otherwise the bot is hurried: a random placement
+from the better half (what fills a real stack with holes), admitting at once, no mode change.
 """
 
 from __future__ import annotations
@@ -17,17 +21,18 @@ import random
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
-from . import paging
+from . import paging, reach
+from . import rules as R
 from .board import Board
 from .game import Game, Input
 from .pieces import COLUMNS, FOOTPRINTS, PIECES, Kind
 from .rotation import KICKS
-from .reservation import reservation_cells
 from .rules import HEIGHT, WIDTH
 
 FULL = (1 << WIDTH) - 1
 DEFAULT_SKILL = 0.8
-SPLIT_MARGIN = 4.0  # a split spends the whole meter: only worth it when clearly better
+SOON_TOKENS = 3  # a running request this close to filling its last block needs one soon
+WATERMARK = 2  # blocks kept free beyond those, as vLLM keeps a small share free
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,6 +60,11 @@ class Plan:
     def final(self) -> Input:
         return Input.SPLIT if self.split else Input.HARD_DROP
 
+    @property
+    def wait(self) -> bool:
+        """Not yet: let the request wait (the scheduler holds it back)."""
+        return not self.turns and self.dx == 0 and self.score == float("-inf")
+
     def moves(self) -> list[Input]:
         """Turns, then slides: everything before the final drop or split."""
         step = Input.RIGHT if self.dx > 0 else Input.LEFT
@@ -66,8 +76,8 @@ class Plan:
 
 def evaluate(masks: list[int], landing: float, eroded: int, w: Weights = EL_TETRIS) -> float:
     """Dellacherie's features on a board given as one bitmask per row (top row first), after
-    full rows were removed; `landing` and `eroded` (rows cleared x piece cells in them) come from
-    the placement itself."""
+    full rows were removed (none are, in this game: `eroded` stays 0); `landing` comes from the
+    placement itself."""
     row_t = col_t = holes = wells = 0
     covered = 0
     above = 0
@@ -92,19 +102,6 @@ def evaluate(masks: list[int], landing: float, eroded: int, w: Weights = EL_TETR
     col_t += (~above & FULL).bit_count()
     return (w.landing_height * landing + w.eroded_cells * eroded + w.row_transitions * row_t
             + w.column_transitions * col_t + w.holes * holes + w.wells * wells)
-
-
-def _clear(masks: list[int]) -> tuple[list[int], int]:
-    kept = [m for m in masks if m != FULL]
-    n = len(masks) - len(kept)
-    return ([0] * n + kept if n else masks), n
-
-
-def _with_lid(masks: list[int], cells: Iterable[tuple[int, int]]) -> None:
-    """Add to `masks` (in place) the blocks a contiguous request reserves over `cells`
-    (engine.reservation's rule, as Game applies it)."""
-    for x, y in reservation_cells(masks, cells):
-        masks[y] |= 1 << x
 
 
 TURNS: dict[int, tuple[Input, ...]] = {
@@ -134,48 +131,138 @@ def _reachable(board: Board, kind: Kind, rot: int, x: int,
             yield r, turns, cx, cy
 
 
+WAIT = Plan(0, (), 0, False, float("-inf"))
+
+
 class Bot:
     def __init__(self, skill: float = DEFAULT_SKILL, seed: int = 0, weights: Weights = EL_TETRIS) -> None:
         if not 0.0 <= skill <= 1.0:
             raise ValueError("skill must be between 0 and 1")
         self.skill = skill
         self.weights = weights
-        self._rng = random.Random(f"bot:{seed}")  # its own stream, not the game's bag
+        self._rng = random.Random(f"bot:{seed}")  # its own stream, not the game's workload
 
     def plan(self, game: Game) -> list[Input]:
-        """The key presses for the current piece, ending in HARD_DROP or SPLIT."""
+        """The key presses for the current request, ending in HARD_DROP or SPLIT (empty: wait)."""
+        pre = self.preempt_inputs(game)
         choice = self.choose(game)
-        return choice.inputs() if choice is not None else []
+        if choice is None or choice.wait:
+            return pre
+        return [*pre, *choice.inputs()]
 
+    # ------------------------------------------------------------------ the scheduler
+    def _careful(self) -> bool:
+        return self._rng.random() < self.skill
+
+    def headroom(self, game: Game) -> int:
+        """Blocks to keep free after admitting: one per running request about to fill its last
+        block (what the player sees filling), plus the watermark."""
+        s = game.serving
+        soon = 0
+        for req in s.running.values():
+            if req.reserved or req.static:
+                continue
+            room = len(req.blocks) * R.TOKENS_PER_BLOCK - s.tokens_of(req)
+            if room <= SOON_TOKENS:
+                soon += 1
+        return soon + WATERMARK
+
+    def pressed(self, game: Game) -> bool:
+        """The queue or a deadline leaves no time to wait."""
+        waiting = len(game.serving.waiting)
+        oldest = min((game.wait_ms(r) for r in (game.falling, *game.serving.waiting) if r is not None),
+                     default=0.0)
+        return waiting >= R.QUEUE_MAX - 1 or oldest > R.DEADLINE_MS * 0.6
+
+    def should_admit(self, game: Game) -> bool:
+        req = game.falling if game.active is not None else game.blocked
+        if req is None:
+            return False
+        if not game.allocator.allocator.preemptible:
+            return True  # a reservation never runs short: nothing to wait for
+        free = R.VISIBLE_CELLS - game.serving.held
+        need = game.serving.need(req)
+        return free - need >= self.headroom(game) or self.pressed(game)
+
+    def preempt_inputs(self, game: Game) -> list[Input]:
+        """Set the preemption mode for the request that would be preempted next: swap when it
+        has generated enough that recomputing costs more than copying and the CPU has room."""
+        if not game.allocator.allocator.preemptible or not self._careful():
+            return []
+        s = game.serving
+        victim = max((r for r in s.running.values() if not r.static and not r.reserved),
+                     key=lambda r: r.order, default=None)
+        if victim is None:
+            return []
+        blocks = len(victim.blocks)
+        recompute_ms = R.PREFILL_MS_PER_TOKEN * s.tokens_of(victim)
+        swap_ms = 2 * R.SWAP_MS_PER_BLOCK * blocks
+        want = "swap" if swap_ms < recompute_ms and s.cpu_used + blocks <= R.CPU_BLOCKS else "recompute"
+        return [Input.PREEMPT_TOGGLE] if want != s.preempt_mode else []
+
+    # ------------------------------------------------------------------ the allocator
     def choose(self, game: Game) -> Plan | None:
-        a = game.active
-        if a is None or game.over:
+        if game.over:
             return None
+        a = game.active
+        paged = game.allocator.player_split
+        careful = self._careful()
+        if a is None:
+            # A request that cannot be placed whole waits for the scheduler's next step; a
+            # careful player splits it at once.
+            if game.blocked is not None and paged and careful and self.should_admit(game):
+                return Plan(0, (), 0, True, 0.0)
+            return None
+        if careful and not self.should_admit(game):
+            return WAIT
+        if paged:
+            # Pages go wherever blocks are free: a placement puzzle no longer exists. A careful
+            # scheduler splits (admitted at once, holes used); a hurried one drops it whole.
+            if careful:
+                return Plan(a.rotation, (), 0, True, 0.0)
+            return Plan(a.rotation, (), 0, False, 0.0)
+        if careful:
+            best = self.best_path(game)
+            if best is not None:
+                return best
         options = self.options(game)
         if not options:
             return Plan(a.rotation, (), 0, False, 0.0)
         options.sort(key=lambda p: p.score, reverse=True)
-        if game.split_ready:
-            split = next((p for p in options if p.split), None)
-            options = [p for p in options if not p.split]
-            if split is not None and (not options or split.score > options[0].score + SPLIT_MARGIN):
-                return split
-        if self._rng.random() < self.skill:
-            return options[0]
         return self._rng.choice(options[: max(1, len(options) // 2)])
+
+    def best_path(self, game: Game) -> Plan | None:
+        """The best resting pose any path reaches (tucks under overhangs included), scored as
+        the placement it makes; its keys are the path's."""
+        a = game.active
+        assert a is not None
+        masks = game.board.masks
+        shapes = PIECES[a.kind].rotations
+        best: Plan | None = None
+        for (rot, x, y), keys in reach.paths(game.board, a.kind, a.rotation, a.x, a.y).items():
+            shape = shapes[rot]
+            if any(y + cy < R.HIDDEN for _, cy in shape):
+                continue  # it would rest above VRAM
+            new = masks[:]
+            for cx, cy in shape:
+                new[y + cy] |= 1 << (x + cx)
+            rows = [y + cy for _, cy in shape]
+            top, bottom = min(rows), max(rows)
+            landing = HEIGHT - 1 - bottom + (bottom - top + 1) / 2
+            score = evaluate(new, landing, 0, self.weights) - 0.01 * len(keys)
+            if best is None or score > best.score:
+                best = Plan(rot, tuple(keys), 0, False, score)
+        return best
 
     def options(self, game: Game) -> list[Plan]:
         a = game.active
         assert a is not None
         board = game.board
         masks = board.masks
-        reserved = board.reserved
-        reserves = game.allocator.reserves_max_length
         tops = board.stats()[2]
         shapes = PIECES[a.kind].rotations
         profiles = COLUMNS[a.kind]
         footprints = FOOTPRINTS[a.kind]
-        can_split = game.split_ready
         plans: list[Plan] = []
         for rot, turns, rx, ry in _reachable(board, a.kind, a.rotation, a.x, a.y):
             shape = shapes[rot]
@@ -191,21 +278,16 @@ class Bot:
                 x += 1
             for x in xs:
                 y = ry + board.drop_distance(profiles[rot], x, ry, tops)
+                if any(y + cy < R.HIDDEN for _, cy in shape):
+                    continue  # it would rest above VRAM
                 new = masks[:]
                 for cx, cy in shape:
                     new[y + cy] |= 1 << (x + cx)
-                rows = {y + cy for _, cy in shape}
-                full = [r for r in rows if new[r] == FULL]
-                eroded = len(full) * sum(1 for _, cy in shape if y + cy in full)
+                rows = [y + cy for _, cy in shape]
                 top, bottom = min(rows), max(rows)
                 landing = HEIGHT - 1 - bottom + (bottom - top + 1) / 2
-                if reserves and not full:
-                    _with_lid(new, [(x + cx, y + cy) for cx, cy in shape])
-                cleared, _ = _clear(new)
                 plans.append(Plan(rot, turns, x - rx, False,
-                                  evaluate(cleared, landing, eroded, self.weights)))
-                if can_split:
-                    plans.append(self._split_plan(masks, reserved, shape, x, rot, turns, x - rx))
+                                  evaluate(new, landing, 0, self.weights)))
         return plans
 
     @staticmethod
@@ -214,20 +296,3 @@ class Bot:
         """Where splitting a shape at column offset x puts its pages: engine.paging's rule,
         the one the game applies."""
         return paging.page_frames(masks, [x + cx for cx, _ in shape])
-
-    def _split_plan(self, masks: list[int], reserved: list[int], shape: Sequence[tuple[int, int]],
-                    x: int, rot: int, turns: tuple[Input, ...],
-                    dx: int) -> Plan:
-        """Score splitting at column offset x."""
-        cells = self.split_cells(masks, shape, x)
-        if cells is None:
-            return Plan(rot, turns, dx, True, float("-inf"))
-        new = masks[:]
-        rows = [y for _, y in cells]
-        for c, y in cells:
-            new[y] |= 1 << c
-        full = [r for r in set(rows) if new[r] == FULL]
-        eroded = len(full) * sum(1 for r in rows if r in full)
-        cleared, _ = _clear(new)
-        landing = HEIGHT - 1 - max(rows) + (max(rows) - min(rows) + 1) / 2
-        return Plan(rot, turns, dx, True, evaluate(cleared, landing, eroded, self.weights))

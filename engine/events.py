@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, ClassVar, NamedTuple
 
 from .modes import get as get_mode
 from .pieces import PIECES, Kind
-from .rules import TOKENS_PER_BLOCK, WIDTH, visible_row
+from .rules import visible_row
 
 if TYPE_CHECKING:
     from .reports import RunReport
@@ -30,31 +30,34 @@ def cell_text(cell: Cell) -> str:
 
 @dataclass(frozen=True, slots=True)
 class BlockTable:
-    """A paged request's block table: logical page -> physical cell (x, y in board rows).
+    """A request's block table: logical page -> physical block (x, y in board rows).
 
-    `entries` are the cells written when the request was paged; `resident` maps each page to
-    where it lives now, after every row garbage-collected since (None: freed).
+    Memory never moves, so an entry stays valid for as long as the request holds it. The last
+    `reserved` entries are held for its maximum length but hold no tokens yet (contiguous);
+    `tokens` is how many tokens its KV cache held when the table was read.
     """
 
     request_id: int
     kind: Kind
     entries: tuple[tuple[int, Cell], ...]
-    resident: tuple[tuple[int, Cell | None], ...]
+    reserved: int = 0
+    tokens: int = 0
 
     @property
     def name(self) -> str:
         return PIECES[self.kind].name
 
+    @property
+    def resident(self) -> tuple[tuple[int, Cell | None], ...]:
+        return tuple(self.entries)
+
 
 class LockResult(NamedTuple):
-    """What one placement did: the value the log, sound, cards and score all read."""
+    """What one whole placement did: the value the log, sound, cards and effects read."""
 
     request_id: int
     kind: Kind
     cells: tuple[Cell, ...]
-    lines: int
-    tokens: int
-    points: int
     holes_sealed: int
     drop_cells: int = 0
     sealed_cells: tuple[Cell, ...] = ()  # the free cells this placement sealed off
@@ -78,7 +81,7 @@ class Spawned(Event):
 
     @property
     def text(self) -> str:
-        return f"[SCHED] {_req(self.request_id, self.kind)} arrives: needs 4 KV blocks"
+        return f"[SCHED] {_req(self.request_id, self.kind)} scheduled: it falls into VRAM"
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,6 +108,8 @@ class Rotated(Event):
 
 @dataclass(frozen=True, slots=True)
 class Locked(Event):
+    """A request came to rest whole (its admission follows as Admitted)."""
+
     result: LockResult
 
     @property
@@ -114,54 +119,102 @@ class Locked(Event):
     @property
     def text(self) -> str:
         r = self.result
-        msg = f"[ALLOC] {_req(r.request_id, r.kind)} committed {len(r.cells)} contiguous blocks"
+        msg = f"[ALLOC] {_req(r.request_id, r.kind)} placed whole"
         if r.holes_sealed:
             msg += f"; {r.holes_sealed} free block(s) sealed off (external fragmentation)"
         return msg
 
 
 @dataclass(frozen=True, slots=True)
-class Reserved(Event):
-    """A contiguous request holds free blocks for its maximum length (tokens it may yet write)."""
+class Arrived(Event):
+    request_id: int
+    kind: Kind
+    prompt: int  # tokens
+    waiting: int  # requests in the queue, this one included
+
+    @property
+    def text(self) -> str:
+        return (f"[SCHED] {_req(self.request_id, self.kind)} arrives: prompt {self.prompt} "
+                f"tokens, {self.waiting} waiting")
+
+
+@dataclass(frozen=True, slots=True)
+class Admitted(Event):
+    """A request got its blocks and decodes: placed whole, split by the player, or paged by
+    the allocator because it could not be placed whole."""
+
+    table: BlockTable
+    how: str  # "whole", "split" or "on_demand"
+    stall_ms: float  # GPU time its prefill (or swap-in) stalled every running request
+    resumed: str = ""  # "swap" or "recompute" when it comes back from a preemption
+    mode: str = ""  # the allocator it was admitted under
+
+    @property
+    def text(self) -> str:
+        t = self.table
+        kept = len(t.entries) - t.reserved
+        msg = f"[ALLOC] {_req(t.request_id, t.kind)} admitted: {kept} block(s) of context"
+        if t.reserved:
+            msg += f" + {t.reserved} reserved for its max length"
+        if self.resumed:
+            msg += f" ({self.resumed} back in)"
+        return msg + f"; prefill stalls decoding {self.stall_ms:.0f} ms"
+
+
+@dataclass(frozen=True, slots=True)
+class Grew(Event):
+    """A decoding request filled its last block and was given a new one."""
+
+    request_id: int
+    kind: Kind
+    page: int
+    cell: Cell
+
+    @property
+    def text(self) -> str:
+        return (f"[PAGED] {_req(self.request_id, self.kind)} page {self.page} -> block "
+                f"{cell_text(self.cell)}")
+
+
+@dataclass(frozen=True, slots=True)
+class Finished(Event):
+    """A request generated its whole output: every block it held is free again."""
 
     request_id: int
     kind: Kind
     cells: tuple[Cell, ...]
+    tokens: int  # output tokens served
+    wasted: int  # blocks it reserved and never filled
 
     @property
     def text(self) -> str:
-        return (f"[ALLOC] req#{self.request_id} holds {len(self.cells)} empty block(s) for its "
-                f"max length ({len(self.cells) * TOKENS_PER_BLOCK} tokens reserved)")
+        msg = (f"[GC] {_req(self.request_id, self.kind)} finished: {self.tokens} tokens served, "
+               f"{len(self.cells)} block(s) freed")
+        if self.wasted:
+            msg += f" ({self.wasted} reserved and never used)"
+        return msg
 
 
 @dataclass(frozen=True, slots=True)
-class Released(Event):
-    """A finished request's reservation went back to the free pool."""
+class Preempted(Event):
+    """No block was free for a decoding request: the newest running one lost all its blocks."""
 
     request_id: int
+    kind: Kind
     cells: tuple[Cell, ...]
+    how: str  # "swap" or "recompute" (what was done)
+    generated: int  # tokens it had generated
+    asked: str = ""  # the preemption mode set (swap falls back to recompute when CPU is full)
+
+    level: ClassVar[str] = "WARN"
 
     @property
     def text(self) -> str:
-        return (f"[FREE] req#{self.request_id} finished: {len(self.cells)} reserved block(s) "
-                "returned unused")
-
-
-@dataclass(frozen=True, slots=True)
-class LinesCleared(Event):
-    rows: tuple[int, ...]
-    count: int
-    tokens: int
-    points: int
-    owners: tuple[tuple[int, ...], ...] = ()  # per cleared row, the request id of every block
-    table: BlockTable | None = None  # the last block table, as it is after this clear
-    finished: tuple[int, ...] = ()  # requests that had tokens in these rows: they are done
-
-    @property
-    def text(self) -> str:
-        return (f"[GC] batch finished: {self.count} row(s) of finished requests freed, "
-                f"{self.count * WIDTH} KV blocks back in the pool, {self.tokens} tokens "
-                "dispatched; live blocks stay where they are")
+        if self.how == "swap":
+            what = f"{len(self.cells)} block(s) swapped to CPU"
+        else:
+            what = f"{self.generated} generated token(s) to recompute"
+        return f"[PREEMPT] {_req(self.request_id, self.kind)} preempted: {what}; back to the front"
 
 
 @dataclass(frozen=True, slots=True)
@@ -191,6 +244,15 @@ class ModeSwitched(Event):
 
 
 @dataclass(frozen=True, slots=True)
+class PreemptModeSwitched(Event):
+    mode: str
+
+    @property
+    def text(self) -> str:
+        return f"[SCHED] preemption -> {self.mode}"
+
+
+@dataclass(frozen=True, slots=True)
 class Held(Event):
     kind: Kind
     swapped_in: Kind | None
@@ -198,7 +260,7 @@ class Held(Event):
     @property
     def text(self) -> str:
         back = f", resuming {PIECES[self.swapped_in].name}" if self.swapped_in is not None else ""
-        return f"[SCHED] {PIECES[self.kind].name} preempted to the hold queue{back}"
+        return f"[SCHED] {PIECES[self.kind].name} set aside in hold{back}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -224,6 +286,18 @@ class LevelUp(Event):
 
 
 @dataclass(frozen=True, slots=True)
+class Overloaded(Event):
+    """The run ended because the engine could not keep up (queue full, or a deadline missed)."""
+
+    report: RunReport
+    level: ClassVar[str] = "ERROR"
+
+    @property
+    def text(self) -> str:
+        return f"[FATAL] serving engine overloaded: {self.report.cause}"
+
+
+@dataclass(frozen=True, slots=True)
 class Oom(Event):
     report: RunReport
     level: ClassVar[str] = "ERROR"
@@ -241,12 +315,12 @@ class Victory(Event):
 
     @property
     def text(self) -> str:
-        return (f"[DONE] {self.report.lines} batches dispatched "
+        return (f"[DONE] {self.report.requests_served} requests served "
                 f"({self.report.tokens} tokens): workload served without OOM")
 
 
 __all__ = [
-    "BlockTable", "LockResult", "Event", "Spawned", "Moved", "Rotated", "Locked",
-    "LinesCleared", "PageSplit", "Reserved", "Released", "ModeSwitched", "Held", "Alert", "LevelUp", "Oom",
-    "Victory",
+    "BlockTable", "LockResult", "Event", "Spawned", "Moved", "Rotated", "Locked", "Arrived",
+    "Admitted", "Grew", "Finished", "Preempted", "PageSplit", "ModeSwitched",
+    "PreemptModeSwitched", "Held", "Alert", "LevelUp", "Oom", "Overloaded", "Victory",
 ]

@@ -1,4 +1,10 @@
-"""The game: one run of VRAM Tetris as a pure function of (seed, mode, timed inputs).
+"""The game: one run of VRAM Tetris as a pure function of (seed, mode, goal, timed inputs).
+
+Requests arrive on their own clock (engine.workload) into a waiting queue; the one at its front
+falls as a tetromino and is admitted where it comes to rest (or where the player splits it);
+engine.serving then runs its life: it decodes, grows, may be preempted, and finishes by itself.
+This module is the Tetris around that: moving, turning, holding and dropping the falling
+request, and how a run ends.
 
 Time comes in as an argument (`update(dt_ms, inputs)`); nothing here reads a clock, prints or
 draws. Every public action returns the events it caused.
@@ -6,69 +12,31 @@ draws. Every public action returns the events it caused.
 
 from __future__ import annotations
 
-import random
 from collections.abc import Iterable
 from dataclasses import dataclass
-from enum import Enum
 
 from . import events as ev
-from . import memory, paging
-from .memory import Breakdown
+from . import memory, reach
 from . import modes as M
 from . import rules as R
-from .bag import PieceBag
 from .board import Board, Cell
+from .inputs import Input as Input
+from .memory import Breakdown
 from .pieces import COLUMNS, FOOTPRINTS, PIECES, Kind
 from .reports import RunReport
-from .reservation import reservation_cells
 from .rotation import KICKS
+from .serving import RUNNING, Request, Serving
 from .telemetry import Telemetry, ThroughputWindow, fragmentation, utilisation
+from .workload import Workload
 
 MODES = M.NAMES  # the allocator names, from the registry in engine.modes
 _MODE_INPUTS = {"contiguous": "MODE_CONTIGUOUS", "paged": "MODE_PAGED"}
-
-
-class Input(str, Enum):
-    """A key press, as the engine sees it."""
-
-    LEFT = "LEFT"
-    RIGHT = "RIGHT"
-    SOFT_DROP = "SOFT_DROP"
-    HARD_DROP = "HARD_DROP"
-    ROTATE_CW = "ROTATE_CW"
-    ROTATE_CCW = "ROTATE_CCW"
-    HOLD = "HOLD"
-    SPLIT = "SPLIT"
-    MODE_CONTIGUOUS = "MODE_CONTIGUOUS"
-    MODE_PAGED = "MODE_PAGED"
-    MODE_TOGGLE = "MODE_TOGGLE"
+OVERLOAD_CAUSES: tuple[str, ...] = ("queue_full", "deadline")
+CHUNK_MS = 250.0  # the longest slice of time simulated at once: a long step plays as short ones
 
 
 # The keys that pick an allocator directly, by registry name (Tab cycles through the registry).
 MODE_OF_INPUT: dict[Input, str] = {Input[v]: k for k, v in _MODE_INPUTS.items()}
-
-
-@dataclass(frozen=True, slots=True)
-class Cleared:
-    """What one garbage collection removed."""
-
-    rows: list[int]
-    owners: tuple[tuple[int, ...], ...]  # per row, the holder of every block (0: free)
-    token_blocks: int  # blocks that held tokens (the rest were reserved)
-    finished: frozenset[int]  # requests with tokens in those rows: they are done
-
-
-@dataclass(frozen=True, slots=True)
-class PieceRequest:
-    """A request of the game: one falling tetromino and, once placed, the blocks it owns.
-    (The LAB's serving requests are engine.lab.PieceRequest.)"""
-
-    id: int
-    kind: Kind
-
-    @property
-    def name(self) -> str:
-        return PIECES[self.kind].name
 
 
 @dataclass(slots=True)
@@ -86,8 +54,14 @@ class Active:
         return [(x + cx, y + cy) for cx, cy in PIECES[self.kind].rotations[self.rotation]]
 
 
+def logical_order(cells: Iterable[Cell]) -> list[Cell]:
+    """A placement's blocks as logical pages: bottom row first, left to right (the context
+    fills the lowest blocks, decoding fills upwards)."""
+    return sorted(cells, key=lambda c: (-c[1], c[0]))
+
+
 class Game:
-    """One run: the board (VRAM), the falling request, the queue, the score and the gauges.
+    """One run: the board (VRAM), the queue, the falling request, the score and the gauges.
 
     Drive it with update(dt_ms, inputs); read the public attributes and telemetry() to draw it.
     """
@@ -97,83 +71,87 @@ class Game:
         self.seed = seed
         self.mode = mode
         self.modes_used: list[str] = [mode]  # allocators in the order this run used them
-        self.mixed = False  # the allocator changed after the first request was placed
+        self.mixed = False  # the allocator changed after the first request was admitted
         self.endless = endless
+        self.goal = "endless" if endless else "serve"
         self.board = Board()
-        self._rng = random.Random(seed)
-        self._bag = PieceBag(self._rng)
+        self.serving = Serving(self.board)
+        self._workload = Workload(seed)
         self.score = 0
-        self.lines = 0
         self.level = 1
-        self.pieces = 0
-        self.tokens = 0
+        self.pieces = 0  # admissions
         self.time_ms = 0.0
-        self.charge = R.CHARGE_START
-        self.served = 0  # requests finished: a row holding their tokens was garbage-collected
-        self._finished: set[int] = set()
         self.peak_utilisation = 0.0
-        self.hold_kind: Kind | None = None
-        self._hold_request = 0
+        self.peak_resident = 0
+        self.hold: Request | None = None
         self.can_hold = True
-        self.requests: dict[int, PieceRequest] = {}
-        self._live: dict[int, int] = {}  # request id -> blocks it holds on the board
-        self._next_id = 1
         self.active: Active | None = None
+        self.blocked: Request | None = None  # the front request, waiting to be paged
+        self._blocked_step = 0  # the decode step it started waiting at (-1: short of memory)
+        self._blocked_origin: tuple[Cell, ...] = ()  # where it would have entered
         self.over = False
         self.result: RunReport | None = None
-        self.block_table: ev.BlockTable | None = None
+        self.focus: int | None = None  # the request whose block table the panel shows
         self._gravity_acc = 0.0
         self._lock_timer = 0.0
         self._lock_resets = 0
         self._lowest_y = 0
         self._throughput = ThroughputWindow()
         self._vram_warned = False
-        self._stats: tuple[int, int, list[int]] | None = None  # Board.stats(), per board change
-        # (the _stats it was counted for, kind, pages on demand, reserved, usable): the two
-        # breakdown figures _stats does not hold, per board change, kind and allocator
-        self._memory: tuple[object, Kind, bool, int, int] | None = None
+        self._stats: tuple[int, tuple[int, int, list[int]]] | None = None  # (version, stats)
+        self._reach: tuple[int, int] | None = None  # (version, free blocks any shape reaches)
         self._ev: list[ev.Event] = []
-        self._spawn(self._bag.pop(), None)
+        self._tick(0.0)
 
+    # ------------------------------------------------------------------ puzzles and tests
     def set_board(self, board: Board) -> None:
         """Start from a given memory layout (puzzles, lessons, tests).
 
-        Owners already on `board` become resident requests; the falling piece goes back to its
-        spawn position, or the run ends in OOM if that is no longer free.
+        Owners already on `board` become running requests that hold those blocks full of
+        tokens and never finish; the falling request goes back to its spawn position.
         """
-        self.board = board
-        self._stats = None
-        self._memory = None
-        self._live = {}
-        for row in board.grid:
-            for owner in row:
+        s = self.serving
+        for rid in list(s.running):
+            s.board.free(s.running[rid].blocks)
+            del s.running[rid]
+        self.board.grid = [row[:] for row in board.grid]
+        self.board.masks = board.masks[:]
+        self.board.reserved = board.reserved[:]
+        self.board.version += 1
+        owned: dict[int, list[Cell]] = {}
+        for y, row in enumerate(board.grid):
+            for x, owner in enumerate(row):
                 if owner:
-                    self._live[owner] = self._live.get(owner, 0) + 1
-        for owner in self._live:
-            if owner not in self.requests:
-                self.requests[owner] = PieceRequest(owner, Kind(owner % len(Kind)))
-        self._next_id = max(self._next_id, max(self._live, default=0) + 1)
-        self.peak_utilisation = max(self.peak_utilisation, utilisation(self._counts()[0]))
+                    owned.setdefault(owner, []).append((x, y))
+        s.held = sum(len(c) for c in owned.values())
+        s.reserved = sum(map(int.bit_count, board.reserved))
+        base = 10**9 + max((r.id for r in s.requests.values()), default=0)
+        for i, (owner, cells) in enumerate(sorted(owned.items())):
+            rid = base + i if owner in s.requests else owner
+            tokens = min(R.MAX_SEQ_TOKENS, R.TOKENS_PER_BLOCK * len(cells))
+            req = Request(rid, Kind(owner % len(Kind)), tokens, 10**9, 0.0, 0.0, state=RUNNING,
+                          mode=self.mode, blocks=logical_order(cells), static=True)
+            if rid != owner:
+                self.board.place(cells, rid)
+            s.requests[rid] = req
+            s.running[rid] = req
+        self._stats = None
         a = self.active
         if a is not None:
-            if a.request_id in self._live:
-                a.request_id = self._next_id
-                self.requests[a.request_id] = PieceRequest(a.request_id, a.kind)
-                self._next_id += 1
             self.active = None
-            self._spawn(a.kind, a.request_id)
+            self._spawn(s.requests[a.request_id])
 
     def set_active(self, kind: Kind, rotation: int = 0, x: int | None = None,
                    y: int | None = None) -> None:
         """Make the falling request a `kind` at a given pose (puzzles, lessons, tests).
 
-        The request keeps its id. The pose defaults to the spawn pose, one row lower when that
-        row is free, as a spawn places it; gravity, lock delay and its resets start afresh, as
-        for a new piece. Raises ValueError when the run is over or the cells are not free.
+        The request keeps its id and lengths. The pose defaults to the spawn pose, one row lower
+        when that row is free, as a spawn places it; gravity and lock delay start afresh.
+        Raises ValueError when nothing is falling or the cells are not free.
         """
         a = self.active
         if a is None:
-            raise ValueError("no falling request: the run is over")
+            raise ValueError("no falling request")
         p = PIECES[kind]
         rotation %= 4
         x = p.spawn_x if x is None else x
@@ -182,7 +160,7 @@ class Game:
             y = p.spawn_y + (1 if self.board.fits(shape, x, p.spawn_y + 1) else 0)
         if not self.board.fits(shape, x, y):
             raise ValueError(f"{p.name} does not fit at ({x}, {y}) in rotation {rotation}")
-        self.requests[a.request_id] = PieceRequest(a.request_id, kind)
+        self.serving.requests[a.request_id].kind = kind
         self.active = Active(kind, rotation, x, y, a.request_id)
         self._gravity_acc = 0.0
         self._lock_timer = 0.0
@@ -191,8 +169,39 @@ class Game:
 
     # ------------------------------------------------------------------ queries
     @property
+    def queue(self) -> tuple[Request, ...]:
+        """The requests waiting behind the falling one, front first."""
+        return tuple(self.serving.waiting)
+
+    @property
     def next_queue(self) -> tuple[Kind, ...]:
-        return self._bag.peek(R.NEXT_QUEUE)
+        """The shapes of the waiting requests the next-requests panel shows."""
+        return tuple(r.kind for r in list(self.serving.waiting)[:R.NEXT_QUEUE])
+
+    @property
+    def requests(self) -> dict[int, Request]:
+        return self.serving.requests
+
+    @property
+    def hold_kind(self) -> Kind | None:
+        return self.hold.kind if self.hold is not None else None
+
+    @property
+    def served(self) -> int:
+        return self.serving.served
+
+    @property
+    def tokens(self) -> int:
+        return self.serving.tokens_served
+
+    @property
+    def lines(self) -> int:
+        """Requests served (the figure the goal counts)."""
+        return self.serving.served
+
+    @property
+    def preempt_mode(self) -> str:
+        return self.serving.preempt_mode
 
     @property
     def allocator(self) -> M.Mode:
@@ -201,7 +210,25 @@ class Game:
 
     @property
     def split_ready(self) -> bool:
-        return self._mode.player_split and self.charge >= 1.0 and not self.over
+        return self._mode.player_split and self.active is not None and not self.over
+
+    @property
+    def falling(self) -> Request | None:
+        a = self.active
+        return self.serving.requests.get(a.request_id) if a is not None else None
+
+    @property
+    def block_table(self) -> ev.BlockTable | None:
+        """The block table of the request in focus (the last admitted, while it runs)."""
+        req = self.serving.running.get(self.focus) if self.focus is not None else None
+        return self.serving.table(req) if req is not None else None
+
+    def table_of(self, request_id: int) -> ev.BlockTable | None:
+        req = self.serving.requests.get(request_id)
+        return self.serving.table(req) if req is not None else None
+
+    def wait_ms(self, req: Request) -> float:
+        return self.time_ms - req.queued_ms
 
     def ghost_cells(self) -> list[Cell]:
         a = self.active
@@ -211,64 +238,88 @@ class Game:
         return [(x, y + d) for x, y in a.cells()]
 
     def _counts(self) -> tuple[int, int, list[int]]:
-        """Board.stats(), cached until the board changes (a lock updates it in place)."""
-        if self._stats is None:
-            self._stats = self.board.stats()
-        return self._stats
+        """Board.stats(), cached until the board changes."""
+        v = self.board.version
+        if self._stats is None or self._stats[0] != v:
+            self._stats = (v, self.board.stats())
+        return self._stats[1]
 
     def board_stats(self) -> tuple[int, int]:
         """(occupied, sealed) visible cells; occupied counts reserved cells."""
         occupied, sealed, _ = self._counts()
         return occupied, sealed
 
+    def unreachable_free(self) -> int:
+        """Free blocks the current allocator can never give a request: external fragmentation
+        (free blocks no placement of any shape reaches; paged: none, by construction)."""
+        if not self._mode.allocator.external_fragmentation:
+            return 0
+        v = self.board.version
+        if self._reach is None or self._reach[0] != v:
+            self._reach = (v, reach.reachable_free(self.board))
+        return R.VISIBLE_CELLS - self._counts()[0] - self._reach[1]
+
     def memory(self, kind: Kind | None = None) -> Breakdown:
-        """Free memory as the falling request (or `kind`) sees it; counted once per board change."""
-        occupied, sealed, _ = self._counts()
-        reserved, usable = self._free_counts(self._seen_by() if kind is None else kind)
-        return Breakdown(R.VISIBLE_CELLS - occupied, sealed, reserved, usable)
+        """Free memory as the falling request (or `kind`) sees it: sealed = out of reach of
+        every shape, usable = within reach of this one (paged: every free block is usable)."""
+        free = R.VISIBLE_CELLS - self._counts()[0]
+        if not self._mode.allocator.external_fragmentation:
+            return Breakdown(free, 0, self.serving.reserved, free)
+        k = self._seen_by() if kind is None else kind
+        masks = self.board.masks
+        mine = reach.reachable_cells(self.board, (k,))
+        usable = sum((mine[y] & ~masks[y]).bit_count() for y in range(R.HIDDEN, R.HEIGHT))
+        return Breakdown(free, self.unreachable_free(), self.serving.reserved, usable)
 
     def _seen_by(self) -> Kind:
-        """The request the gauges speak for: the falling one, else the next."""
         a = self.active
-        return a.kind if a is not None else self.next_queue[0]
+        if a is not None:
+            return a.kind
+        return self.serving.waiting[0].kind if self.serving.waiting else Kind.T
 
-    def _free_counts(self, kind: Kind) -> tuple[int, int]:
-        """(reserved, usable) blocks, cached until the board, the kind or the allocator changes
-        (free and sealed come from _counts())."""
-        stats = self._counts()
-        pages_on_demand = self._mode.pages_on_demand
-        cached = self._memory
-        if (cached is not None and cached[0] is stats and cached[1] is kind
-                and cached[2] == pages_on_demand):
-            return cached[3], cached[4]
-        reserved = memory.reserved_blocks(self.board)
-        if pages_on_demand:
-            usable = R.VISIBLE_CELLS - stats[0]  # every free block
-        else:
-            usable = memory.usable_blocks(stats[2], kind)
-        self._memory = (stats, kind, pages_on_demand, reserved, usable)
-        return reserved, usable
+    def waste(self) -> tuple[int, int, int]:
+        """(tokens stored, token slots held, free blocks out of reach): the figures the waste
+        share is made of (reserved-but-empty + unfilled tails = slots - tokens)."""
+        s = self.serving
+        return s.tokens_stored(), s.held * R.TOKENS_PER_BLOCK, self.unreachable_free()
+
+    def waste_share(self) -> float:
+        tokens, slots, lost = self.waste()
+        total = slots + lost * R.TOKENS_PER_BLOCK
+        return (total - tokens) / total if total else 0.0
 
     def telemetry(self) -> Telemetry:
-        occupied, sealed, _ = self._counts()
+        s = self.serving
+        occupied = s.held
         free = R.VISIBLE_CELLS - occupied
-        reserved, usable = self._free_counts(self._seen_by())
+        lost = self.unreachable_free()
+        tokens, slots, _ = self.waste()
+        total = slots + lost * R.TOKENS_PER_BLOCK
         return Telemetry(
             utilisation=utilisation(occupied),
-            fragmentation=fragmentation(free, sealed),
+            fragmentation=fragmentation(free, lost),
             throughput=self._throughput.rate(self.time_ms),
-            usable_free=usable,
-            reserved=reserved,
-            resident=len(self._live),
+            usable_free=free - lost,
+            reserved=s.reserved,
+            resident=len(s.running),
             peak_utilisation=self.peak_utilisation,
             free_cells=free,
-            sealed_holes=sealed,
+            sealed_holes=lost,
             pieces=self.pieces,
-            lines=self.lines,
+            lines=s.served,
             score=self.score,
             level=self.level,
-            charge=self.charge,
-            tokens=self.tokens,
+            charge=1.0,
+            tokens=s.tokens_served,
+            waiting=len(s.waiting),
+            served=s.served,
+            preempted_swap=s.preempted_swap,
+            preempted_recompute=s.preempted_recompute,
+            cpu_used=s.cpu_used,
+            tokens_stored=tokens,
+            waste_share=(total - tokens) / total if total else 0.0,
+            reserved_wasted=s.reserved_wasted,
+            minutes=self.time_ms / 60_000.0,
         )
 
     # ------------------------------------------------------------------ driving
@@ -279,8 +330,10 @@ class Game:
                 self._DISPATCH[inp](self)
                 if self.over:
                     break
-            if not self.over and dt_ms > 0:
-                self._advance(dt_ms)
+            while not self.over and dt_ms > 0:
+                step = CHUNK_MS if dt_ms > CHUNK_MS else dt_ms
+                dt_ms -= step
+                self._tick(step)
         out, self._ev = self._ev, []
         return out
 
@@ -299,7 +352,7 @@ class Game:
     def hard_drop(self) -> list[ev.Event]:
         return self.update(0.0, (Input.HARD_DROP,))
 
-    def hold(self) -> list[ev.Event]:
+    def hold_piece(self) -> list[ev.Event]:
         return self.update(0.0, (Input.HOLD,))
 
     def split(self) -> list[ev.Event]:
@@ -308,6 +361,9 @@ class Game:
     def set_mode(self, mode: str) -> list[ev.Event]:
         M.get(mode)
         return self.update(0.0, (Input[_MODE_INPUTS[mode]],))
+
+    def toggle_preempt(self) -> list[ev.Event]:
+        return self.update(0.0, (Input.PREEMPT_TOGGLE,))
 
     # ------------------------------------------------------------------ actions
     def _left(self) -> None:
@@ -366,7 +422,6 @@ class Game:
 
     def _soft_drop(self) -> None:
         if self._shift(0, 1):
-            self.score += R.SOFT_DROP_POINTS
             self._gravity_acc = 0.0
 
     def _hard_drop(self) -> None:
@@ -375,7 +430,6 @@ class Game:
             return
         d = self.board.drop_distance(COLUMNS[a.kind][a.rotation], a.x, a.y, self._counts()[2])
         a.y += d
-        self.score += R.HARD_DROP_POINTS * d
         self._lock(d)
 
     def _hold(self) -> None:
@@ -383,17 +437,18 @@ class Game:
         if a is None:
             return
         if not self.can_hold:
-            self._ev.append(ev.Alert("hold_used", "hold queue already used for this request"))
+            self._ev.append(ev.Alert("hold_used", "hold already used for this request"))
             return
-        held_kind, held_id = self.hold_kind, self._hold_request
-        self.hold_kind, self._hold_request = a.kind, a.request_id
+        req = self.serving.requests[a.request_id]
+        back = self.hold
+        self.hold = req
         self.active = None
-        self._ev.append(ev.Held(a.kind, held_kind))
-        if held_kind is None:
-            self._spawn(self._bag.pop(), None)
-        else:
-            self._spawn(held_kind, held_id)
+        self._ev.append(ev.Held(a.kind, back.kind if back is not None else None))
         self.can_hold = False
+        if back is not None:
+            self._spawn(back)
+        else:
+            self._maybe_spawn()
 
     def _set_mode(self, mode: str) -> None:
         if mode != self.mode:
@@ -415,14 +470,74 @@ class Game:
     def _toggle_mode(self) -> None:
         self._set_mode(M.following(self.mode))
 
-    # ------------------------------------------------------------------ time
-    def _advance(self, dt: float) -> None:
-        self.time_ms += dt
-        if self._mode.player_split and self.charge < 1.0:
-            self.charge = min(1.0, self.charge + R.CHARGE_PER_SECOND * dt / 1000.0)
+    def _toggle_preempt(self) -> None:
+        modes = R.PREEMPT_MODES
+        s = self.serving
+        s.preempt_mode = modes[(modes.index(s.preempt_mode) + 1) % len(modes)]
+        self._ev.append(ev.PreemptModeSwitched(s.preempt_mode))
+
+    def _split(self) -> None:
         a = self.active
-        if a is None:
+        req = self.falling if a is not None else self.blocked
+        if req is None:
             return
+        alloc = self._mode.allocator
+        if not alloc.player_split:
+            self._ev.append(ev.Alert(
+                "split_refused",
+                f"split refused: the {self.mode} allocator needs req#{req.id} in one range "
+                "(switch to PAGED)"))
+            return
+        need = self.serving.need(req)
+        origin = tuple(logical_order(a.cells())) if a is not None else self._blocked_origin
+        frames = alloc.split(self.board.masks, [x for x, _ in origin[:need]])
+        if frames is None:
+            self._ev.append(ev.Alert(
+                "split_no_room", f"split refused: req#{req.id} needs {need} free block(s), "
+                f"{R.VISIBLE_CELLS - self.serving.held} free"))
+            return
+        self.active = None
+        self.blocked = None
+        self._page(req, frames, origin, "split")
+
+    # ------------------------------------------------------------------ time
+    def _tick(self, dt: float) -> None:
+        s = self.serving
+        if dt > 0:
+            self.time_ms += dt
+            level = R.level_for(self.time_ms)
+            if level != self.level:
+                self.level = level
+                self._ev.append(ev.LevelUp(level))
+        for a in self._workload.arrivals_until(self.time_ms):
+            s.arrive(a)
+        if dt > 0:
+            s.advance(dt)
+        if s.events:
+            self._take_serving_events()
+        if self.blocked is not None:
+            self._retry_blocked()
+        if self.active is None and self.blocked is None:
+            self._maybe_spawn()
+        if self.active is not None and dt > 0:
+            self._fall(dt)
+        if not self.over:
+            self._check_overload()
+
+    def _take_serving_events(self) -> None:
+        s = self.serving
+        for e in s.events:
+            if isinstance(e, ev.Finished):
+                self.score += e.tokens * self.level
+                self._throughput.add(self.time_ms, e.tokens)
+            self._ev.append(e)
+        s.events.clear()
+        if not self.endless and s.served >= R.GOAL_REQUESTS and not self.over:
+            self._end("victory", "victory", None)
+
+    def _fall(self, dt: float) -> None:
+        a = self.active
+        assert a is not None
         fits = self.board.fits
         shape = FOOTPRINTS[a.kind][a.rotation]
         if fits(shape, a.x, a.y + 1):
@@ -442,285 +557,190 @@ class Game:
         if self._lock_timer >= R.LOCK_DELAY_MS or self._lock_resets >= R.MAX_LOCK_RESETS:
             self._lock(0)
 
-    # ------------------------------------------------------------------ allocation
-    def _spawn(self, kind: Kind, request_id: int | None) -> None:
-        """Admit `kind`: a new request when request_id is None, else a held one coming back."""
-        if request_id is None:
-            request_id = self._next_id
-            self._next_id += 1
-            self.requests[request_id] = PieceRequest(request_id, kind)
-            self._ev.append(ev.Spawned(request_id, kind))
+    # ------------------------------------------------------------------ admission
+    def _maybe_spawn(self) -> None:
+        if self.active is None and self.serving.waiting and not self.over:
+            self._spawn(self.serving.waiting.popleft())
+
+    def _spawn(self, req: Request) -> None:
+        """Let `req` fall from the top: a tetromino of its shape at the spawn pose."""
+        kind = req.kind
         p = PIECES[kind]
-        a = Active(kind, 0, p.spawn_x, p.spawn_y, request_id)
+        a = Active(kind, 0, p.spawn_x, p.spawn_y, req.id)
         self._gravity_acc = 0.0
         self._lock_timer = 0.0
         self._lock_resets = 0
         shape = FOOTPRINTS[kind][0]
         if not self.board.fits(shape, a.x, a.y):
             self.active = None
-            if self._mode.pages_on_demand:  # no room whole: blocks wherever they are free
-                self._page_in(request_id, kind, a.cells(), auto=True)
-            else:
-                self._oom(request_id, kind)
+            self._unplaceable(req, a.cells(), "spawn_blocked")
             return
         if self.board.fits(shape, a.x, a.y + 1):
             a.y += 1  # guideline: a new piece drops one row at once if it can
         self._lowest_y = a.y
         self.active = a
+        self._ev.append(ev.Spawned(req.id, kind))
+
+    def _unplaceable(self, req: Request, origin: list[Cell], code: str) -> None:
+        """`req` cannot be placed whole: paged on demand, or a CUDA OOM (contiguous)."""
+        alloc = self._mode.allocator
+        if not alloc.pages_on_demand:
+            self._end("oom", code, req)
+            return
+        # It waits at the front for the scheduler's next decode step, which pages it wherever
+        # blocks are free (or, with fewer free than it needs, goes on waiting).
+        self.blocked = req
+        self._blocked_step = self.serving.step
+        self._blocked_origin = tuple(logical_order(origin))
+        self._ev.append(ev.Alert(
+            "waiting_whole", f"req#{req.id} cannot be placed whole: it waits for the scheduler "
+            "(split pages it now)"))
+
+    def _retry_blocked(self) -> None:
+        req = self.blocked
+        assert req is not None
+        s = self.serving
+        if s.step <= self._blocked_step:
+            return
+        need = s.need(req)
+        origin = self._blocked_origin
+        near = sum(x for x, _ in origin) / len(origin)
+        frames = self._mode.allocator.unplaced(self.board.masks, need, near)
+        if frames is None:
+            if self._blocked_step >= 0:
+                self._ev.append(ev.Alert(
+                    "waiting_memory", f"req#{req.id} waits: needs {need} free block(s), "
+                    f"{R.VISIBLE_CELLS - s.held} free"))
+            self._blocked_step = -1  # said once; tried again every step from now on
+            return
+        self.blocked = None
+        self._page(req, frames, origin, "on_demand")
 
     def _lock(self, drop_cells: int) -> None:
         a = self.active
         assert a is not None
-        cells = a.cells()
-        fp = FOOTPRINTS[a.kind][a.rotation]
-        if self._mode.pages_on_demand and a.y + fp.min_dy < R.HIDDEN:
-            # Part of it would lie above VRAM: the paged allocator finds it blocks instead.
-            self.active = None
-            self._page_in(a.request_id, a.kind, cells, auto=True)
-            return
         self.active = None
-        if a.y + fp.max_dy < R.HIDDEN:
-            # Every block above the visible board: the request is not admitted, so it commits
-            # no blocks and seals nothing (its shadow over open columns is not fragmentation).
-            self._oom(a.request_id, a.kind, "ceiling")
+        req = self.serving.requests[a.request_id]
+        cells = a.cells()
+        if any(y < R.HIDDEN for _, y in cells):
+            self._unplaceable(req, cells, "ceiling")
             return
-        sealed_cells = self._commit_cells(a, cells)
-        sealed = len(sealed_cells)
-        clear = self._collect(range(a.y + fp.min_dy, a.y + fp.max_dy + 1))
-        lines, tokens, points = self._yield(clear)
-        self._ev.append(ev.Locked(ev.LockResult(a.request_id, a.kind, tuple(cells), lines, tokens,
-                                                points, sealed, drop_cells, sealed_cells)))
-        self._after_commit(a.request_id, a.kind, cells, clear)
+        sealed_cells = self._newly_sealed(a)
+        self._ev.append(ev.Locked(ev.LockResult(a.request_id, a.kind, tuple(cells),
+                                                len(sealed_cells), drop_cells, sealed_cells)))
+        alloc = self._mode.allocator
+        order = logical_order(cells)
+        need = self.serving.need(req)
+        tokens, reserved = alloc.whole(order, need)
+        preferred = [c for c in order if c not in tokens and c not in reserved]
+        self._admit(req, tokens, reserved, "whole", preferred)
 
-    def _commit_cells(self, a: Active, cells: list[Cell]) -> tuple[Cell, ...]:
-        """Write a whole piece and bring the cached counts up to date without a rescan.
-
-        Returns the visible free cells the piece newly seals. Per column, a tetromino's cells
-        are contiguous, so its column profile says everything: cells above the old column top
-        seal the free run between them and it; cells below it fill cells that were sealed.
-        """
-        occupied, sealed_total, tops = self._counts()
-        tops = tops[:]
-        hidden = R.HIDDEN
-        masks = self.board.masks
-        filled = visible = 0
+    def _newly_sealed(self, a: Active) -> tuple[Cell, ...]:
+        """The free visible cells a piece about to be written over seals off: in each of its
+        columns, the free cells between its lowest block there and the old column top."""
+        tops = self._counts()[2]
         newly: list[Cell] = []
-        for cx, top_dy, bottom_dy, count in COLUMNS[a.kind][a.rotation]:
+        for cx, top_dy, bottom_dy, _ in COLUMNS[a.kind][a.rotation]:
             x = a.x + cx
-            old = tops[x]
-            top = a.y + top_dy
-            bottom = a.y + bottom_dy
-            visible += count if top >= hidden else max(0, bottom - hidden + 1)
-            if top < old:
-                tops[x] = top
-                bit = 1 << x
-                for y in range(max(bottom + 1, hidden), old):
-                    if not masks[y] & bit:
-                        newly.append((x, y))
-            else:
-                lo = max(top, old + 1, hidden)
-                if bottom >= lo:
-                    filled += bottom - lo + 1
-        self.board.place(cells, a.request_id)
-        self._live[a.request_id] = self._live.get(a.request_id, 0) + len(cells)
-        self._stats = (occupied + visible, sealed_total + len(newly) - filled, tops)
-        self._note_peak(occupied + visible)
+            if a.y + top_dy < tops[x]:
+                for y in range(max(a.y + bottom_dy + 1, R.HIDDEN), tops[x]):
+                    newly.append((x, y))
         return tuple(newly)
 
-    def _note_peak(self, occupied: int) -> None:
-        """Peak VRAM is taken when blocks are written, before any row is garbage-collected."""
-        util = utilisation(occupied)
-        if util > self.peak_utilisation:
-            self.peak_utilisation = util
+    def _page(self, req: Request, frames: list[Cell], origin: tuple[Cell, ...], how: str) -> None:
+        tops = self._counts()[2]
+        holes = sum(1 for x, y in frames if y > tops[x])
+        table = ev.BlockTable(req.id, req.kind, tuple(enumerate(frames)))
+        self._ev.append(ev.PageSplit(table, holes, origin, how == "on_demand"))
+        self._admit(req, frames, [], how, [])
 
-    def _split(self) -> None:
-        a = self.active
-        if a is None:
-            return
-        if not self._mode.player_split:
-            self._ev.append(ev.Alert(
-                "split_refused",
-                f"split refused: the {self.mode} allocator needs req#{a.request_id} in one range "
-                "(switch to PAGED)"))
-            return
-        if self.charge < 1.0:
-            self._ev.append(ev.Alert(
-                "split_uncharged", f"split meter at {self.charge * 100:.0f} % (a game rule: "
-                "paging on demand never waits for it)"))
-            return
-        self.active = None
-        self.charge = 0.0
-        self._page_in(a.request_id, a.kind, a.cells(), auto=False)
-
-    def _page_in(self, request_id: int, kind: Kind, origin: list[Cell], auto: bool) -> None:
-        """Give a request one block per page wherever blocks are free (engine.paging's rules:
-        aimed for a split, lowest first on demand). OOM only when fewer visible blocks are free
-        than the request has pages."""
-        board = self.board
-        if auto:
-            near = sum(x for x, _ in origin) / len(origin)
-            frames = paging.demand_frames(board.masks, len(origin), near)
-        else:
-            frames = paging.page_frames(board.masks, [x for x, _ in origin])
-        if frames is None:
-            self._oom(request_id, kind, "memory_full")
-            return
-        tops = self._counts()[2][:]
-        holes = 0
-        for x, y in frames:
-            if y > tops[x]:
-                holes += 1  # a block under held memory: a sealed hole put to use
-            else:
-                tops[x] = y
-        board.place(frames, request_id)
-        self._live[request_id] = self._live.get(request_id, 0) + len(frames)
-        self._stats = None  # pages land anywhere: recount
-        self._note_peak(self._counts()[0])
-        clear = self._collect(sorted({y for _, y in frames}))
-        rows = clear.rows
-        entries = tuple(enumerate(frames))
-        table = ev.BlockTable(request_id, kind, entries,
-                              tuple((p, after_clear(c, rows)) for p, c in entries))
-        self.block_table = table
-        self._ev.append(ev.PageSplit(table, holes, tuple(origin), auto))
-        self._after_commit(request_id, kind, frames, clear)
-
-    def _collect(self, rows_touched: Iterable[int]) -> Cleared:
-        """Garbage-collect the full rows among those touched. The last block table follows its
-        pages through the clear."""
-        board = self.board
-        rows = board.full_rows(rows_touched)
-        if not rows:
-            return Cleared([], (), 0, frozenset())
-        self._stats = None
-        owners = tuple(tuple(board.grid[y]) for y in rows)
-        freed = board.clear_rows(rows)
-        live = self._live
-        for rid in freed:
-            left = live[rid] - 1
-            if left:
-                live[rid] = left
-            else:
-                del live[rid]
-                del self.requests[rid]
-        done = self._finished
-        for rid in set(freed) - done:
-            done.add(rid)
-            self.served += 1
-        bt = self.block_table
-        if bt is not None:
-            self.block_table = ev.BlockTable(
-                bt.request_id, bt.kind, bt.entries,
-                tuple((p, None if c is None else after_clear(c, rows)) for p, c in bt.resident))
-        return Cleared(rows, owners, len(freed), frozenset(freed))
-
-    def _yield(self, clear: Cleared) -> tuple[int, int, int]:
-        """(lines, tokens, points) for garbage-collected rows: reserved blocks held no tokens."""
-        n = len(clear.rows)
-        return n, clear.token_blocks * R.TOKENS_PER_BLOCK, R.line_points(n, self.level)
-
-    def _reserve_for(self, request_id: int, kind: Kind, cells: list[Cell]) -> None:
-        """Contiguous: hold free blocks above a placed request for the rest of its maximum
-        length (engine.reservation's rule)."""
-        board = self.board
-        lid = reservation_cells(board.masks, cells)
-        if lid:
-            occupied, sealed, tops = self._counts()
-            tops = tops[:]
-            for x, y in lid:  # each right on the request's own top block: no rescan needed
-                if y < tops[x]:
-                    tops[x] = y  # the new column top
-                else:
-                    sealed -= 1  # the request was tucked under an overhang: a sealed hole filled
-            board.reserve(lid, request_id)
-            self._stats = (occupied + len(lid), sealed, tops)
-            self._note_peak(occupied + len(lid))
-            self._ev.append(ev.Reserved(request_id, kind, tuple(lid)))
-
-    def _release_finished(self, finished: frozenset[int]) -> None:
-        """A request with tokens in a garbage-collected row has finished: the blocks it reserved
-        and never filled go back to the pool."""
-        cells = self.board.reserved_cells(finished)
-        if not cells:
-            return
-        by_owner: dict[int, list[Cell]] = {}
-        for x, y in cells:
-            by_owner.setdefault(self.board.grid[y][x], []).append((x, y))
-        self.board.release(cells)
-        self._stats = None
-        for rid in sorted(by_owner):
-            self._ev.append(ev.Released(rid, tuple(by_owner[rid])))
-
-    def _after_commit(self, request_id: int, kind: Kind, cells: list[Cell], clear: Cleared) -> None:
+    def _admit(self, req: Request, tokens: list[Cell], reserved: list[Cell], how: str,
+               preferred: list[Cell]) -> None:
+        s = self.serving
+        s.admit(req, self._mode.allocator, tokens, reserved, how, preferred)
         self.pieces += 1
         self.can_hold = True
-        rows = clear.rows
-        if rows:
-            n, tokens, points = self._yield(clear)
-            self.lines += n
-            self.tokens += tokens
-            self.score += points
-            self.charge = min(1.0, self.charge + R.CHARGE_PER_LINE * n)
-            self._throughput.add(self.time_ms, tokens)
-            self._ev.append(ev.LinesCleared(tuple(rows), n, tokens, points, clear.owners,
-                                            self.block_table, tuple(sorted(clear.finished))))
-            self._release_finished(clear.finished)
-            level = R.level_for(self.lines)
-            if level != self.level:
-                self.level = level
-                self._ev.append(ev.LevelUp(level))
-        if self._mode.reserves_max_length and request_id not in clear.finished:
-            self._reserve_for(request_id, kind,
-                              [c for c in (after_clear(c, rows) for c in cells) if c is not None])
-        util = utilisation(self._counts()[0])
+        self.focus = req.id
+        self._take_serving_events()
+        held = s.held
+        util = utilisation(held)
+        if util > self.peak_utilisation:
+            self.peak_utilisation = util
+        if len(s.running) > self.peak_resident:
+            self.peak_resident = len(s.running)
         if util > R.VRAM_WARN and not self._vram_warned:
             self._vram_warned = True
             self._ev.append(ev.Alert("vram_high", f"VRAM utilisation {util * 100:.0f} %: close to OOM"))
         elif util < R.VRAM_REARM:
             self._vram_warned = False
-        if not self.endless and self.lines >= R.VICTORY_LINES:
-            self._win(request_id, kind)
-            return
-        self._spawn(self._bag.pop(), None)
+        if not self.over:
+            self._maybe_spawn()
 
     # ------------------------------------------------------------------ endings
-    def _report(self, outcome: str, request_id: int, kind: Kind, cause: str, code: str,
-                mem: Breakdown) -> RunReport:
-        occupied, sealed = self.board_stats()
+    def _check_overload(self) -> None:
+        s = self.serving
+        if len(s.waiting) > R.QUEUE_MAX:
+            self._end("overload", "queue_full", s.waiting[-1])
+            return
+        now = self.time_ms
+        oldest: Request | None = None
+        for req in (self.blocked, self.falling, self.hold, *s.waiting):
+            if req is not None and (oldest is None or req.queued_ms < oldest.queued_ms):
+                oldest = req
+        if oldest is not None and now - oldest.queued_ms >= R.DEADLINE_MS:
+            if oldest is self.blocked and self._blocked_step < 0:
+                self._end("oom", "memory_full", oldest)  # memory truly exhausted
+            else:
+                self._end("overload", "deadline", oldest)
+
+    def _cause(self, code: str, req: Request | None, mem: Breakdown, need: int) -> str:
+        s = self.serving
+        if code == "victory":
+            return (f"{s.served} requests served: {s.tokens_served} tokens without running out "
+                    "of memory or falling behind")
+        if code == "queue_full":
+            return (f"{len(s.waiting)} requests waiting, more than the queue's {R.QUEUE_MAX}: "
+                    f"{mem.free} blocks free, {len(s.running)} running")
+        if code == "deadline":
+            assert req is not None
+            return (f"req#{req.id} waited {self.wait_ms(req) / 1000:.0f} s, past the "
+                    f"{R.DEADLINE_MS / 1000:.0f} s deadline ({need} block(s) needed, "
+                    f"{mem.free} free)")
+        return memory.cause_text(code, mem, need)
+
+    def _end(self, outcome: str, code: str, req: Request | None) -> None:
+        s = self.serving
+        kind = req.kind if req is not None else self._seen_by()
+        mem = self.memory(kind)
+        need = s.need(req) if req is not None else 0
+        if outcome == "oom" and self._mode.allocator.external_fragmentation:
+            need = R.BLOCKS_PER_REQUEST
+            code = memory.oom_cause(mem, need, code)
+        occupied = self._counts()[0]
         free = R.VISIBLE_CELLS - occupied
-        tops = self._counts()[2]
-        return RunReport(
-            outcome=outcome, cause=cause, request_id=request_id, request_name=PIECES[kind].name,
-            kind=kind, free_cells=free, sealed_holes=sealed,
-            fragmentation=fragmentation(free, sealed),
+        lost = self.unreachable_free()
+        rid = req.id if req is not None else 0
+        self.result = RunReport(
+            outcome=outcome, cause=self._cause(code, req, mem, need), request_id=rid,
+            request_name=PIECES[kind].name, kind=kind, free_cells=free, sealed_holes=lost,
+            fragmentation=fragmentation(free, lost),
             peak_utilisation=max(self.peak_utilisation, utilisation(occupied)),
-            requests_served=self.served, pieces=self.pieces, lines=self.lines,
-            tokens=self.tokens, score=self.score, time_ms=self.time_ms, mode=self.mode,
-            cause_code=code, utilisation=utilisation(occupied), reserved_blocks=mem.reserved,
-            usable_blocks=mem.usable, open_unusable=mem.open_unusable, resident=len(self._live),
-            mixed=self.mixed, modes_used=tuple(self.modes_used),
-            sealed_cells=memory.sealed_cells(self.board, tops),
+            requests_served=s.served, pieces=self.pieces, tokens=s.tokens_served,
+            score=self.score, time_ms=self.time_ms, mode=self.mode, cause_code=code,
+            utilisation=utilisation(occupied), reserved_blocks=s.reserved,
+            usable_blocks=mem.usable, open_unusable=mem.open_unusable, need=need,
+            resident=len(s.running), waiting=len(s.waiting),
+            waited_ms=self.wait_ms(req) if req is not None else 0.0,
+            preempted_swap=s.preempted_swap, preempted_recompute=s.preempted_recompute,
+            reserved_wasted=s.reserved_wasted, mixed=self.mixed,
+            modes_used=tuple(self.modes_used), goal=self.goal,
+            sealed_cells=memory.sealed_cells(self.board) if lost else (),
             reserved_cells=tuple(c for c in self.board.reserved_cells() if c[1] >= R.HIDDEN),
         )
-
-    def _oom(self, request_id: int, kind: Kind, code: str | None = None) -> None:
-        """The run ends: `kind` could not be admitted. Without `code` the cause is worked out
-        from the memory the request saw (engine.memory)."""
+        self.over = True
         self.active = None
-        mem = self.memory(kind)
-        if code is None:
-            code = memory.oom_cause(mem, R.BLOCKS_PER_REQUEST)
-        cause = memory.cause_text(code, mem, R.BLOCKS_PER_REQUEST)
-        self.result = self._report("oom", request_id, kind, cause, code, mem)
-        self.over = True
-        self._ev.append(ev.Oom(self.result))
-
-    def _win(self, request_id: int, kind: Kind) -> None:
-        cause = (f"{self.lines} lines dispatched: {self.served} requests finished, "
-                 f"{self.tokens} tokens served without running out of memory")
-        self.result = self._report("victory", request_id, kind, cause, "victory", self.memory(kind))
-        self.over = True
-        self._ev.append(ev.Victory(self.result))
+        event = {"oom": ev.Oom, "overload": ev.Overloaded, "victory": ev.Victory}[outcome]
+        self._ev.append(event(self.result))
 
     _DISPATCH = {
         Input.LEFT: _left,
@@ -734,12 +754,5 @@ class Game:
         Input.MODE_CONTIGUOUS: _to_contiguous,
         Input.MODE_PAGED: _to_paged,
         Input.MODE_TOGGLE: _toggle_mode,
+        Input.PREEMPT_TOGGLE: _toggle_preempt,
     }
-
-
-def after_clear(cell: Cell, rows: list[int]) -> Cell | None:
-    """Where a cell lives after `rows` were removed (None if it was in one of them)."""
-    x, y = cell
-    if y in rows:
-        return None
-    return (x, y + sum(1 for r in rows if r > y))

@@ -1,12 +1,15 @@
 """The allocator modes as data: one registry that the engine, the UI, storage and the CLIs iterate.
 
-A mode says how the KV-cache allocator hands out blocks. Adding a mode means adding a row here
-(and, if it behaves in a new way, teaching `engine.game` that behaviour through these flags).
+A mode names the KV-cache allocator (a policy object of engine.allocators) that requests
+admitted under it use. Adding a mode means an allocator class there and a row here (and its
+words in the UI's catalogues).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+
+from .allocators import Allocator, Contiguous, Paged
 
 
 @dataclass(frozen=True, slots=True)
@@ -15,18 +18,26 @@ class Mode:
     label: str  # what the player reads on buttons
     note: str  # a short line under the mode buttons
     summary: str  # one sentence for the log and the help
-    reserves_max_length: bool  # a placed request also holds room for its maximum length
-    pages_on_demand: bool  # a request that cannot be placed whole is paged into free blocks
-    player_split: bool  # Shift/P may split the falling request into pages
+    allocator: Allocator
+
+    @property
+    def reserves_max_length(self) -> bool:
+        return self.allocator.reserves_max_length
+
+    @property
+    def pages_on_demand(self) -> bool:
+        return self.allocator.pages_on_demand
+
+    @property
+    def player_split(self) -> bool:
+        return self.allocator.player_split
 
 
 MODES: tuple[Mode, ...] = (
     Mode("contiguous", "CONTIGUOUS", "Whole ranges, max length reserved.",
-         "one unbroken range per request, plus room reserved for its maximum length",
-         reserves_max_length=True, pages_on_demand=False, player_split=False),
+         "one unbroken range per request, reserved for its maximum length", Contiguous()),
     Mode("paged", "PAGED", "Blocks on demand, anywhere free.",
-         "PagedAttention: blocks on demand, wherever free; Shift/P packs pages on purpose",
-         reserves_max_length=False, pages_on_demand=True, player_split=True),
+         "PagedAttention: a block at a time as the request grows, wherever one is free", Paged()),
 )
 
 NAMES: tuple[str, ...] = tuple(m.name for m in MODES)

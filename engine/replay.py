@@ -26,7 +26,7 @@ MAX_DT_MS = 60_000
 MAX_STEPS = 10_000_000  # about 46 hours of 60 Hz frames
 MAX_INPUTS_PER_STEP = 64
 MIXED = M.MIXED
-OUTCOMES = ("oom", "victory", "unfinished")
+OUTCOMES = ("oom", "overload", "victory", "unfinished")
 
 
 class ReplayError(ValueError):
@@ -41,12 +41,18 @@ def board_digest(game: Game) -> str:
 def final_state(game: Game) -> dict[str, object]:
     """Everything a run's future depends on, so a replay that verifies is the same run."""
     a = game.active
-    return {"score": game.score, "lines": game.lines, "pieces": game.pieces, "level": game.level,
-            "tokens": game.tokens, "served": game.served, "mode": game.mode,
-            "time_ms": game.time_ms, "charge": game.charge, "over": game.over,
-            "hold": game.hold_kind.name if game.hold_kind is not None else None,
-            "active": [a.kind.name, a.rotation, a.x, a.y, a.request_id] if a else None,
-            "next": [k.name for k in game.next_queue], "board": board_digest(game)}
+    s = game.serving
+    state: dict[str, object] = {
+        "score": game.score, "pieces": game.pieces, "level": game.level,
+        "tokens": game.tokens, "served": game.served, "mode": game.mode,
+        "time_ms": game.time_ms, "step": s.step, "preempt": s.preempt_mode,
+        "preempted": [s.preempted_swap, s.preempted_recompute], "over": game.over,
+        "hold": game.hold.id if game.hold is not None else None,
+        "active": [a.kind.name, a.rotation, a.x, a.y, a.request_id] if a else None,
+        "waiting": [r.id for r in s.waiting], "board": board_digest(game)}
+    if game.over and game.result is not None:
+        state["outcome"] = game.result.outcome
+    return state
 
 
 def state_digest(state: dict[str, object]) -> bytes:
@@ -164,7 +170,8 @@ class Outcome:
 
     def summary(self) -> dict[str, object]:
         g = self.game
-        return {"score": g.score, "lines": g.lines, "pieces": g.pieces, "mode": self.mode,
+        return {"score": g.score, "served": g.served, "tokens": g.tokens, "pieces": g.pieces,
+                "minutes": round(g.time_ms / 60_000.0, 2), "mode": self.mode,
                 "modes": list(self.modes), "outcome": outcome_of(g), "time_ms": round(g.time_ms, 3)}
 
 
@@ -199,9 +206,8 @@ class Replay:
 
     def check(self) -> tuple[Outcome | None, str | None]:
         """Re-simulate and compare: (outcome, None) when the run is what it claims, else a reason."""
-        if self.rules > RULES_VERSION:
-            return None, (f"recorded under game rules v{self.rules}, newer than this game's "
-                          f"v{RULES_VERSION}: update the game to check it")
+        if self.rules != RULES_VERSION:
+            return None, rules_mismatch(self.rules)
         if self.daily is not None and self.seed != daily_seed(parse_day(self.daily)):
             return None, f"seed {self.seed} is not the daily seed of {self.daily}"
         if self.claim is None and self.final is None:
@@ -219,7 +225,7 @@ class Replay:
         if final_state(out.game) == self.final and (self.modes is None or tuple(self.modes) == out.modes):
             return None
         f = self.final or {}
-        recorded = Claim(_int(f.get("score")), _int(f.get("lines")), _int(f.get("pieces")),
+        recorded = Claim(_int(f.get("score")), _int(f.get("served")), _int(f.get("pieces")),
                          got.outcome, self._file_mode(got.mode), b"")
         return _difference(recorded, got, self.rules)
 
@@ -272,6 +278,11 @@ class Replay:
         return load(path)
 
 
+def rules_mismatch(rules: int) -> str:
+    """The one line an old (or newer) run is refused with: it would not replay as it was played."""
+    return f"recorded under rules {rules}; this build plays rules {RULES_VERSION}"
+
+
 def _int(value: object) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) else -1
 
@@ -279,7 +290,7 @@ def _int(value: object) -> int:
 def _difference(expected: Claim, got: Claim, rules: int) -> str:
     parts = [f"{name} {a} recorded, {b} replayed"
              for name, a, b in (("score", expected.score, got.score),
-                                ("lines", expected.lines, got.lines),
+                                ("served", expected.lines, got.lines),
                                 ("pieces", expected.pieces, got.pieces),
                                 ("outcome", expected.outcome, got.outcome),
                                 ("allocator", expected.mode, got.mode)) if a != b]

@@ -74,7 +74,8 @@ def _check_and_print(parser: argparse.ArgumentParser, args: argparse.Namespace) 
         return 0
     day = f", daily {replay.daily}" if replay.daily else ""
     print(f"seed {replay.seed}{day}, mode {summary['mode']}, {len(replay.steps)} steps: "
-          f"score {summary['score']}, lines {summary['lines']}, pieces {summary['pieces']}, "
+          f"score {summary['score']}, served {summary['served']}, tokens {summary['tokens']}, "
+          f"{summary['minutes']} game minutes, "
           f"outcome {summary['outcome']}")
     print("final state reproduced exactly")
     return 0

@@ -1,4 +1,4 @@
-"""End-of-run reports: the real numbers at the moment a run crashed or was won."""
+"""End-of-run reports: the real numbers at the moment a run crashed, was overloaded or was won."""
 
 from __future__ import annotations
 
@@ -10,39 +10,56 @@ from .pieces import Kind
 Cell = tuple[int, int]
 
 
+OUTCOMES = ("oom", "overload", "victory")
+
+
 @dataclass(frozen=True, slots=True)
 class RunReport:
-    outcome: str  # "oom" or "victory"
-    cause: str  # why the run ended, in words
-    request_id: int  # the request that failed to allocate (oom) or the last one placed
+    outcome: str  # one of OUTCOMES
+    cause: str  # why the run ended, in words (English; the UI words it from cause_code)
+    request_id: int  # the request that was refused, timed out or was served last
     request_name: str
     kind: Kind
-    free_cells: int
-    sealed_holes: int
-    fragmentation: float
+    free_cells: int  # free visible blocks at the end
+    sealed_holes: int  # free blocks no placement can reach (contiguous; paged: 0)
+    fragmentation: float  # sealed_holes / free_cells
     peak_utilisation: float
     requests_served: int
-    pieces: int
-    lines: int
-    tokens: int
+    pieces: int  # requests admitted (each admission counts once, re-admissions too)
+    tokens: int  # output tokens served
     score: int
     time_ms: float
     mode: str  # the allocator at the end of the run
-    cause_code: str = ""  # engine.memory.OOM_CAUSES for an OOM, "victory" otherwise
+    cause_code: str = ""  # engine.memory.OOM_CAUSES, engine.game.OVERLOAD_CAUSES or "victory"
     utilisation: float = 0.0  # held blocks (tokens + reservations) / all blocks, at the end
-    reserved_blocks: int = 0  # held for maximum lengths, still empty
-    usable_blocks: int = 0  # free blocks the failed request could have been given
-    open_unusable: int = 0  # open free blocks in no range of the failed request's shape
-    resident: int = 0  # requests still holding blocks at the end
+    reserved_blocks: int = 0  # held for maximum lengths, still empty, at the end
+    usable_blocks: int = 0  # free blocks the refused request could have been given
+    open_unusable: int = 0  # open free blocks in no range of the refused request's shape
+    need: int = 0  # blocks the refused (or timed-out) request needed
+    resident: int = 0  # requests holding blocks at the end
+    waiting: int = 0  # requests in the queue at the end
+    waited_ms: float = 0.0  # how long the refused request had waited
+    preempted_swap: int = 0
+    preempted_recompute: int = 0
+    reserved_wasted: int = 0  # reserved blocks never filled, over the run
     mixed: bool = False  # the allocator changed after the run started
     modes_used: tuple[str, ...] = ()  # allocators in the order the run used them
+    goal: str = "serve"
     sealed_cells: tuple[Cell, ...] = ()  # board cells, for the report's BOARD view
     reserved_cells: tuple[Cell, ...] = ()
+
+    @property
+    def lines(self) -> int:
+        return self.requests_served
 
     @property
     def record_mode(self) -> str:
         """The mode a record of this run counts for: "mixed" when it changed allocator."""
         return MIXED if self.mixed else self.mode
+
+    @property
+    def minutes(self) -> float:
+        return self.time_ms / 60_000.0
 
     def allocator_text(self) -> str:
         if self.mixed:
@@ -50,28 +67,20 @@ class RunReport:
         return self.mode
 
     def lines_of_text(self) -> list[str]:
-        if self.outcome == "oom":
-            return [
-                "CUDA OUT OF MEMORY",
-                self.cause,
-                f"failed request: req#{self.request_id} {self.request_name}",
-                f"VRAM held at the crash: {self.utilisation * 100:.1f} % "
-                f"({self.reserved_blocks} blocks reserved but empty)",
-                f"free blocks {self.free_cells} = {self.usable_blocks} usable + "
-                f"{self.sealed_holes} sealed + {self.open_unusable} in no range",
-                f"requests finished: {self.requests_served}   holding blocks: {self.resident}",
-                f"pieces: {self.pieces}   lines: {self.lines}   tokens: {self.tokens}",
-                f"score: {self.score}   uptime: {self.time_ms / 1000:.1f} s",
-                f"allocator: {self.allocator_text()}",
-            ]
-        return [
-            "WORKLOAD COMPLETE",
-            self.cause,
-            f"requests finished: {self.requests_served}   holding blocks at the end: "
-            f"{self.resident}",
-            f"peak VRAM: {self.peak_utilisation * 100:.1f} %   external fragmentation: "
-            f"{self.fragmentation * 100:.1f} %",
-            f"pieces: {self.pieces}   lines: {self.lines}   tokens: {self.tokens}",
-            f"score: {self.score}   uptime: {self.time_ms / 1000:.1f} s",
+        head = {"oom": "CUDA OUT OF MEMORY", "overload": "SERVING ENGINE OVERLOADED",
+                "victory": "WORKLOAD COMPLETE"}[self.outcome]
+        out = [head, self.cause]
+        if self.outcome != "victory":
+            out.append(f"request: req#{self.request_id} {self.request_name} "
+                       f"(needs {self.need} block(s); {self.free_cells} free)")
+        out += [
+            f"VRAM held: {self.utilisation * 100:.1f} % ({self.reserved_blocks} blocks reserved "
+            f"but empty); unreachable free blocks: {self.sealed_holes}",
+            f"requests served: {self.requests_served}   running: {self.resident}   waiting: "
+            f"{self.waiting}",
+            f"preemptions: {self.preempted_swap} swap, {self.preempted_recompute} recompute",
+            f"tokens served: {self.tokens}   score: {self.score}   uptime: "
+            f"{self.time_ms / 1000:.1f} s",
             f"allocator: {self.allocator_text()}",
         ]
+        return out

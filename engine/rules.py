@@ -1,11 +1,11 @@
-"""Game rules as data: board size, timing, scoring, gravity, charge and token accounting."""
+"""Game rules as data: board size, timing, arrivals, the GPU's costs, scoring and gravity."""
 
 from __future__ import annotations
 
 # Bumped whenever a rule change makes the same seed and inputs play out differently: a replay
 # records the version it was played under, so an old run reports why it no longer verifies.
 # tests/test_sharecode.py keeps runs recorded under each version and fails until it is bumped.
-RULES_VERSION = 1
+RULES_VERSION = 2
 
 WIDTH = 10
 VISIBLE = 20
@@ -17,35 +17,52 @@ NEXT_QUEUE = 3
 LOCK_DELAY_MS = 500.0
 MAX_LOCK_RESETS = 15
 
-SOFT_DROP_POINTS = 1  # per cell
-HARD_DROP_POINTS = 2  # per cell
-LINE_POINTS = {1: 100, 2: 300, 3: 500, 4: 800}  # x level
-LINES_PER_LEVEL = 10
-VICTORY_LINES = 40
-# No run scores more: one piece per 60 Hz frame for 46 hours (the longest replay, 10 million
-# frames) clears under 4 million lines, worth under 2 x 10^14 at the levels those lines reach.
-# A saved best score above this did not come from a run.
+# Score is tokens served: the output tokens of every finished request, times the level it
+# finished at. Nothing else scores (no lines: a full row frees nothing).
+# No run scores more: every block of VRAM finishing a whole request every frame for 46 hours
+# (the longest replay, 10 million frames) at the top level.
 MAX_SCORE = 10**15
 
-# Each cell is one KV-cache block of 16 tokens (vLLM's default block size, as in the LAB), so
-# a cleared row of ten blocks dispatches 160 tokens (the original article counted 200 a line).
+# ---------------------------------------------------------------- requests (engine.workload)
+# Each cell is one KV-cache block of 16 tokens (vLLM's default block size, as in the LAB). A
+# request's tetromino is its maximum sequence length: 4 blocks, 64 tokens (the paper's is 2,048).
 TOKENS_PER_BLOCK = 16
-TOKENS_PER_LINE = TOKENS_PER_BLOCK * WIDTH
-BLOCKS_PER_REQUEST = 4  # a tetromino: the blocks a request needs before it can be admitted
+BLOCKS_PER_REQUEST = 4
+MAX_SEQ_TOKENS = TOKENS_PER_BLOCK * BLOCKS_PER_REQUEST
+# Lengths are the LAB's ShareGPT model (engine.lab.workload) divided by LENGTH_SCALE and capped
+# at MAX_SEQ_TOKENS: a mean request of about 500 tokens becomes about 40 of the game's 64.
+LENGTH_DATASET = "sharegpt"
+LENGTH_SCALE = 12.0
 
-# Contiguous allocators reserve each request's maximum length up front. In the game a placed
-# request also holds up to RESERVE_BLOCKS free blocks right on top of it (the room its output
-# may still need; engine.reservation says which): drawn hatched, counted as reserved-but-empty,
-# and returned when the request finishes (a row holding its tokens is garbage-collected).
-RESERVE_BLOCKS = 1
+# Arrivals: a Poisson process whose rate rises with game time, RATE_START requests a second
+# at the start and RATE_PER_MINUTE more every game minute. The level is the game minute (1 in the
+# first), and gravity follows the level.
+RATE_START = 0.20
+RATE_PER_MINUTE = 0.10
+LEVEL_MS = 60_000.0
+MAX_LEVEL = 20
 
-# The player's split (Shift/P) meter, as a fraction of full charge. A game rule that paces a
-# power move, not a cost of vLLM: paging on demand never waits for it.
-CHARGE_START = 1.0
-CHARGE_PER_LINE = 0.25
-CHARGE_PER_SECOND = 0.015  # only while in paged mode
+# The waiting queue (the next-requests panel). A run is overloaded, and ends, when more than
+# QUEUE_MAX requests wait, or one has waited DEADLINE_MS since it arrived or was preempted.
+QUEUE_MAX = 8
+DEADLINE_MS = 30_000.0
 
-THROUGHPUT_WINDOW_MS = 5000.0
+# ---------------------------------------------------------------- the GPU (engine.serving)
+# Iteration-level batching, as vLLM: every DECODE_STEP_MS of GPU time each running request
+# generates one token. Prefill (a new prompt, or a recomputed one) and swapping stall every
+# running request while the GPU does them.
+DECODE_STEP_MS = 1_200.0
+PREFILL_MS_PER_TOKEN = 12.0
+SWAP_MS_PER_BLOCK = 80.0  # each way, per block, over PCIe
+CPU_BLOCKS = 8  # the CPU swap space (the strip beside VRAM), in blocks
+PREEMPT_MODES = ("recompute", "swap")
+DEFAULT_PREEMPT = "recompute"  # vLLM's default for single-sequence requests
+
+# The goal of a non-endless run: serve GOAL_REQUESTS requests (endless runs until overloaded).
+GOAL_REQUESTS = 300
+GOALS = ("serve", "endless")
+
+THROUGHPUT_WINDOW_MS = 10_000.0
 VRAM_WARN = 0.80  # utilisation that raises the warning
 VRAM_REARM = 0.75  # the warning rearms once utilisation falls below this
 VRAM_CAUTION = 0.60  # utilisation the gauge turns amber at (red above VRAM_WARN)
@@ -62,9 +79,16 @@ def gravity_ms(level: int) -> float:
     return (0.8 - (lv - 1) * 0.007) ** (lv - 1) * 1000.0
 
 
-def level_for(lines: int) -> int:
-    return 1 + lines // LINES_PER_LEVEL
+def level_for(time_ms: float) -> int:
+    """The level at game time `time_ms`: one more every game minute, capped."""
+    return min(MAX_LEVEL, 1 + int(time_ms // LEVEL_MS))
 
 
-def line_points(count: int, level: int) -> int:
-    return LINE_POINTS.get(count, 0) * level
+def arrival_rate(time_ms: float) -> float:
+    """Requests a second arriving at game time `time_ms`."""
+    return RATE_START + RATE_PER_MINUTE * time_ms / 60_000.0
+
+
+def blocks_for(tokens: int) -> int:
+    """KV blocks that `tokens` tokens fill (at least one)."""
+    return max(1, -(-tokens // TOKENS_PER_BLOCK))

@@ -14,7 +14,8 @@ from urllib.parse import parse_qs, urlsplit
 
 from .daily import daily_seed, day_number, from_day_number
 from .game import Input
-from .replay import MAX_INPUTS_PER_STEP, MAX_STEPS, MIXED, OUTCOMES, Claim, Outcome, Replay, ReplayError, Timeline, _valid_dt
+from .replay import MAX_INPUTS_PER_STEP, MAX_STEPS, MIXED, OUTCOMES, Claim, Outcome, Replay, ReplayError, Timeline, _valid_dt, rules_mismatch
+from .rules import RULES_VERSION
 
 PREFIX = "vt"
 VERSION = 1
@@ -23,13 +24,15 @@ COMMENT_LIMIT = 2000  # characters: what a three-minute run must fit in
 MAX_CODE_CHARS = 4 * 1024 * 1024
 MAX_BODY_BYTES = 32 * 1024 * 1024
 
-# Input numbering of format 1. Append only.
+# Input numbering of format 1 under rules 2 (a code of other rules is refused before its inputs
+# are read). Append only.
 INPUT_CODES: tuple[Input, ...] = (
     Input.LEFT, Input.RIGHT, Input.SOFT_DROP, Input.HARD_DROP, Input.ROTATE_CW, Input.ROTATE_CCW,
     Input.HOLD, Input.SPLIT, Input.MODE_CONTIGUOUS, Input.MODE_PAGED, Input.MODE_TOGGLE,
+    Input.PREEMPT_TOGGLE,
 )
 _CODE_OF = {inp: n for n, inp in enumerate(INPUT_CODES)}
-OP_MULTI, OP_DT, OP_END = 11, 12, 13
+OP_MULTI, OP_DT, OP_END = 12, 13, 14
 OPS = 16
 
 _FLAG_DEFLATED = 1
@@ -256,6 +259,8 @@ def _parse_body(body: bytes) -> Replay:
     rules = r.varint(2**31)
     if rules < 1:
         raise ReplayError("corrupt: bad rules version")
+    if rules != RULES_VERSION:
+        raise ReplayError(rules_mismatch(rules))
     run = r.byte()
     if run & ~(_RUN_ENDLESS | _RUN_DAILY):
         raise ReplayError("corrupt: unknown run flags")

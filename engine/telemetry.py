@@ -38,6 +38,15 @@ class Telemetry(NamedTuple):
     level: int
     charge: float
     tokens: int
+    waiting: int = 0  # requests in the queue
+    served: int = 0  # requests finished
+    preempted_swap: int = 0
+    preempted_recompute: int = 0
+    cpu_used: int = 0  # blocks in the CPU swap space
+    tokens_stored: int = 0  # tokens in VRAM now
+    waste_share: float = 0.0  # of held + out-of-reach memory, the share holding no token
+    reserved_wasted: int = 0  # reserved blocks never filled by the requests that finished
+    minutes: float = 0.0  # game time
 
 
 def fragmentation(free: int, sealed: int) -> float:

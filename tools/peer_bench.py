@@ -43,7 +43,8 @@ class Driver:
 
 
 def ours(seed: int) -> Driver:
-    """This game's engine through Game.update, events on, telemetry read after every drop (as the UI does)."""
+    """This game's engine through Game.update, events on, telemetry read after every drop (as the UI
+    does); game time passes between requests, since they arrive on their own clock."""
     sys.path.insert(0, str(ROOT))
     from engine import Game, Input
 
@@ -51,10 +52,14 @@ def ours(seed: int) -> Driver:
     state = SimpleNamespace(game=Game(seed=seed, endless=True), games=0)
 
     def hard_drop() -> tuple[int, bool]:
+        # Requests arrive on their own clock: after a drop, game time runs (as frames would)
+        # until the next request falls.
         game = state.game
         before = game.lines
         game.update(0.0, drop)
         game.telemetry()
+        while game.active is None and not game.over:
+            game.update(250.0)
         return game.lines - before, game.over
 
     def restart() -> None:

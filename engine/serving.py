@@ -1,0 +1,311 @@
+"""The serving engine: every request's life in one place — queue, admit, decode, finish, preempt.
+
+Requests wait in a first-come-first-served queue. Admitted, a request holds KV blocks on the
+board (VRAM) as its allocator (engine.allocators) says, and decodes with every other running
+request: one token each per decode step of GPU time (vLLM's iteration-level batching). When the
+last block a request holds is full, its next token needs another: a reserved one (contiguous:
+the reservation fills up), or a new block wherever one is free (paged). If none is free the
+newest running request is preempted whole (vLLM sec. 4.5) and goes back to the front of the
+queue: *recompute* frees its blocks and prefills its prompt and generated tokens again when it
+returns; *swap* moves its blocks to the CPU swap space and back, paying PCIe time both ways.
+A request finishes by itself once it has generated its output, and at that moment every block
+it holds is freed, wherever it is; nothing else moves.
+
+Prefill and swapping stall the GPU: while it prefills a prompt or copies blocks no request
+decodes. Time comes in as an argument; nothing here reads a clock.
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections import deque
+from dataclasses import dataclass, field
+
+from . import events as ev
+from . import rules as R
+from .allocators import Allocator
+from .board import Board, Cell
+from .pieces import PIECES, Kind
+from .workload import Arrival
+
+QUEUED, RUNNING, FINISHED = "queued", "running", "finished"
+_GROW, _FINISH = 0, 1
+
+
+@dataclass(slots=True, eq=False)
+class Request:
+    """One inference request. `output` (what it will generate) is hidden from the player and
+    the bot; everything else is on screen."""
+
+    id: int
+    kind: Kind
+    prompt: int
+    output: int
+    arrived_ms: float
+    queued_ms: float  # when it last joined the queue: its deadline counts from here
+    state: str = QUEUED
+    mode: str = ""  # the allocator it was admitted under
+    done: int = 0  # tokens generated before its current decode segment
+    start_step: int = 0  # the decode step its current segment started at
+    blocks: list[Cell] = field(default_factory=list)  # block table: logical page i -> blocks[i]
+    reserved: int = 0  # how many of the last entries of `blocks` are reserved, still empty
+    preferred: list[Cell] = field(default_factory=list)  # paged: the rest of its placement
+    swapped: int = 0  # blocks it holds in the CPU swap space while preempted by swapping
+    recomputed: int = 0  # generated tokens it must prefill again (preempted by recompute)
+    preemptions: int = 0
+    order: int = 0  # admission order: the newest running request is preempted first
+    version: int = 0  # bumped whenever its scheduled decode event is no longer valid
+    static: bool = False  # set up by a puzzle or test: holds its blocks, never decodes
+    alloc: Allocator | None = None  # the allocator it was admitted under
+
+    @property
+    def name(self) -> str:
+        return PIECES[self.kind].name
+
+    @property
+    def context(self) -> int:
+        """Tokens in its KV cache when its current segment starts: prompt + generated."""
+        return self.prompt + self.done
+
+
+class Serving:
+    """The queue, the running requests, the decode clock and the CPU swap space of one run.
+
+    Write access to the board goes through this class only (engine.game asks it to admit);
+    reading any attribute never changes anything.
+    """
+
+    def __init__(self, board: Board) -> None:
+        self.board = board
+        self.requests: dict[int, Request] = {}  # every request not yet finished
+        self.waiting: deque[Request] = deque()
+        self.running: dict[int, Request] = {}
+        self.step = 0
+        self.time_ms = 0.0
+        self.busy_until_ms = 0.0  # the GPU prefills or swaps until then: no decode step
+        self._acc = 0.0  # GPU time towards the next decode step
+        self._heap: list[tuple[int, int, int, int, int]] = []  # (step, kind, order, id, version)
+        self._orders = 0
+        self.preempt_mode = R.DEFAULT_PREEMPT
+        self.cpu_used = 0  # blocks in the CPU swap space
+        self.held = 0  # visible blocks held (tokens and reservations)
+        self.reserved = 0  # held blocks reserved for a maximum length, still empty
+        self._token_base = 0  # sum of (context - start_step) over running requests
+        self.served = 0
+        self.tokens_served = 0  # output tokens of finished requests
+        self.reserved_wasted = 0  # reserved blocks still empty when their request finished
+        self.preempted_swap = 0
+        self.preempted_recompute = 0
+        self.finished_holding_max = 0  # blocks a finished request still held (always 0)
+        self.events: list[ev.Event] = []
+
+    # ------------------------------------------------------------------ reading
+    def tokens_of(self, req: Request) -> int:
+        """Tokens in a request's KV cache now."""
+        if req.state == RUNNING:
+            return req.context + self.step - req.start_step
+        return req.context
+
+    def generated_of(self, req: Request) -> int:
+        return self.tokens_of(req) - req.prompt
+
+    def tokens_stored(self) -> int:
+        """Tokens held in VRAM by every running request."""
+        return self._token_base + len(self.running) * self.step
+
+    def need(self, req: Request) -> int:
+        """Blocks `req` must be given to be admitted: its swapped blocks, or its context's."""
+        return req.swapped if req.swapped else R.blocks_for(req.context)
+
+    def prefill_ms(self, req: Request) -> float:
+        """GPU time its admission stalls decoding for: a swap-in, or prefilling its context."""
+        if req.swapped:
+            return R.SWAP_MS_PER_BLOCK * req.swapped
+        return R.PREFILL_MS_PER_TOKEN * req.context
+
+    def table(self, req: Request) -> ev.BlockTable:
+        """A request's block table now (logical page -> physical block)."""
+        return ev.BlockTable(req.id, req.kind, tuple(enumerate(req.blocks)), req.reserved,
+                             self.tokens_of(req))
+
+    def cell_tokens(self, cell: Cell) -> tuple[Request, int, int] | None:
+        """(request, logical page, tokens in that block) for a held block; None when free."""
+        owner = self.board.grid[cell[1]][cell[0]]
+        req = self.requests.get(owner)
+        if req is None or req.state != RUNNING:
+            return None
+        page = req.blocks.index(cell)
+        tokens = self.tokens_of(req) - page * R.TOKENS_PER_BLOCK
+        return req, page, max(0, min(R.TOKENS_PER_BLOCK, tokens))
+
+    # ------------------------------------------------------------------ the queue
+    def arrive(self, a: Arrival) -> Request:
+        req = Request(a.id, a.kind, a.prompt, a.output, a.time_ms, a.time_ms)
+        self.requests[req.id] = req
+        self.waiting.append(req)
+        self.events.append(ev.Arrived(req.id, req.kind, req.prompt, len(self.waiting)))
+        return req
+
+    # ------------------------------------------------------------------ admission
+    def admit(self, req: Request, alloc: Allocator, tokens: list[Cell], reserved: list[Cell],
+              how: str, preferred: list[Cell] | None = None) -> None:
+        """Give `req` its blocks (`tokens` hold its context, `reserved` are held empty) and let
+        it decode. The caller has taken it out of the queue and checked the blocks are free."""
+        board = self.board
+        board.place(tokens, req.id)
+        if reserved:
+            board.reserve(reserved, req.id)
+        stall = self.prefill_ms(req)
+        resumed = "swap" if req.swapped else ("recompute" if req.recomputed else "")
+        if req.swapped:
+            self.cpu_used -= req.swapped
+            req.swapped = 0
+        req.recomputed = 0
+        req.state = RUNNING
+        req.mode = alloc.name
+        req.alloc = alloc
+        req.blocks = [*tokens, *reserved]
+        req.reserved = len(reserved)
+        req.preferred = list(preferred or ())
+        req.start_step = self.step
+        self._orders += 1
+        req.order = self._orders
+        self.running[req.id] = req
+        self.held += len(req.blocks)
+        self.reserved += len(reserved)
+        self._token_base += req.context - req.start_step
+        self._stall(stall)
+        self._schedule(req)
+        self.events.append(ev.Admitted(self.table(req), how, stall, resumed, alloc.name))
+
+    def _stall(self, ms: float) -> None:
+        if ms > 0:
+            self.busy_until_ms = max(self.busy_until_ms, self.time_ms) + ms
+
+    # ------------------------------------------------------------------ time
+    def advance(self, dt_ms: float) -> None:
+        """Let `dt_ms` of game time pass: decode steps, block growth, finishes, preemptions."""
+        t0 = self.time_ms
+        t1 = t0 + dt_ms
+        self.time_ms = t1
+        free = t1 - max(t0, self.busy_until_ms)
+        if free <= 0:
+            return
+        acc = self._acc + free
+        while acc >= R.DECODE_STEP_MS:
+            acc -= R.DECODE_STEP_MS
+            self.step += 1
+            self._run_step(self.step)
+        self._acc = acc
+
+    def _schedule(self, req: Request) -> None:
+        """Queue the next thing that happens to a running request: it needs a block, or it
+        finishes (a block first on a tie: its last token needs room too)."""
+        if req.static:
+            return
+        finish = req.start_step + req.output - req.done
+        full = len(req.blocks) - req.reserved  # blocks holding tokens
+        grow = req.start_step + full * R.TOKENS_PER_BLOCK + 1 - req.context
+        if grow <= finish and (req.reserved or full < R.BLOCKS_PER_REQUEST):
+            heapq.heappush(self._heap, (grow, _GROW, req.order, req.id, req.version))
+        else:
+            heapq.heappush(self._heap, (finish, _FINISH, req.order, req.id, req.version))
+
+    def _run_step(self, step: int) -> None:
+        heap = self._heap
+        while heap and heap[0][0] <= step:
+            _, what, _, rid, version = heapq.heappop(heap)
+            req = self.running.get(rid)
+            if req is None or req.version != version:
+                continue
+            if what == _FINISH:
+                self._finish(req)
+            else:
+                self._grow(req)
+
+    def _grow(self, req: Request) -> None:
+        board = self.board
+        if req.reserved:  # its reservation fills: the reserved block now holds tokens
+            cell = req.blocks[len(req.blocks) - req.reserved]
+            board.fill(cell)
+            req.reserved -= 1
+            self.reserved -= 1
+            self._schedule(req)
+            return
+        alloc = req.alloc
+        assert alloc is not None
+        got = alloc.grow(board.masks, req.preferred, req.blocks[-1])
+        while got is None:
+            victim = self._victim()
+            self.preempt(victim)
+            if victim is req:
+                return
+            got = alloc.grow(board.masks, req.preferred, req.blocks[-1])
+        cell = got
+        if cell in req.preferred:
+            req.preferred.remove(cell)
+        board.place([cell], req.id)
+        req.blocks.append(cell)
+        self.held += 1
+        self._schedule(req)
+        self.events.append(ev.Grew(req.id, req.kind, len(req.blocks) - 1, cell))
+
+    def _victim(self) -> Request:
+        """The newest running request whose allocator lets it be preempted."""
+        best: Request | None = None
+        for r in self.running.values():
+            if r.alloc is not None and r.alloc.preemptible and (best is None or r.order > best.order):
+                best = r
+        assert best is not None, "a growing request is preemptible itself"
+        return best
+
+    def _release(self, req: Request) -> list[Cell]:
+        cells = req.blocks
+        self.board.free(cells)
+        self.held -= len(cells)
+        self.reserved -= req.reserved
+        self._token_base -= req.context - req.start_step
+        del self.running[req.id]
+        req.version += 1
+        return cells
+
+    def _finish(self, req: Request) -> None:
+        wasted = req.reserved
+        cells = self._release(req)
+        req.done = req.output
+        req.state = FINISHED
+        req.blocks = []
+        req.reserved = 0
+        del self.requests[req.id]
+        self.served += 1
+        self.tokens_served += req.output
+        self.reserved_wasted += wasted
+        self.events.append(ev.Finished(req.id, req.kind, tuple(cells), req.output, wasted))
+
+    def preempt(self, req: Request) -> None:
+        """Take every block of a running request and put it back at the front of the queue, to
+        be swapped back in or recomputed as the preemption mode says."""
+        generated = self.generated_of(req)
+        n = len(req.blocks)
+        cells = self._release(req)
+        req.done = generated
+        req.blocks = []
+        req.reserved = 0
+        req.preferred = []
+        req.state = QUEUED
+        req.queued_ms = self.time_ms
+        req.preemptions += 1
+        how = self.preempt_mode
+        if how == "swap" and self.cpu_used + n > R.CPU_BLOCKS:
+            how = "recompute"  # no room in the CPU swap space
+        if how == "swap":
+            req.swapped = n
+            self.cpu_used += n
+            self.preempted_swap += 1
+            self._stall(R.SWAP_MS_PER_BLOCK * n)
+        else:
+            req.recomputed = generated
+            self.preempted_recompute += 1
+        self.waiting.appendleft(req)
+        self.events.append(ev.Preempted(req.id, req.kind, tuple(cells), how, generated,
+                                        self.preempt_mode))

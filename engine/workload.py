@@ -1,0 +1,95 @@
+"""The requests of a run: which tetromino, when it arrives, its prompt and its (hidden) output.
+
+A run's requests depend on its seed only, never on how it is played: the same seed gives every
+player the same workload (the daily run relies on it). Three seeded streams keep that so:
+shapes come from the 7-bag (engine.bag), lengths from the LAB's ShareGPT model
+(engine.lab.workload) scaled to the board, arrival gaps from a Poisson process whose rate rises
+with game time (rules.arrival_rate).
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections import deque
+from dataclasses import dataclass
+
+from . import rules as R
+from .bag import PieceBag
+from .lab.workload import DATASETS, DatasetSpec
+from .pieces import Kind
+
+
+@dataclass(frozen=True, slots=True)
+class Arrival:
+    """One request as it arrives: `output` is what it will generate, which nobody sees."""
+
+    id: int
+    kind: Kind
+    time_ms: float
+    prompt: int
+    output: int
+
+
+def scaled_lengths(spec: DatasetSpec, rng: random.Random, scale: float = R.LENGTH_SCALE,
+                   max_tokens: int = R.MAX_SEQ_TOKENS) -> tuple[int, int]:
+    """(prompt, output) in game tokens: the dataset's log-normals divided by `scale`, rounded,
+    at least one token each, prompt + output capped at `max_tokens`."""
+    prompt = rng.lognormvariate(spec.mu_input, spec.sigma_input) / scale
+    output = rng.lognormvariate(spec.mu_output, spec.sigma_output) / scale
+    p = min(max(1, round(prompt)), max_tokens - 1)
+    return p, min(max(1, round(output)), max_tokens - p)
+
+
+def next_arrival_ms(now_ms: float, u: float) -> float:
+    """The next arrival after `now_ms` of the rising-rate Poisson process, from a uniform `u` in
+    (0, 1]: the time at which the integrated rate has grown by -ln(u)."""
+    target = -math.log(u)
+    a = R.RATE_PER_MINUTE / 60_000.0 / 1000.0  # rate growth per ms, per ms
+    r0 = R.arrival_rate(now_ms) / 1000.0  # per ms
+    if a <= 0.0:
+        return now_ms + target / r0
+    # r0 * t + a * t^2 / 2 = target
+    return now_ms + (-r0 + math.sqrt(r0 * r0 + 2.0 * a * target)) / a
+
+
+class Workload:
+    """The endless, seeded stream of a run's requests, drawn as game time reaches them."""
+
+    __slots__ = ("_bag", "_lengths", "_gaps", "_spec", "_next_id", "_upcoming")
+
+    def __init__(self, seed: int) -> None:
+        self._bag = PieceBag(random.Random(seed))
+        self._lengths = random.Random(f"{seed}:lengths")
+        self._gaps = random.Random(f"{seed}:arrivals")
+        self._spec = DATASETS[R.LENGTH_DATASET]
+        self._next_id = 1
+        self._upcoming: deque[Arrival] = deque()
+        self._upcoming.append(self._draw(0.0))
+
+    def _draw(self, after_ms: float) -> Arrival:
+        kind = self._bag.pop()
+        prompt, output = scaled_lengths(self._spec, self._lengths)
+        u = 1.0 - self._gaps.random()  # in (0, 1]
+        t = after_ms if self._next_id == 1 else next_arrival_ms(after_ms, u)
+        a = Arrival(self._next_id, kind, t, prompt, output)
+        self._next_id += 1
+        return a
+
+    @property
+    def next_time_ms(self) -> float:
+        return self._upcoming[0].time_ms
+
+    def arrivals_until(self, time_ms: float) -> list[Arrival]:
+        """Every request that arrives by `time_ms`, in order (the first arrives at time 0)."""
+        out: list[Arrival] = []
+        up = self._upcoming
+        while up[0].time_ms <= time_ms:
+            a = up.popleft()
+            out.append(a)
+            up.append(self._draw(a.time_ms))
+        return out
+
+    def peek_kinds(self, n: int) -> tuple[Kind, ...]:
+        """The shapes of the next `n` requests still to arrive (for previews and puzzles)."""
+        return (self._upcoming[0].kind, *self._bag.peek(n - 1)) if n > 0 else ()
