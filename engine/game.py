@@ -99,7 +99,7 @@ class Game:
         self._throughput = ThroughputWindow()
         self._vram_warned = False
         self._stats: tuple[int, tuple[int, int, list[int]]] | None = None  # (version, stats)
-        self._reach: tuple[int, int] | None = None  # (version, free blocks any shape reaches)
+        self._reach: tuple[int, list[int], int] | None = None  # (version, cover, reachable free)
         self._ev: list[ev.Event] = []
         self._tick(0.0)
 
@@ -227,6 +227,13 @@ class Game:
         req = self.serving.requests.get(request_id)
         return self.serving.table(req) if req is not None else None
 
+    def idle_ms(self) -> float:
+        """With nothing falling, how long until something can happen (an arrival, a decode
+        step, a level, a deadline in hold); 0 while a request falls or waits to be paged."""
+        if self.active is not None or self.blocked is not None or self.over:
+            return 0.0
+        return max(0.0, self._next_event_ms() - self.time_ms)
+
     def wait_ms(self, req: Request) -> float:
         return self.time_ms - req.queued_ms
 
@@ -254,10 +261,15 @@ class Game:
         (free blocks no placement of any shape reaches; paged: none, by construction)."""
         if not self._mode.allocator.external_fragmentation:
             return 0
+        return R.VISIBLE_CELLS - self._counts()[0] - self._cover()[1]
+
+    def _cover(self) -> tuple[list[int], int]:
+        """(engine.reach.reachable_cells, reachable free blocks), cached until the board changes."""
         v = self.board.version
         if self._reach is None or self._reach[0] != v:
-            self._reach = (v, reach.reachable_free(self.board))
-        return R.VISIBLE_CELLS - self._counts()[0] - self._reach[1]
+            cover = reach.reachable_cells(self.board)
+            self._reach = (v, cover, reach.reachable_free(self.board, cover))
+        return self._reach[1], self._reach[2]
 
     def memory(self, kind: Kind | None = None) -> Breakdown:
         """Free memory as the falling request (or `kind`) sees it: sealed = out of reach of
@@ -291,35 +303,27 @@ class Game:
     def telemetry(self) -> Telemetry:
         s = self.serving
         occupied = s.held
-        free = R.VISIBLE_CELLS - occupied
-        lost = self.unreachable_free()
-        tokens, slots, _ = self.waste()
-        total = slots + lost * R.TOKENS_PER_BLOCK
         return Telemetry(
             utilisation=utilisation(occupied),
-            fragmentation=fragmentation(free, lost),
             throughput=self._throughput.rate(self.time_ms),
-            usable_free=free - lost,
             reserved=s.reserved,
             resident=len(s.running),
             peak_utilisation=self.peak_utilisation,
-            free_cells=free,
-            sealed_holes=lost,
+            free_cells=R.VISIBLE_CELLS - occupied,
             pieces=self.pieces,
-            lines=s.served,
+            served=s.served,
             score=self.score,
             level=self.level,
-            charge=1.0,
             tokens=s.tokens_served,
             waiting=len(s.waiting),
-            served=s.served,
             preempted_swap=s.preempted_swap,
             preempted_recompute=s.preempted_recompute,
             cpu_used=s.cpu_used,
-            tokens_stored=tokens,
-            waste_share=(total - tokens) / total if total else 0.0,
+            tokens_stored=s.tokens_stored(),
+            slots_held=occupied * R.TOKENS_PER_BLOCK,
             reserved_wasted=s.reserved_wasted,
             minutes=self.time_ms / 60_000.0,
+            count_lost=self.unreachable_free if self._mode.allocator.external_fragmentation else None,
         )
 
     # ------------------------------------------------------------------ driving
@@ -332,6 +336,10 @@ class Game:
                     break
             while not self.over and dt_ms > 0:
                 step = CHUNK_MS if dt_ms > CHUNK_MS else dt_ms
+                if self.active is None and self.blocked is None:
+                    # Nothing falls: time runs on to the next thing that can happen.
+                    until = self._next_event_ms() - self.time_ms
+                    step = dt_ms if until >= dt_ms else max(until, 1e-6)
                 dt_ms -= step
                 self._tick(step)
         out, self._ev = self._ev, []
@@ -523,6 +531,15 @@ class Game:
             self._fall(dt)
         if not self.over:
             self._check_overload()
+
+    def _next_event_ms(self) -> float:
+        """When something next happens with no request falling: an arrival, a decode step, a
+        level, or the deadline of the request in hold."""
+        at = min(self._workload.next_time_ms, self.serving.next_step_ms(),
+                 (self.level if self.level < R.MAX_LEVEL else 10**9) * R.LEVEL_MS)
+        if self.hold is not None:
+            at = min(at, self.hold.queued_ms + R.DEADLINE_MS)
+        return at
 
     def _take_serving_events(self) -> None:
         s = self.serving
@@ -734,7 +751,7 @@ class Game:
             preempted_swap=s.preempted_swap, preempted_recompute=s.preempted_recompute,
             reserved_wasted=s.reserved_wasted, mixed=self.mixed,
             modes_used=tuple(self.modes_used), goal=self.goal,
-            sealed_cells=memory.sealed_cells(self.board) if lost else (),
+            sealed_cells=memory.sealed_cells(self.board, self._cover()[0]) if lost else (),
             reserved_cells=tuple(c for c in self.board.reserved_cells() if c[1] >= R.HIDDEN),
         )
         self.over = True

@@ -39,10 +39,12 @@ def reserved_blocks(board: Board) -> int:
     return sum(map(int.bit_count, board.reserved[HIDDEN:]))
 
 
-def sealed_cells(board: Board) -> tuple[Cell, ...]:
-    """Free visible cells no request of any shape can be moved to."""
+def sealed_cells(board: Board, cover: list[int] | None = None) -> tuple[Cell, ...]:
+    """Free visible cells no request of any shape can be moved to (`cover`: the board's
+    engine.reach.reachable_cells(), when the caller has it already)."""
     masks = board.masks
-    cover = reachable_cells(board)
+    if cover is None:
+        cover = reachable_cells(board)
     return tuple((x, y) for y in range(HIDDEN, HEIGHT) for x in range(WIDTH)
                  if not (masks[y] | cover[y]) >> x & 1)
 

@@ -27,9 +27,16 @@ _POSES = (1 << (WIDTH + PAD)) - 1  # every bit a pose's x can take (off-board po
 Pose = tuple[int, int, int]
 
 
-def fit_masks(masks: list[int], kind: Kind, rotation: int) -> list[int]:
-    """Per row y, the bits (x + PAD) of every x at which the shape fits on free cells."""
-    rows = [(m << PAD) | _WALLS for m in masks]
+def padded(masks: list[int]) -> list[int]:
+    """Board rows with the walls set: bit x + PAD for cell x."""
+    return [(m << PAD) | _WALLS for m in masks]
+
+
+def fit_masks(masks: list[int], kind: Kind, rotation: int, rows: list[int] | None = None) -> list[int]:
+    """Per row y, the bits (x + PAD) of every x at which the shape fits on free cells
+    (`rows`: padded(masks), when the caller has it already)."""
+    if rows is None:
+        rows = padded(masks)
     cells = PIECES[kind].rotations[rotation]
     out = [0] * HEIGHT
     for y in range(HEIGHT):
@@ -67,10 +74,11 @@ def reachable_cells(board: Board, kinds: tuple[Kind, ...] = KINDS) -> list[int]:
     """Per row, the cells some reachable pose of some kind covers (row bitmasks): the cells a
     request can be moved through or placed over. A free cell no pose covers is sealed off."""
     masks = board.masks
+    rows = padded(masks)
     cover = [0] * HEIGHT
     for kind in kinds:
         for rot, _, x, y in _starts(board, kind):
-            fit = fit_masks(masks, kind, rot)
+            fit = fit_masks(masks, kind, rot, rows)
             reach = _spread(1 << (x + PAD), fit[y])
             cells = PIECES[kind].rotations[rot]
             for row in range(y, HEIGHT):
@@ -86,9 +94,11 @@ def reachable_cells(board: Board, kinds: tuple[Kind, ...] = KINDS) -> list[int]:
     return [c & full for c in cover]
 
 
-def reachable_free(board: Board) -> int:
-    """Free visible blocks some request of any shape can be moved to."""
-    cover = reachable_cells(board)
+def reachable_free(board: Board, cover: list[int] | None = None) -> int:
+    """Free visible blocks some request of any shape can be moved to (`cover`: the board's
+    reachable_cells(), when the caller has it already)."""
+    if cover is None:
+        cover = reachable_cells(board)
     masks = board.masks
     return sum((cover[y] & ~masks[y]).bit_count() for y in range(HIDDEN, HEIGHT))
 

@@ -198,6 +198,10 @@ class Serving:
             self._run_step(self.step)
         self._acc = acc
 
+    def next_step_ms(self) -> float:
+        """The game time of the next decode step."""
+        return max(self.time_ms, self.busy_until_ms) + R.DECODE_STEP_MS - self._acc
+
     def _schedule(self, req: Request) -> None:
         """Queue the next thing that happens to a running request: it needs a block, or it
         finishes (a block first on a tie: its last token needs room too)."""

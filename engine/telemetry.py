@@ -4,49 +4,94 @@ Definitions (all over the 200 visible cells):
 - utilisation: held cells (tokens and reservations) / all cells.
 - reserved share: held cells that are reserved but hold no tokens / held cells (contiguous
   allocators reserve each request's maximum length; paged ones reserve nothing).
-- external fragmentation: sealed free cells / all free cells, where a free cell is sealed when a
-  held cell stands above it in its column. Sealed cells are free memory that a request needing
-  one contiguous range can never be given.
-- usable free: the free blocks the current allocator could give the falling request right now
-  (engine.memory): in contiguous mode those in some open range of its shape, in paged mode all.
-- throughput: tokens dispatched by garbage-collected rows over the last 5 s, per second.
+- external fragmentation: free cells no request of any shape can be moved to (engine.reach) /
+  all free cells. In paged mode it is 0 by construction: any free block can be a page.
+- usable free: the free blocks that are not sealed off.
+- waste share: of the memory held or lost, the share holding no token (reserved-but-empty
+  blocks, unfilled tails of last blocks, and sealed free blocks).
+- throughput: output tokens of the requests that finished over the last 10 s, per second.
 """
 
 from __future__ import annotations
 
 from collections import deque
-from typing import NamedTuple
+from collections.abc import Callable
 
-from .rules import THROUGHPUT_WINDOW_MS, VISIBLE_CELLS
+from .rules import THROUGHPUT_WINDOW_MS, TOKENS_PER_BLOCK, VISIBLE_CELLS
 
 
-class Telemetry(NamedTuple):
-    """One reading of every gauge (a named tuple: built every frame, so it must be cheap)."""
+class Telemetry:
+    """One reading of every gauge, taken when Game.telemetry() was called.
 
-    utilisation: float
-    fragmentation: float
-    throughput: float
-    usable_free: int
-    reserved: int
-    resident: int
-    peak_utilisation: float
-    free_cells: int
-    sealed_holes: int
-    pieces: int
-    lines: int
-    score: int
-    level: int
-    charge: float
-    tokens: int
-    waiting: int = 0  # requests in the queue
-    served: int = 0  # requests finished
-    preempted_swap: int = 0
-    preempted_recompute: int = 0
-    cpu_used: int = 0  # blocks in the CPU swap space
-    tokens_stored: int = 0  # tokens in VRAM now
-    waste_share: float = 0.0  # of held + out-of-reach memory, the share holding no token
-    reserved_wasted: int = 0  # reserved blocks never filled by the requests that finished
-    minutes: float = 0.0  # game time
+    Built every frame, so it must be cheap: the one figure that needs a walk over the board
+    (free blocks out of every request's reach, contiguous mode) is counted only when a gauge
+    reads it, and then once per board change (the game caches it).
+    """
+
+    __slots__ = ("utilisation", "throughput", "reserved", "resident", "peak_utilisation",
+                 "free_cells", "pieces", "lines", "score", "level", "tokens", "waiting",
+                 "served", "preempted_swap", "preempted_recompute", "cpu_used",
+                 "tokens_stored", "slots_held", "reserved_wasted", "minutes", "_lost",
+                 "_count_lost")
+
+    def __init__(self, *, utilisation: float, throughput: float, reserved: int, resident: int,
+                 peak_utilisation: float, free_cells: int, pieces: int, served: int, score: int,
+                 level: int, tokens: int, waiting: int, preempted_swap: int,
+                 preempted_recompute: int, cpu_used: int, tokens_stored: int, slots_held: int,
+                 reserved_wasted: int, minutes: float,
+                 count_lost: Callable[[], int] | None = None, lost: int | None = None) -> None:
+        self.utilisation = utilisation
+        self.throughput = throughput
+        self.reserved = reserved
+        self.resident = resident
+        self.peak_utilisation = peak_utilisation
+        self.free_cells = free_cells
+        self.pieces = pieces
+        self.served = served
+        self.lines = served  # the goal's count (requests served)
+        self.score = score
+        self.level = level
+        self.tokens = tokens
+        self.waiting = waiting
+        self.preempted_swap = preempted_swap
+        self.preempted_recompute = preempted_recompute
+        self.cpu_used = cpu_used
+        self.tokens_stored = tokens_stored
+        self.slots_held = slots_held
+        self.reserved_wasted = reserved_wasted
+        self.minutes = minutes
+        self._lost = lost
+        self._count_lost = count_lost
+
+    @property
+    def sealed_holes(self) -> int:
+        """Free blocks no request can be given (external fragmentation; paged: 0)."""
+        if self._lost is None:
+            self._lost = self._count_lost() if self._count_lost is not None else 0
+        return self._lost
+
+    @property
+    def fragmentation(self) -> float:
+        return fragmentation(self.free_cells, self.sealed_holes)
+
+    @property
+    def usable_free(self) -> int:
+        return self.free_cells - self.sealed_holes
+
+    @property
+    def waste_share(self) -> float:
+        """Of the memory held or lost, the share that holds no token: reserved-but-empty and
+        unfilled tails (slots - tokens) plus free blocks out of reach."""
+        lost = self.sealed_holes * TOKENS_PER_BLOCK
+        total = self.slots_held + lost
+        return (total - self.tokens_stored) / total if total else 0.0
+
+    def as_dict(self) -> dict[str, float]:
+        names = [n for n in self.__slots__ if not n.startswith("_")]
+        out: dict[str, float] = {n: getattr(self, n) for n in names}
+        for n in ("sealed_holes", "fragmentation", "usable_free", "waste_share"):
+            out[n] = getattr(self, n)
+        return out
 
 
 def fragmentation(free: int, sealed: int) -> float:

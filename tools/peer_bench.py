@@ -59,7 +59,7 @@ def ours(seed: int) -> Driver:
         game.update(0.0, drop)
         game.telemetry()
         while game.active is None and not game.over:
-            game.update(250.0)
+            game.update(max(game.idle_ms(), 1.0))
         return game.lines - before, game.over
 
     def restart() -> None:
