@@ -39,8 +39,10 @@ Benchmarks:
                      tools/peers.txt (installed from PyPI into build/venv-peers)
 
 Web bundle (docs/web.md):
-  web [args]         build the web bundle into build/site/ offline and check its size and
-                     contents (tools/build_web.py; --help for its options)
+  web [args]         build the web bundle into build/site/ offline (staged in build/stage/)
+                     and check its size and contents (tools/build_web.py; --help for its
+                     options); it replaces a folder only while it holds just what a build
+                     wrote there (listed in its .vram-tetris-build marker)
   serve [port]       build, then serve build/site/ on http://127.0.0.1:PORT/ (default 8000)
                      with the production nginx config: offline preview of our page
   preview [args]     build, then run pygbag's own dev server on the staged game

@@ -58,7 +58,7 @@ class OneLineParser(argparse.ArgumentParser):
     """An ArgumentParser whose bad input is one line on stderr (no usage block), exit status 2."""
 
     def error(self, message: str) -> NoReturn:
-        print(f"{self.prog}: error: {message} (--help for usage)", file=sys.stderr)
+        print(f"{self.prog}: error: {message} (try {self.prog} --help)", file=sys.stderr)
         raise SystemExit(EXIT_USAGE)
 
 

@@ -57,7 +57,8 @@ def build(tmp_path_factory: pytest.TempPathFactory):
     before = game_sources()
     res = subprocess.run(
         [web_python(), str(ROOT / "tools" / "build_web.py"), "--pygbag-python", web_python(),
-         "--render-python", sys.executable, "--out", str(out), "--site-url", "https://vram-tetris.example.run.app"],
+         "--render-python", sys.executable, "--out", str(out), "--stage", str(out.parent / "stage"),
+         "--site-url", "https://vram-tetris.example.run.app"],
         capture_output=True, text=True, timeout=600, cwd=ROOT,
     )
     return out, res, before
@@ -283,8 +284,15 @@ def test_page_check_rejects_debug_terminal_and_foreign_hosts() -> None:
 @pytest.mark.parametrize("args", [["--budget-kb", "-1"], ["--site-url", "vram.run.app"], ["--out", str(ROOT)], ["--bogus"]])
 def test_bad_usage_exits_2(args: list[str]) -> None:
     res = subprocess.run([sys.executable, str(ROOT / "tools" / "build_web.py"), *args], capture_output=True, text=True, timeout=60)
-    assert res.returncode == 2
-    assert "usage:" in res.stderr and "Traceback" not in res.stderr
+    assert_usage_error(res, "build_web.py")
+
+
+def assert_usage_error(res: subprocess.CompletedProcess, prog: str) -> None:
+    """Bad input: exit status 2 and exactly one line, `PROG: error: WHAT (try PROG --help)`."""
+    assert res.returncode == 2, res.stdout + res.stderr
+    lines = res.stderr.splitlines()
+    assert len(lines) == 1, res.stderr
+    assert re.fullmatch(rf"{re.escape(prog)}: error: .+ \(try {re.escape(prog)} --help\)", lines[0]), lines[0]
 
 
 # --- The page's Python bootstrap, run against a stand-in for pygbag's runtime --------------
@@ -505,10 +513,9 @@ def test_out_refuses_a_folder_it_did_not_make_and_leaves_it_intact(tmp_path: Pat
     (notes / "todo.txt").write_text("buy milk\n")
     (notes / "photos" / "cat.png").write_bytes(bytes(range(256)) * 10)
     before = tree_digest(notes)
-    res = run_build_tool("--out", str(notes), "--pygbag-python", sys.executable)
-    assert res.returncode == 2, res.stdout + res.stderr
-    assert "--out" in res.stderr and "Traceback" not in res.stderr
-    assert len(res.stderr.strip().splitlines()[-1]) < 300
+    res = run_build_tool("--out", str(notes), "--stage", str(tmp_path / "stage"), "--pygbag-python", sys.executable)
+    assert_usage_error(res, "build_web.py")
+    assert "--out" in res.stderr and len(res.stderr) < 300
     assert tree_digest(notes) == before
     assert not (tmp_path / "stage").exists()  # checked before any work
 
@@ -522,32 +529,136 @@ def test_out_never_touches_a_source_folder(name: str) -> None:
     assert tree_digest(ROOT / "engine") == before
 
 
-def test_out_rules_for_marked_empty_legacy_and_new_folders(tmp_path: Path) -> None:
+def test_out_rules_for_new_empty_and_marked_folders(tmp_path: Path) -> None:
     sources = (ROOT,)
-    build_web.check_replaceable(tmp_path / "new", build_web.LEGACY_OUT, sources)
+    build_web.check_replaceable(tmp_path / "new", sources)
     (tmp_path / "empty").mkdir()
-    build_web.check_replaceable(tmp_path / "empty", build_web.LEGACY_OUT, sources)
-    marked = tmp_path / "marked"
-    marked.mkdir()
-    (marked / build_web.MARKER).write_text("x")
-    (marked / "anything.bin").write_bytes(b"1")
-    build_web.check_replaceable(marked, build_web.LEGACY_OUT, sources)
-    legacy = tmp_path / "legacy"
-    legacy.mkdir()
-    for name in ("index.html", "embed.html", "vram-tetris.tar.gz"):
-        (legacy / name).write_text("x")
-    build_web.check_replaceable(legacy, build_web.LEGACY_OUT, sources)
-    (legacy / "notes.txt").write_text("mine")
-    with pytest.raises(build_web.UnsafeFolder, match="did not make"):
-        build_web.check_replaceable(legacy, build_web.LEGACY_OUT, sources)
+    build_web.check_replaceable(tmp_path / "empty", sources)
     (tmp_path / "file").write_text("x")
     with pytest.raises(build_web.UnsafeFolder, match="not a folder"):
-        build_web.check_replaceable(tmp_path / "file", build_web.LEGACY_OUT, sources)
+        build_web.check_replaceable(tmp_path / "file", sources)
     with pytest.raises(build_web.UnsafeFolder, match="contains the project's source"):
-        build_web.check_replaceable(ROOT.parent, build_web.LEGACY_OUT, sources)
-    # make_fresh replaces a marked folder and marks the new one.
-    build_web.make_fresh(marked, build_web.LEGACY_OUT, sources)
-    assert sorted(p.name for p in marked.iterdir()) == [build_web.MARKER]
+        build_web.check_replaceable(ROOT.parent, sources)
+
+
+def own_output(folder: Path) -> Path:
+    """A folder as a build leaves it: its files, then the marker listing them."""
+    (folder / "later").mkdir(parents=True)
+    (folder / "index.html").write_text("<!doctype html>")
+    (folder / "later" / "lab.tar.gz").write_bytes(b"\x1f\x8b" + bytes(300))
+    build_web.write_manifest(folder)
+    return folder
+
+
+def test_its_own_output_is_replaced_whole(tmp_path: Path) -> None:
+    out = own_output(tmp_path / "site")
+    build_web.check_replaceable(out, (ROOT,))
+    build_web.make_fresh(out, (ROOT,))
+    assert sorted(p.name for p in out.iterdir()) == [build_web.MARKER]
+    build_web.check_replaceable(out, (ROOT,))  # freshly made and marked: still its own
+
+
+@pytest.mark.parametrize("change", ["added file", "added folder", "edited file", "link", "no manifest", "bad marker"])
+def test_its_own_output_with_anything_else_in_it_is_refused(tmp_path: Path, change: str) -> None:
+    out = own_output(tmp_path / "site")
+    marker = out / build_web.MARKER
+    if change == "added file":
+        (out / "later" / "notes.txt").write_text("mine")
+    elif change == "added folder":
+        (out / "drafts").mkdir()
+    elif change == "edited file":
+        (out / "index.html").write_text("<!doctype html><p>my edit")
+    elif change == "link":
+        (out / "home").symlink_to(Path.home())
+    elif change == "no manifest":  # a marker as builds wrote it before they listed their files
+        marker.write_text("Made by tools/build_web.py; the next build replaces this whole folder.\n")
+    else:
+        marker.write_text(marker.read_text().replace(build_web.MARKER_FORMAT, "something else"))
+    before = tree_digest(out)
+    with pytest.raises(build_web.UnsafeFolder):
+        build_web.check_replaceable(out, (ROOT,))
+    with pytest.raises(build_web.UnsafeFolder):
+        build_web.make_fresh(out, (ROOT,))
+    assert tree_digest(out) == before
+
+
+def refused_before_any_work(tmp_path: Path, *args: str) -> subprocess.CompletedProcess:
+    """The build tool given a pygbag that would fail at once: a refusal must come before it."""
+    fake = tmp_path / "no-pygbag-here"
+    res = run_build_tool(*args, "--pygbag-python", str(fake))
+    assert_usage_error(res, "build_web.py")
+    return res
+
+
+def test_a_clone_with_uncommitted_work_is_never_a_stage(tmp_path: Path) -> None:
+    """A folder whose only child is a checkout named vram-tetris, as the old stage rule matched."""
+    work = tmp_path / "work"
+    subprocess.run(["git", "clone", "-q", "--no-hardlinks", str(ROOT), str(work / "vram-tetris")], check=True, timeout=120)
+    (work / "vram-tetris" / "NOTES.txt").write_text("work\n")
+    before = tree_digest(work)
+    res = refused_before_any_work(tmp_path, "--out", str(tmp_path / "work.out"), "--stage", str(work))
+    assert "--stage" in res.stderr
+    assert tree_digest(work) == before
+    assert not (tmp_path / "work.out").exists()
+
+
+@pytest.mark.parametrize("names", [["index.html"], ["index.html", "embed.html"], ["index.html", "vram-tetris.tar.gz"]])
+def test_a_folder_with_only_pages_is_never_an_output(tmp_path: Path, names: list[str]) -> None:
+    """A folder holding what the old rule took for an earlier build's output (no marker)."""
+    site = tmp_path / "site"
+    site.mkdir()
+    for name in names:
+        (site / name).write_text(f"my own {name}\n")
+    before = tree_digest(site)
+    res = refused_before_any_work(tmp_path, "--out", str(site), "--stage", str(tmp_path / "stage"))
+    assert "--out" in res.stderr
+    assert tree_digest(site) == before
+    assert not (tmp_path / "stage").exists()
+
+
+@pytest.mark.parametrize("child", ["empty", "file"])
+def test_a_folder_with_a_lone_vram_tetris_child_is_never_a_stage(tmp_path: Path, child: str) -> None:
+    folder = tmp_path / "projects"
+    (folder / "vram-tetris").mkdir(parents=True)
+    if child == "file":
+        (folder / "vram-tetris" / "main.py").write_text("print('my fork')\n")
+    before = tree_digest(folder)
+    res = refused_before_any_work(tmp_path, "--out", str(tmp_path / "site"), "--stage", str(folder))
+    assert "--stage" in res.stderr
+    assert tree_digest(folder) == before
+    assert not (tmp_path / "site").exists()
+
+
+def test_a_stranger_file_in_its_own_output_is_refused_on_the_command_line(build, tmp_path: Path) -> None:
+    out, res, _ = build
+    assert res.returncode == 0, res.stdout + res.stderr
+    copy = tmp_path / "site"
+    shutil.copytree(out, copy, symlinks=True)
+    (copy / "later" / "notes.txt").write_text("mine\n")
+    before = tree_digest(copy)
+    res = refused_before_any_work(tmp_path, "--out", str(copy), "--stage", str(tmp_path / "stage"))
+    assert "notes.txt" in res.stderr
+    assert tree_digest(copy) == before
+
+
+def test_a_build_replaces_its_own_previous_output_and_stage(build, tmp_path: Path) -> None:
+    """Both folders as an earlier build left them, one file it wrote then and not now included."""
+    out, res, _ = build
+    assert res.returncode == 0, res.stdout + res.stderr
+    site, stage = tmp_path / "site", tmp_path / "stage"
+    shutil.copytree(out, site, symlinks=True)
+    shutil.copytree(out.parent / "stage", stage, symlinks=True)
+    for folder, owned in ((site, ()), (stage, (build_web.PYGBAG_OUTPUT,))):
+        (folder / "from-an-older-build.txt").write_text("old\n")
+        build_web.write_manifest(folder, owned)
+    (stage / build_web.PYGBAG_OUTPUT / "web-cache" / "left-by-preview.txt").write_text("pygbag's\n")
+    res = subprocess.run([web_python(), str(ROOT / "tools" / "build_web.py"), "--pygbag-python", web_python(),
+                          "--out", str(site), "--stage", str(stage)], capture_output=True, text=True, timeout=300, cwd=ROOT)
+    assert res.returncode == 0, res.stdout + res.stderr
+    assert (site / "index.html").is_file() and (site / ARCHIVE).is_file()
+    assert not (site / "from-an-older-build.txt").exists() and not (stage / "from-an-older-build.txt").exists()
+    for folder in (site, stage):
+        build_web.check_replaceable(folder, (ROOT,))  # what it left is listed: the next build may replace it
 
 
 def test_build_marks_its_output_folder(build) -> None:
@@ -555,16 +666,24 @@ def test_build_marks_its_output_folder(build) -> None:
     assert res.returncode == 0, res.stdout + res.stderr
     assert (out / build_web.MARKER).is_file()
     assert (out.parent / "stage" / build_web.MARKER).is_file()
+    assert build_web.read_manifest(out) is not None
+    build_web.check_replaceable(out, (ROOT,))
+    build_web.check_replaceable(out.parent / "stage", (ROOT,))
+
+
+def test_the_default_stage_is_in_the_ignored_build_folder() -> None:
+    assert build_web.DEFAULT_STAGE == ROOT / "build" / "stage"
+    assert "build/" in (ROOT / ".gitignore").read_text().splitlines()
+    args = build_web.argparse.Namespace(stage=None, out=ROOT / "site")
+    assert build_web.stage_folder(args) == ROOT / "build" / "stage"  # never ROOT / "stage"
 
 
 @pytest.mark.parametrize("args", [["--budget-kb", "nan"], ["--budget-kb", "inf"], ["--timeout", "nan"],
                                   ["--report", "/nonexistent-folder/r.json"], ["--report", "/"],
                                   ["--out-dir", "x"], ["--budget", "10"]])
 def test_bad_numbers_and_report_paths_exit_2_before_building(args: list[str], tmp_path: Path) -> None:
-    res = run_build_tool("--out", str(tmp_path / "web"), *args)
-    assert res.returncode == 2, res.stdout + res.stderr
-    assert "Traceback" not in res.stderr
-    assert res.stderr.strip().splitlines()[-1].startswith("build_web.py: error: ")
+    res = run_build_tool("--out", str(tmp_path / "web"), "--stage", str(tmp_path / "stage"), *args)
+    assert_usage_error(res, "build_web.py")
     assert not (tmp_path / "web").exists() and not (tmp_path / "stage").exists()
 
 

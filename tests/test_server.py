@@ -6,6 +6,7 @@ serves a freshly built bundle and every answer is checked: types, compression, c
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import http.client
 import re
@@ -15,6 +16,7 @@ import socket
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -37,7 +39,8 @@ pytestmark = [
 def bundle(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("server") / "web"
     res = subprocess.run(
-        [web_python(), str(ROOT / "tools" / "build_web.py"), "--pygbag-python", web_python(), "--out", str(out), "--site-url", ""],
+        [web_python(), str(ROOT / "tools" / "build_web.py"), "--pygbag-python", web_python(), "--out", str(out),
+         "--stage", str(out.parent / "stage"), "--site-url", ""],
         capture_output=True, text=True, timeout=600, cwd=ROOT,
     )
     assert res.returncode == 0, res.stdout + res.stderr
@@ -57,11 +60,10 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-@pytest.fixture(scope="module")
-def server(bundle: Path, tmp_path_factory: pytest.TempPathFactory):
-    prefix = tmp_path_factory.mktemp("nginx")
-    port = free_port()
-    conf = serve_web.write_prefix(prefix, bundle, "127.0.0.1", port)
+@contextlib.contextmanager
+def running_nginx(prefix: Path, root: Path, port: int, host: str = "127.0.0.1") -> Iterator[None]:
+    """nginx with serve_web's config for `root`, listening and answering, stopped on leaving."""
+    conf = serve_web.write_prefix(prefix, root, host, port)
     cmd = serve_web.nginx_command(NGINX, prefix, conf)
     check = subprocess.run(cmd + ["-t"], capture_output=True, text=True, timeout=30)
     assert check.returncode == 0, check.stderr
@@ -70,16 +72,25 @@ def server(bundle: Path, tmp_path_factory: pytest.TempPathFactory):
         deadline = time.monotonic() + 15
         while True:
             try:
-                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                socket.create_connection((host, port), timeout=1).close()
                 break
             except OSError:
                 if proc.poll() is not None or time.monotonic() > deadline:
                     err = (prefix / "error.log").read_text() if (prefix / "error.log").exists() else ""
                     pytest.fail(f"nginx did not start: {err}")
                 until_exit(proc, 0.1)
-        yield port
+        yield
     finally:
         stop(proc)
+        if proc.stderr:
+            proc.stderr.close()
+
+
+@pytest.fixture(scope="module")
+def server(bundle: Path, tmp_path_factory: pytest.TempPathFactory):
+    port = free_port()
+    with running_nginx(tmp_path_factory.mktemp("nginx"), bundle, port):
+        yield port
 
 
 def until_exit(proc: subprocess.Popen, seconds: float) -> None:
@@ -100,8 +111,9 @@ def stop(proc: subprocess.Popen) -> None:
         proc.wait(timeout=10)
 
 
-def get(port: int, path: str, headers: dict[str, str] | None = None) -> tuple[http.client.HTTPResponse, bytes]:
-    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+def get(port: int, path: str, headers: dict[str, str] | None = None,
+        host: str = "127.0.0.1") -> tuple[http.client.HTTPResponse, bytes]:
+    conn = http.client.HTTPConnection(host, port, timeout=10)
     try:
         conn.request("GET", path, headers=headers or {})
         resp = conn.getresponse()
@@ -400,3 +412,42 @@ def test_python_fallback_server_hides_its_version_and_lists_no_folder(tmp_path: 
         server.shutdown()
         server.server_close()
         thread.join(timeout=10)
+
+
+# --- What the preview server writes into nginx's config ------------------------------------
+
+
+def test_a_root_nginx_would_split_is_served_from_the_right_folder(tmp_path: Path) -> None:
+    """Spaces, `;`, braces, `#` and a quote in --root: written quoted, read by nginx as one path."""
+    root = tmp_path / "my site; location = /pw { alias /etc/passwd; } #'"
+    (root / "sub").mkdir(parents=True)
+    (root / "index.html").write_text("<!doctype html><title>the right folder</title>")
+    (tmp_path / "prefix").mkdir()
+    port = free_port()
+    with running_nginx(tmp_path / "prefix", root, port):
+        resp, body = get(port, "/index.html")
+        assert resp.status == 200 and b"the right folder" in body
+        resp, body = get(port, "/pw")
+        assert resp.status == 404 and b"root:" not in body
+
+
+def ipv6_loopback() -> bool:
+    try:
+        with socket.socket(socket.AF_INET6) as s:
+            s.bind(("::1", 0))
+        return True
+    except OSError:
+        return False
+
+
+@pytest.mark.skipif(not ipv6_loopback(), reason="no IPv6 loopback here")
+def test_an_ipv6_host_listens_in_brackets(tmp_path: Path) -> None:
+    (tmp_path / "site").mkdir()
+    (tmp_path / "site" / "index.html").write_text("<!doctype html><title>six</title>")
+    (tmp_path / "prefix").mkdir()
+    with socket.socket(socket.AF_INET6) as s:
+        s.bind(("::1", 0))
+        port = s.getsockname()[1]
+    with running_nginx(tmp_path / "prefix", tmp_path / "site", port, host="::1"):
+        resp, body = get(port, "/index.html", host="::1")
+        assert resp.status == 200 and b"six" in body

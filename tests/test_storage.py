@@ -435,3 +435,141 @@ def test_browser_keeps_a_bad_save_aside_in_local_storage(browser: FakeLocalStora
     store.save(s)
     assert browser.items[copies[0]].endswith('"mu')
     assert json.loads(browser.items[LOCAL_STORAGE_KEY])["best_scores"]["paged"] == 5678
+
+
+# --- A save that cannot be decoded: every field that can be read is kept ------------------
+
+FULL = {
+    "version": 1, "muted": True, "cards_enabled": False, "mode": "paged", "endless": True,
+    "games_played": 9, "language": "ko",
+    "best_scores": {"contiguous": 1234, "paged": 5678},
+    "daily_best": {"2026-11-30": 4321, "2026-12-01": 999},
+    "seen_cards": ["sealed_hole", "split"],
+}
+
+
+def full_save() -> bytes:
+    """FULL as the game writes it, with seen_cards last (where a truncation below cuts)."""
+    body = {k: v for k, v in FULL.items() if k != "seen_cards"}
+    return (json.dumps(body, indent=1)[:-2] + ',\n "seen_cards": ["sealed_hole", "split"]\n}').encode()
+
+
+def damaged(how: str) -> tuple[bytes, dict]:
+    """A save damaged as `how` says, and what the live file must hold after a load and a save."""
+    good, want = full_save(), dict(FULL)
+    if how == "invalid utf-8 between fields":
+        raw = good.replace(b'"muted": true,', b'"muted": true,\xff\xfe\x80')
+    elif how == "invalid utf-8 in a value":
+        raw = good.replace(b'"split"', b'"spl\xe9t"')
+        want["seen_cards"] = ["sealed_hole", "spl\ufffdt"]
+    elif how == "nul block":
+        raw = good.replace(b'"endless": true,', b'"endless": true,' + b"\0" * 512)
+    elif how == "nul tail":
+        raw = good + b"\0" * 4096
+    elif how == "utf-16 with bom":
+        raw = good.decode().encode("utf-16")
+    elif how == "utf-16-le":
+        raw = good.decode().encode("utf-16-le")
+    elif how == "utf-16-be":
+        raw = good.decode().encode("utf-16-be")
+    elif how == "truncated in the last field":
+        raw = good[: good.index(b'"split"') + 4]
+        want["seen_cards"] = ["sealed_hole"]
+    else:
+        assert how == "truncated before the end"
+        raw = good[: good.rindex(b"]") + 1]
+    return raw, want
+
+
+DAMAGES = ["invalid utf-8 between fields", "invalid utf-8 in a value", "nul block", "nul tail",
+           "utf-16 with bom", "utf-16-le", "utf-16-be", "truncated in the last field", "truncated before the end"]
+
+
+def load_then_save(folder: Path, raw: bytes) -> tuple[dict, list[Path]]:
+    """A run over a stored save: load, save; (the live file as data, the copies kept aside)."""
+    (folder / FILE_NAME).write_bytes(raw)
+    store = Storage(folder)
+    settings = store.load()
+    store.save(settings)
+    assert store.last_error is None
+    return json.loads((folder / FILE_NAME).read_text(encoding="utf-8")), kept_aside(folder)
+
+
+@pytest.mark.parametrize("how", DAMAGES)
+def test_every_readable_field_survives_an_undecodable_save(tmp_path: Path, how: str) -> None:
+    raw, want = damaged(how)
+    with pytest.raises(ValueError):  # undecodable indeed: json.loads cannot read it
+        json.loads(raw.decode("utf-8"))
+    live, copies = load_then_save(tmp_path, raw)
+    assert live == want
+    assert len(copies) == 1 and copies[0].read_bytes() == raw
+
+
+def test_the_full_save_holds_every_field_of_the_schema() -> None:
+    """The damage tests cover every field: a field the schema gains must be added to FULL."""
+    assert set(FULL) == {"version"} | {name for name, _ in storage_mod.SCHEMA}
+    assert FULL != Settings().to_dict()
+    assert all(FULL[name] != value for name, value in Settings().to_dict().items() if name != "version")
+
+
+CONTEXT = [
+    '{"best_scores": [["paged", 5]], "paged": 5, "contiguous": 9}',
+    '{"best_scores": {"contiguous": 10}, "paged": 5, "muted": "x", "daily_best": {"2026-12-01": 7, "paged": 9}}',
+    '{"settings": {"language": "ko", "muted": true, "best_scores": {"paged": 5}}, "seen_cards": "split"}',
+    '{"daily_best": {"2026-12-01": {"paged": 5}}, "games_played": {"games_played": 4}, "x": ["ko", {"mode": "paged"}]}',
+]
+
+
+@pytest.mark.parametrize("broken", [False, True], ids=["json", "not-utf-8"])
+@pytest.mark.parametrize("text", CONTEXT)
+def test_a_value_is_taken_only_from_where_it_belongs(tmp_path: Path, text: str, broken: bool) -> None:
+    raw = text.encode() + (b"\xff" if broken else b"")
+    (tmp_path / FILE_NAME).write_bytes(raw)
+    s = Storage(tmp_path).load()
+    assert s.best_scores["paged"] == 0 and s.language is None and s.mode == "contiguous"
+    assert s.muted is False and s.games_played == 0 and s.seen_cards == set()
+    assert all(day == "2026-12-01" for day in s.daily_best)
+    assert s.best_scores["contiguous"] in (0, 10)
+    assert [p.read_bytes() for p in kept_aside(tmp_path)] == [raw]
+
+
+@pytest.mark.parametrize("text, field, key, best", [
+    ('{"best_scores": {"paged": 500, "paged": NaN}}', "best_scores", "paged", 500),
+    ('{"best_scores": {"paged": NaN, "paged": 500}}', "best_scores", "paged", 500),
+    ('{"best_scores": {"paged": 500, "paged": 3}}', "best_scores", "paged", 500),
+    ('{"best_scores": {"paged": 500}, "best_scores": {"contiguous": 7}}', "best_scores", "paged", 500),
+    ('{"best_scores": {"paged": 500}, "best_scores": {"contiguous": 7}}', "best_scores", "contiguous", 7),
+    ('{"best_scores": {"paged": -Infinity, "paged": 12, "paged": 1e999}}', "best_scores", "paged", 12),
+    ('{"daily_best": {"2026-12-01": 50, "2026-12-01": Infinity}}', "daily_best", "2026-12-01", 50),
+    ('{"daily_best": {"2026-12-01": 50}, "daily_best": {"2026-12-01": 40, "2026-11-30": 3}}', "daily_best", "2026-12-01", 50),
+    ('{"best_scores": {"paged": NaN}}', "best_scores", "paged", 0),
+])
+@pytest.mark.parametrize("broken", [False, True], ids=["json", "truncated"])
+def test_nan_and_repeated_keys_keep_the_largest_valid_value(tmp_path: Path, text: str, field: str, key: str,
+                                                            best: int, broken: bool) -> None:
+    raw = (text[:-1] if broken else text).encode()
+    live, copies = load_then_save(tmp_path, raw)
+    assert live[field][key] == best
+    assert [p.read_bytes() for p in copies] == [raw]
+
+
+def test_repeated_flags_and_choices_keep_the_last_valid_one(tmp_path: Path) -> None:
+    raw = b'{"language": "ko", "language": "xx", "muted": true, "muted": 1, "mode": "paged", "mode": null}'
+    live, copies = load_then_save(tmp_path, raw)
+    assert live["language"] == "ko" and live["muted"] is True and live["mode"] == "paged"
+    assert [p.read_bytes() for p in copies] == [raw]
+
+
+def test_the_salvage_follows_the_schema_it_is_given() -> None:
+    """A schema with best scores keyed by (mode, goal): read from a broken save with no new code."""
+    from ui import save_schema
+    from ui.loose_json import salvage
+
+    schema = (("best", save_schema.Table(save_schema.Table(save_schema.Count(100), keys=("short", "long")),
+                                         keys=("contiguous", "paged"))),
+              ("goal", save_schema.Choice(("short", "long"), "short")))
+    text = ('{"best": {"paged": {"long": 40, "short": 7, "long": 60, "long": NaN}, "short": 99,'
+            ' "contiguous": {"short": 500}}, "long": 5, "goal": "long", "goal": "never", "best": {"paged": {"sho')
+    got = save_schema.read(schema, salvage(text, 10**30))
+    assert got == {"best": {"contiguous": {"short": 100, "long": 0}, "paged": {"short": 7, "long": 60}},
+                   "goal": "long"}

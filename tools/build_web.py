@@ -8,12 +8,15 @@ Our own page template and icon are passed in, so pygbag never reaches for its CD
 The result is checked: archive contents (no tests, caches, build output, virtual environments),
 archive size, and that the page fetches nothing but pygbag's runtime before the first frame.
 
-The output folder is replaced only when the build made it (it leaves a marker file, MARKER) or
-it is empty; any other folder, and any folder of the project's sources, is refused before any
-work starts, so a mistyped --out never deletes anything.
+The output and staging folders are replaced only when the build made them: it leaves a marker
+file (MARKER) listing every file it wrote there, with its size and SHA-256, and deletes a folder
+only while it holds exactly those files. An empty folder is used as it is; any other folder
+(one without the marker, or with a file the build did not write or that changed since), and
+any folder of the project's sources, is refused with exit status 2 before any work starts, so
+a mistyped --out or --stage never deletes anything.
 
 Usage:
-    python tools/build_web.py [--out build/site] [--pygbag-python PY] [--render-python PY]
+    python tools/build_web.py [--out build/site] [--stage build/stage] [--pygbag-python PY] [--render-python PY]
                               [--site-url URL] [--budget-kb 150] [--timeout 300]
 Exit status: 0 built and within budget, 1 build or check failed, 2 bad usage,
 130/143 stopped by SIGINT/SIGTERM.
@@ -85,13 +88,15 @@ OG_NAME = "og-image.png"
 SCREENSHOT_TIMEOUT = 90.0
 MAX_BUDGET_KB = 100_000
 MAX_TIMEOUT_S = 24 * 3600.0
-# Written into every folder the build makes; only such a folder (or an empty one) is replaced.
+# Written into every folder the build makes, with the list of what the build wrote there (a
+# manifest: each file's size and SHA-256). Only a folder whose marker lists every file it holds,
+# unchanged, is ever deleted; an empty folder is used as it is.
 MARKER = ".vram-tetris-build"
-MARKER_TEXT = "Made by tools/build_web.py; the next build replaces this whole folder.\n"
-# What builds made before they left a marker: a folder holding only these is the build's own.
-LEGACY_OUT = frozenset({"index.html", "embed.html", "favicon.png", "og-image.png",
-                        f"{APP_NAME}.tar.gz", f"{APP_NAME}.apk"})
-LEGACY_STAGE = frozenset({APP_NAME, "pygbag.log", "screenshot.png"})
+MARKER_FORMAT = "vram-tetris build folder 1"
+# pygbag's own output inside the staged game: pygbag (and `./build.sh preview`) rewrites it there.
+PYGBAG_OUTPUT = f"{APP_NAME}/build"
+MAX_MANIFEST_BYTES = 16 << 20
+DEFAULT_STAGE = ROOT / "build" / "stage"
 # Folders of the checkout that hold the project itself: never an output, nor anything inside them.
 SOURCE_DIRS = ("engine", "ui", "assets", "web", "tools", "tests", "docs", ".git", ".github", ".ci",
                ".venv")
@@ -128,11 +133,90 @@ def _within(path: Path, folder: Path) -> bool:
     return path == folder or folder in path.parents
 
 
-def check_replaceable(folder: Path, legacy: frozenset[str], sources: tuple[Path, ...]) -> None:
+def _listing(folder: Path, owned: tuple[str, ...] = ()) -> dict[str, str]:
+    """Every file, link and empty folder under `folder` (not following links): relative path ->
+    what it is ("file SIZE SHA256", "link TARGET", "dir"). The marker and the folders in `owned`
+    (wholly the build's: pygbag's output) are left out."""
+    found: dict[str, str] = {}
+    for top, dirs, files in os.walk(folder, onerror=_raise):
+        here = Path(top)
+        rel_top = here.relative_to(folder).as_posix()
+        keep = []
+        for name in sorted(dirs):
+            rel = name if rel_top == "." else f"{rel_top}/{name}"
+            path = here / name
+            if rel in owned:
+                continue
+            if path.is_symlink():
+                found[rel] = f"link {os.readlink(path)}"
+            else:
+                keep.append(name)
+                found[rel] = "dir"
+        dirs[:] = keep
+        for name in sorted(files):
+            rel = name if rel_top == "." else f"{rel_top}/{name}"
+            if rel == MARKER:
+                continue
+            path = here / name
+            if path.is_symlink():
+                found[rel] = f"link {os.readlink(path)}"
+            elif path.is_file():
+                found[rel] = f"file {path.stat().st_size} {_sha256(path)}"
+            else:
+                found[rel] = "other"
+    return found
+
+
+def _raise(exc: OSError) -> None:
+    raise exc
+
+
+def _sha256(path: Path) -> str:
+    import hashlib
+
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for chunk in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def read_manifest(folder: Path) -> tuple[dict[str, str], tuple[str, ...]] | None:
+    """What the marker in `folder` says the build wrote there, or None without a valid marker."""
+    marker = folder / MARKER
+    try:
+        if marker.is_symlink() or not marker.is_file() or marker.stat().st_size > MAX_MANIFEST_BYTES:
+            return None
+        data = json.loads(marker.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(data, dict) or data.get("format") != MARKER_FORMAT:
+        return None
+    files, owned = data.get("files"), data.get("owned", [])
+    if not isinstance(files, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in files.items()):
+        return None
+    if not isinstance(owned, list) or not all(isinstance(o, str) for o in owned):
+        return None
+    return files, tuple(owned)
+
+
+def write_manifest(folder: Path, owned: tuple[str, ...] = ()) -> None:
+    """Record in the marker every file now under `folder`: what the build wrote there."""
+    data = {"format": MARKER_FORMAT,
+            "note": "Made by tools/build_web.py; the next build replaces this folder only while it "
+                    "holds exactly the files listed here.",
+            "owned": [o for o in owned if (folder / o).is_dir() and not (folder / o).is_symlink()],
+            "files": _listing(folder, owned)}
+    tmp = folder / (MARKER + ".tmp")
+    tmp.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    os.replace(tmp, folder / MARKER)
+
+
+def check_replaceable(folder: Path, sources: tuple[Path, ...]) -> None:
     """Raise UnsafeFolder unless the build may delete and remake `folder`.
 
-    Allowed: a folder that does not exist yet, an empty one, one holding the build's marker, or
-    one holding nothing but what an older build (before markers) wrote. Never a source checkout,
+    Allowed: a folder that does not exist yet, an empty one, or one holding the build's marker
+    and nothing but the files the marker lists, as the build wrote them. Never a source checkout,
     a folder that contains one, or a folder inside the project's own source folders.
     """
     folder = folder.resolve()
@@ -148,24 +232,30 @@ def check_replaceable(folder: Path, legacy: frozenset[str], sources: tuple[Path,
     if folder.is_symlink() or not folder.is_dir():
         raise UnsafeFolder(f"{folder} exists and is not a folder")
     try:
-        names = {p.name for p in folder.iterdir()}
+        if not any(folder.iterdir()):
+            return
+        manifest = read_manifest(folder)
+        if manifest is None:
+            raise UnsafeFolder(f"{folder} is not empty and has no {MARKER} marker of this build; "
+                               "pick a new or empty folder")
+        written, owned = manifest
+        present = _listing(folder, owned)
     except OSError as exc:
-        raise UnsafeFolder(f"cannot list {folder}: {exc.strerror or exc}") from None
-    if not names or MARKER in names:
-        return
-    if names <= legacy:
-        return
-    raise UnsafeFolder(f"{folder} holds files the build did not make (it replaces only a folder "
-                       f"with its {MARKER} marker, or an empty one); pick a new or empty folder")
+        raise UnsafeFolder(f"cannot read {folder}: {exc.strerror or exc}") from None
+    stranger = sorted(rel for rel, what in present.items() if written.get(rel) != what)
+    if stranger:
+        more = f" and {len(stranger) - 1} more" if len(stranger) > 1 else ""
+        raise UnsafeFolder(f"{folder} holds {stranger[0]!r}{more}, which the build did not write "
+                           "there (or it changed since); move it away or pick a new folder")
 
 
-def make_fresh(folder: Path, legacy: frozenset[str], sources: tuple[Path, ...]) -> None:
+def make_fresh(folder: Path, sources: tuple[Path, ...]) -> None:
     """Delete `folder` if the build may (checked again, just before), recreate it, mark it."""
-    check_replaceable(folder, legacy, sources)
-    if folder.exists():
+    check_replaceable(folder, sources)
+    if folder.exists() and any(folder.iterdir()):
         shutil.rmtree(folder)
-    folder.mkdir(parents=True)
-    (folder / MARKER).write_text(MARKER_TEXT, encoding="utf-8")
+    folder.mkdir(parents=True, exist_ok=True)
+    write_manifest(folder)
 
 
 @dataclass
@@ -236,9 +326,10 @@ def check_python(py: str) -> str:
 def stage(stage_root: Path, source: Path) -> Path:
     """Copy only the game into build/stage/vram-tetris: the folder pygbag packs whole."""
     app = stage_root / APP_NAME
-    if app.exists():
-        shutil.rmtree(app)
-    app.mkdir(parents=True)
+    try:
+        app.mkdir(parents=True)  # a fresh staging folder (make_fresh): nothing there to delete
+    except FileExistsError:
+        raise BuildError(f"{app} exists already: stage into a new or empty folder") from None
     if not (source / "main.py").is_file():
         raise BuildError(f"main.py not found in {source}: nothing to build")
     ignore = shutil.ignore_patterns("__pycache__", "*.pyc", "*.pyo", ".*", "*.egg-info", "tests", "test_*.py")
@@ -474,13 +565,33 @@ def build(args: argparse.Namespace) -> Report:
     started = time.monotonic()
     report = Report(budget_bytes=int(args.budget_kb * 1024))
     out: Path = args.out.resolve()
-    stage_root: Path = (args.stage or out.parent / "stage").resolve()
+    stage_root: Path = stage_folder(args)
     sources = (ROOT, args.source.resolve())
     try:
-        make_fresh(stage_root, LEGACY_STAGE, sources)
+        make_fresh(stage_root, sources)
     except UnsafeFolder as exc:
         raise BuildError(f"staging folder: {exc}") from None
+    made: list[Path] = []  # the output folder, once this build has made it afresh
+    try:
+        return build_in(args, report, started, out, stage_root, sources, made)
+    finally:
+        # Whatever happened, each marker lists what this build wrote, so the next build may
+        # replace these folders (and only while they hold nothing else).
+        for folder, owned in ((stage_root, (PYGBAG_OUTPUT,)), *((m, ()) for m in made)):
+            try:
+                write_manifest(folder, owned)
+            except OSError:  # the marker then lists less: the next build refuses, deletes nothing
+                pass
 
+
+def stage_folder(args: argparse.Namespace) -> Path:
+    """--stage, or build/stage in the checkout (git ignores build/)."""
+    return (args.stage or DEFAULT_STAGE).resolve()
+
+
+def build_in(args: argparse.Namespace, report: Report, started: float, out: Path, stage_root: Path,
+             sources: tuple[Path, ...], made: list[Path]) -> Report:
+    """The build proper, in a fresh staging folder."""
     report.pygbag = check_python(args.pygbag_python)
     log(f"pygbag {report.pygbag} ({args.pygbag_python})")
 
@@ -499,9 +610,10 @@ def build(args: argparse.Namespace) -> Report:
     report.cdn = m.group(1)
 
     try:
-        make_fresh(out, LEGACY_OUT, sources)
+        make_fresh(out, sources)
     except UnsafeFolder as exc:
         raise BuildError(f"output folder: {exc}") from None
+    made.append(out)
     raw_site = args.site_url.rstrip("/") + "/" if args.site_url else ""
     site = html.escape(raw_site)  # checked in main(); escaped all the same, as every value put into a page
     values = {"DESCRIPTION": html.escape(DESCRIPTION), "OG_IMAGE": site + OG_NAME, "SITE_URL": site, "TITLE": html.escape(TITLE)}
@@ -576,12 +688,13 @@ def print_report(report: Report, out: Path) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = cli_args.parser("build_web.py", "Build the pygbag web bundle offline and check it.")
+    parser = cli_args.OneLineParser(prog="build_web.py", description="Build the pygbag web bundle offline and check it.",
+                                    allow_abbrev=False, formatter_class=cli_args.HelpFormatter)
     parser.add_argument("--out", type=Path, default=ROOT / "build" / "site",
-                        help=f"output folder: made, or replaced if a build made it ({MARKER}) or it is empty "
-                             "(build/web is pygbag's own)")
+                        help=f"output folder: made, used if empty, or replaced if its {MARKER} marker lists "
+                             "every file in it as this tool wrote it (build/web is pygbag's own)")
     parser.add_argument("--source", type=Path, default=ROOT, help="folder holding main.py, engine/, ui/ (default: checkout)")
-    parser.add_argument("--stage", type=Path, default=None, help="staging folder, same rules as --out (default: next to --out)")
+    parser.add_argument("--stage", type=Path, default=None, help="staging folder, same rules as --out (default: build/stage in the checkout)")
     parser.add_argument("--pygbag-python", default=sys.executable, help="python with pygbag and without black")
     parser.add_argument("--render-python", default=None, help="python with pygame-ce, to render the preview image")
     parser.add_argument("--site-url", default=os.environ.get("SITE_URL", ""), help="public URL, for absolute og:url and og:image")
@@ -607,11 +720,11 @@ def main(argv: list[str] | None = None) -> int:
     out = args.out.resolve()
     if out == ROOT / "build" / "web":
         parser.error(f"--out {args.out} is pygbag's own build folder (pygbag . writes there); pick another")
-    stage_root = (args.stage or args.out.parent / "stage").resolve()
+    stage_root = stage_folder(args)
     sources = (ROOT, args.source.resolve())
-    for option, folder, legacy in (("--out", out, LEGACY_OUT), ("--stage", stage_root, LEGACY_STAGE)):
+    for option, folder in (("--out", out), ("--stage", stage_root)):
         try:
-            check_replaceable(folder, legacy, sources)
+            check_replaceable(folder, sources)
         except UnsafeFolder as exc:
             parser.error(f"{option} {exc}")
     if _within(out, stage_root) or _within(stage_root, out):

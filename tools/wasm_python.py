@@ -89,13 +89,19 @@ def install(cache: Path = CACHE, timeout: float = 600) -> Path:
     got = _integrity(tgz)
     if got != PYODIDE_INTEGRITY:
         raise WasmError(f"{tgz} does not match the pinned integrity ({got[:30]}...); delete it and retry")
-    staging = cache / f".{PYODIDE_VERSION}.tmp"
-    shutil.rmtree(staging, ignore_errors=True)
-    with tarfile.open(tgz, "r:gz") as tar:
-        tar.extractall(staging, filter="data")
-    shutil.rmtree(dest, ignore_errors=True)
-    (staging / "package").rename(dest)
-    shutil.rmtree(staging, ignore_errors=True)
+    if dest.exists() or dest.is_symlink():
+        # Unpacked whole into a fresh folder and renamed into place, an install is never left
+        # half-done here: whatever this is, it is not ours to delete.
+        raise WasmError(f"{dest} exists but is not a complete Pyodide {PYODIDE_VERSION}; move it away and retry")
+    import tempfile
+
+    staging = Path(tempfile.mkdtemp(prefix=f".{PYODIDE_VERSION}-", suffix=".tmp", dir=cache))
+    try:
+        with tarfile.open(tgz, "r:gz") as tar:
+            tar.extractall(staging, filter="data")
+        (staging / "package").rename(dest)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)  # made just now by this call, holding only the archive's files
     return dest
 
 

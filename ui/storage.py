@@ -5,7 +5,10 @@ so every field is validated on its own: a bad field falls back to its default, n
 clamped to what a run can reach, and the rest of the save survives. A save that cannot be read
 or decoded, or that holds anything the next save would drop or change, is first kept aside
 (`settings.json.bad-<UTC time>`, or the same key suffix in the browser's storage), so no best
-score is ever lost to an overwrite. Loading and saving never raise; a game must not crash over
+score is ever lost to an overwrite. A save that cannot be decoded (a stray byte, NUL bytes,
+UTF-16, truncation) is read as far as it goes (ui/loose_json.py) and every field is taken from
+its own place by the one description of the save, SCHEMA (ui/save_schema.py): a repeated key or
+a NaN keeps the largest valid score, never resets it. Loading and saving never raise; a game must not crash over
 a settings file.
 """
 
@@ -13,7 +16,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import sys
 import time
 from dataclasses import dataclass, field
@@ -22,7 +24,9 @@ from typing import Any, Protocol
 
 from engine import modes as _modes
 from engine.rules import MAX_SCORE
+from ui import loose_json, save_schema
 from ui.i18n import LANGUAGES
+from ui.loose_json import NOT_A_VALUE, Pairs
 
 MODES: tuple[str, ...] = _modes.NAMES  # one best score per allocator in the engine's registry
 DEFAULT_MODE = _modes.DEFAULT  # new players start in CONTIGUOUS: the problem before the fix
@@ -59,61 +63,14 @@ class Settings:
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict (sets become sorted lists so saves diff cleanly)."""
-        return {
-            "version": SCHEMA_VERSION,
-            "muted": self.muted,
-            "cards_enabled": self.cards_enabled,
-            "best_scores": {mode: int(self.best_scores.get(mode, 0)) for mode in MODES},
-            "seen_cards": sorted(self.seen_cards),
-            "mode": self.mode,
-            "endless": self.endless,
-            "games_played": self.games_played,
-            "language": self.language,
-            "daily_best": {day: int(score) for day, score in sorted(self.daily_best.items())},
-        }
+        return {"version": SCHEMA_VERSION,
+                **{name: kind.dump(getattr(self, name)) for name, kind in SCHEMA}}
 
     @classmethod
     def from_dict(cls, data: object) -> Settings:
-        """Build settings from untrusted data: each missing or malformed field gets its default."""
-        default = cls()
-        if not isinstance(data, dict):
-            return default
-        return cls(
-            muted=_bool(data.get("muted"), default.muted),
-            cards_enabled=_bool(data.get("cards_enabled"), default.cards_enabled),
-            best_scores=_best_scores(data.get("best_scores")),
-            seen_cards=_seen_cards(data.get("seen_cards")),
-            mode=data["mode"] if data.get("mode") in MODES else default.mode,
-            endless=_bool(data.get("endless"), default.endless),
-            games_played=_count(data.get("games_played"), MAX_GAMES),
-            language=data["language"] if data.get("language") in LANGUAGES else None,
-            daily_best=_daily_best(data.get("daily_best")),
-        )
-
-
-def _bool(value: object, default: bool) -> bool:
-    return value if isinstance(value, bool) else default
-
-
-def _count(value: object, most: int) -> int:
-    """A non-negative int, at most `most`; bools are not counts (in Python True == 1)."""
-    if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
-        return min(value, most)
-    return 0
-
-
-def _best_scores(value: object) -> dict[str, int]:
-    best = _default_best()
-    if isinstance(value, dict):
-        for mode in MODES:
-            best[mode] = _count(value.get(mode), MAX_SCORE)
-    return best
-
-
-def _seen_cards(value: object) -> set[str]:
-    if not isinstance(value, (list, tuple)):
-        return set()
-    return {item for item in value[:MAX_SEEN_CARDS] if isinstance(item, str)}
+        """Build settings from untrusted data (a dict, or loose_json's Pairs with every repeated
+        key): each missing or malformed field gets its default (see SCHEMA)."""
+        return cls(**save_schema.read(SCHEMA, data))
 
 
 def _is_day(text: object) -> bool:
@@ -128,11 +85,19 @@ def _is_day(text: object) -> bool:
     return True
 
 
-def _daily_best(value: object) -> dict[str, int]:
-    if not isinstance(value, dict):
-        return {}
-    days = sorted(day for day in value if _is_day(day))[-MAX_DAILY_DAYS:]
-    return {day: _count(value[day], MAX_SCORE) for day in days}
+# Every saved field and what it may hold: the one description a save is read (clean or broken)
+# and written by. Names are the Settings attributes and the JSON keys alike.
+SCHEMA: tuple[tuple[str, save_schema.Kind], ...] = (
+    ("muted", save_schema.Flag(False)),
+    ("cards_enabled", save_schema.Flag(True)),
+    ("best_scores", save_schema.Table(save_schema.Count(MAX_SCORE), keys=MODES)),
+    ("seen_cards", save_schema.Names(MAX_SEEN_CARDS)),
+    ("mode", save_schema.Choice(MODES, DEFAULT_MODE)),
+    ("endless", save_schema.Flag(False)),
+    ("games_played", save_schema.Count(MAX_GAMES)),
+    ("language", save_schema.Choice(LANGUAGES, None)),
+    ("daily_best", save_schema.Table(save_schema.Count(MAX_SCORE), accept=_is_day, keep=MAX_DAILY_DAYS)),
+)
 
 
 def record_daily(settings: Settings, day: str, score: int) -> bool:
@@ -286,50 +251,76 @@ class LocalStorageBackend:
         return f"localStorage[{self.key!r}]"
 
 
-def _capped_int(text: str) -> int:
-    """JSON integers, without Python's 4300-digit limit error: a longer number is just large."""
-    return int(text) if len(text) <= 30 else MAX_SCORE + 1
+HUGE = 10 ** loose_json.MAX_DIGITS  # what a longer integer reads as: more than any maximum here
 
 
-_FIELD = re.compile(r'"(muted|cards_enabled|mode|endless|games_played|contiguous|paged)"\s*:\s*'
-                    r'(true|false|\d+|"[a-z]{1,20}")')
-
-
-def _salvage(text: str) -> dict[str, Any]:
-    """The fields that can still be read from a broken save (truncated, a stray byte)."""
-    found: dict[str, Any] = {"best_scores": {}}
-    for key, raw in _FIELD.findall(text):
-        value: Any = (raw == "true") if raw in ("true", "false") else (
-            raw.strip('"') if raw.startswith('"') else _capped_int(raw))
-        if key in MODES:
-            found["best_scores"].setdefault(key, value)
-        else:
-            found.setdefault(key, value)
-    cards = re.search(r'"seen_cards"\s*:\s*\[([^\]]*)', text)
-    if cards:
-        found["seen_cards"] = re.findall(r'"([^"\\]{1,64})"', cards.group(1))
-    return found
-
-
-def decode(data: str | bytes) -> tuple[object, str | None]:
-    """Parse a stored save: (data, None), or (the fields that could be read, what was wrong)."""
-    problem: str | None = None
-    if isinstance(data, bytes):
+def _text(data: str | bytes) -> tuple[str, str | None]:
+    """The stored save as text, and what was wrong with its encoding (None: nothing)."""
+    if isinstance(data, str):
+        text, problem = data.removeprefix("\ufeff"), None
+    else:
+        problem = None
         if len(data) > MAX_SAVE_BYTES:
             data, problem = data[:MAX_SAVE_BYTES], f"larger than {MAX_SAVE_BYTES} bytes"
+        utf16 = _utf16(data)
+        if utf16:
+            return data.decode(utf16, "replace").removeprefix("\ufeff"), problem or "UTF-16 text"
         try:
             text = data.decode("utf-8-sig")
         except UnicodeDecodeError as exc:
-            text = data.decode("utf-8", "replace")
+            text = data.decode("utf-8", "replace").removeprefix("\ufeff")
             problem = problem or f"not UTF-8 text at byte {exc.start}"
-    else:
-        text = data.removeprefix("\ufeff")
+    if "\x00" in text:
+        problem = problem or "NUL bytes in the text"
+    return text, problem
+
+
+def _utf16(data: bytes) -> str | None:
+    """The UTF-16 codec `data` is written in (a byte-order mark, or ASCII's zero high bytes)."""
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return "utf-16"
+    head = data[:64]
+    if len(head) >= 4 and not any(head[1::2]) and all(head[0::2]):
+        return "utf-16-le"
+    if len(head) >= 4 and not any(head[0::2]) and all(head[1::2]):
+        return "utf-16-be"
+    return None
+
+
+def _oddity(tree: object) -> str | None:
+    """What json.loads would silently lose in a parsed save: a repeated key (only its last value
+    kept), NaN or Infinity, or nesting deeper than a save ever is."""
+    todo: list[tuple[object, int]] = [(tree, 0)]
+    while todo:
+        node, depth = todo.pop()
+        if node is NOT_A_VALUE:
+            return "a number that is not one (NaN or Infinity)"
+        if depth > loose_json.MAX_DEPTH:
+            return "nested too deep"
+        if isinstance(node, Pairs):
+            keys = [key for key, _ in node]
+            if len(set(keys)) != len(keys):
+                return f"a repeated key ({next(k for k in keys if keys.count(k) > 1)[:40]!r})"
+            todo.extend((value, depth + 1) for _, value in node)
+        elif isinstance(node, list):
+            todo.extend((value, depth + 1) for value in node)
+    return None
+
+
+def decode(data: str | bytes) -> tuple[object, str | None]:
+    """Parse a stored save: (data, None), or (what could be read, what was wrong). Objects come
+    back as loose_json.Pairs, repeated keys and all, for the schema to pick the valid values."""
+    text, problem = _text(data)
     if problem is None:
         try:
-            return json.loads(text, parse_int=_capped_int), None
+            tree = loose_json.strict(text, HUGE)
         except (ValueError, RecursionError) as exc:
             problem = str(exc)[:120]
-    return _salvage(text), problem
+        else:
+            problem = _oddity(tree)
+            if problem != "nested too deep":
+                return tree, problem
+    return loose_json.salvage(text, HUGE), problem
 
 
 def _would_change(stored: dict[str, Any], saved: dict[str, Any]) -> bool:
@@ -341,8 +332,8 @@ def _would_change(stored: dict[str, Any], saved: dict[str, Any]) -> bool:
 
 def _plain(value: object) -> object:
     """A save's content compared as data: key order and list order do not count."""
-    if isinstance(value, dict):
-        return {k: _plain(v) for k, v in value.items() if k != "version"}
+    if isinstance(value, (dict, Pairs)):
+        return {k: _plain(v) for k, v in save_schema.items(value) if k != "version"}
     if isinstance(value, list):
         return sorted((_plain(v) for v in value), key=repr)
     return value
@@ -399,11 +390,11 @@ class Storage:
             return Settings()
         parsed, problem = decode(data)
         settings = Settings.from_dict(parsed)
-        if problem is None and not isinstance(parsed, dict):
+        if problem is None and not isinstance(parsed, Pairs):
             problem = "not a settings object"
         if problem is not None:
             self.last_error = f"settings corrupt at {where} ({problem}); using what could be read"
-        elif isinstance(parsed, dict) and _would_change(parsed, settings.to_dict()):
+        elif _would_change(dict(parsed) if isinstance(parsed, Pairs) else {}, settings.to_dict()):
             self.last_error = (f"settings at {where} held values the game cannot keep "
                                "(out of range or unknown); corrected")
         else:
