@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 # Bumped whenever a rule change makes the same seed and inputs play out differently: a replay
 # records the version it was played under, so an old run reports why it no longer verifies.
 # tests/test_sharecode.py keeps runs recorded under each version and fails until it is bumped.
@@ -39,12 +41,16 @@ LENGTH_SCALE = 12.0
 # first), and gravity follows the level.
 RATE_START = 0.20
 RATE_PER_MINUTE = 0.10
+# Traffic comes in waves: the rate swings BURST above and below its trend once every
+# BURST_PERIOD_MS (a load spike to ride out, then a lull to recover in).
+BURST = 0.35
+BURST_PERIOD_MS = 150_000.0
 LEVEL_MS = 60_000.0
 MAX_LEVEL = 20
 
 # The waiting queue (the next-requests panel). A run is overloaded, and ends, when more than
 # QUEUE_MAX requests wait, or one has waited DEADLINE_MS since it arrived or was preempted.
-QUEUE_MAX = 8
+QUEUE_MAX = 16
 DEADLINE_MS = 30_000.0
 
 # ---------------------------------------------------------------- the GPU (engine.serving)
@@ -85,8 +91,14 @@ def level_for(time_ms: float) -> int:
 
 
 def arrival_rate(time_ms: float) -> float:
-    """Requests a second arriving at game time `time_ms`."""
-    return RATE_START + RATE_PER_MINUTE * time_ms / 60_000.0
+    """Requests a second arriving at game time `time_ms`: the rising trend, in waves."""
+    wave = 1.0 + BURST * math.sin(2.0 * math.pi * time_ms / BURST_PERIOD_MS)
+    return (RATE_START + RATE_PER_MINUTE * time_ms / 60_000.0) * wave
+
+
+def arrival_bound(time_ms: float, horizon_ms: float) -> float:
+    """A rate arrival_rate() never exceeds from `time_ms` to `time_ms + horizon_ms`."""
+    return (RATE_START + RATE_PER_MINUTE * (time_ms + horizon_ms) / 60_000.0) * (1.0 + BURST)
 
 
 def blocks_for(tokens: int) -> int:

@@ -4,7 +4,7 @@ A run's requests depend on its seed only, never on how it is played: the same se
 player the same workload (the daily run relies on it). Three seeded streams keep that so:
 shapes come from the 7-bag (engine.bag), lengths from the LAB's ShareGPT model
 (engine.lab.workload) scaled to the board, arrival gaps from a Poisson process whose rate rises
-with game time (rules.arrival_rate).
+with game time, in waves (rules.arrival_rate).
 """
 
 from __future__ import annotations
@@ -41,16 +41,22 @@ def scaled_lengths(spec: DatasetSpec, rng: random.Random, scale: float = R.LENGT
     return p, min(max(1, round(output)), max_tokens - p)
 
 
-def next_arrival_ms(now_ms: float, u: float) -> float:
-    """The next arrival after `now_ms` of the rising-rate Poisson process, from a uniform `u` in
-    (0, 1]: the time at which the integrated rate has grown by -ln(u)."""
-    target = -math.log(u)
-    a = R.RATE_PER_MINUTE / 60_000.0 / 1000.0  # rate growth per ms, per ms
-    r0 = R.arrival_rate(now_ms) / 1000.0  # per ms
-    if a <= 0.0:
-        return now_ms + target / r0
-    # r0 * t + a * t^2 / 2 = target
-    return now_ms + (-r0 + math.sqrt(r0 * r0 + 2.0 * a * target)) / a
+HORIZON_MS = 10_000.0  # how far ahead one bound on the rate is taken (thinning)
+
+
+def next_arrival_ms(now_ms: float, rng: random.Random) -> float:
+    """The next arrival after `now_ms` of the Poisson process of rate rules.arrival_rate(t),
+    drawn by thinning: candidates at a bounding rate, each kept with probability rate / bound."""
+    t = now_ms
+    while True:
+        bound = R.arrival_bound(t, HORIZON_MS) / 1000.0  # per ms
+        step = -math.log(1.0 - rng.random()) / bound
+        if step > HORIZON_MS:
+            t += HORIZON_MS  # no candidate in this window: the process is memoryless
+            continue
+        t += step
+        if rng.random() * bound <= R.arrival_rate(t) / 1000.0:
+            return t
 
 
 class Workload:
@@ -70,8 +76,7 @@ class Workload:
     def _draw(self, after_ms: float) -> Arrival:
         kind = self._bag.pop()
         prompt, output = scaled_lengths(self._spec, self._lengths)
-        u = 1.0 - self._gaps.random()  # in (0, 1]
-        t = after_ms if self._next_id == 1 else next_arrival_ms(after_ms, u)
+        t = after_ms if self._next_id == 1 else next_arrival_ms(after_ms, self._gaps)
         a = Arrival(self._next_id, kind, t, prompt, output)
         self._next_id += 1
         return a
