@@ -186,16 +186,26 @@ def summarise(games: list[GameStats]) -> ModeSummary:
     )
 
 
+def _ending(r: ModeSummary) -> str:
+    """How the runs of a mode mostly ended, in words."""
+    if not r.ended_count:
+        return "none ended"
+    cause = max(r.end_causes, key=lambda k: r.end_causes[k])
+    what = "CUDA OOM" if cause in OOM_CAUSES else "overloaded"
+    return f"{r.ended_count}/{r.games} ended, mostly {what} ({cause})"
+
+
 def headline(results: dict[str, ModeSummary]) -> str:
-    """The article's question, answered for these seeds."""
+    """The article's question, answered for these seeds: how much sooner contiguous runs out."""
+    parts = [f"{mode}: {r.minutes_mean:.1f} game minutes, {r.tokens_mean:,.0f} tokens served "
+             f"({_ending(r)})" for mode, r in results.items()]
+    line = "; ".join(parts)
     if "contiguous" in results and "paged" in results:
         c, p = results["contiguous"], results["paged"]
-        return (f"contiguous ran {c.minutes_mean:.1f} game minutes and served {c.tokens_mean:,.0f} "
-                f"tokens; paged ran {p.minutes_mean:.1f} minutes and served {p.tokens_mean:,.0f} "
-                f"({p.minutes_mean / c.minutes_mean if c.minutes_mean else 0:.1f}x as long, "
-                f"{p.tokens_mean / c.tokens_mean if c.tokens_mean else 0:.1f}x the tokens)")
-    (mode, r), = results.items()
-    return f"{mode} ran {r.minutes_mean:.1f} game minutes and served {r.tokens_mean:,.0f} tokens"
+        if c.minutes_mean and c.tokens_mean:
+            line += (f" — paged lasted {p.minutes_mean / c.minutes_mean:.1f}x as long and served "
+                     f"{p.tokens_mean / c.tokens_mean:.1f}x the tokens")
+    return line
 
 
 def format_table(results: dict[str, ModeSummary], policy: str, skill: float,
