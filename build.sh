@@ -54,8 +54,9 @@ Environments:
 HELP
 }
 
+# A bad command line: one line in the format of every tool (engine/cli_args.py), exit 2.
 usage() {
-  echo "usage: ./build.sh COMMAND [args]   (commands: $COMMANDS; ./build.sh help describes them)" >&2
+  echo "./build.sh: error: $1 (commands: $COMMANDS) (try ./build.sh --help)" >&2
   exit 2
 }
 
@@ -201,5 +202,6 @@ case "$cmd" in
     "$WEB_VENV/bin/python" -m pygbag --template web/vram-tetris.tmpl --icon web/favicon.png \
       --title "PagedAttention: VRAM Tetris" --width 800 --height 580 --can_close 1 --no_opt "$@" build/stage/vram-tetris
     ;;
-  *) usage ;;
+  "") usage "no command given" ;;
+  *) usage "unknown command '$cmd'" ;;
 esac

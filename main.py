@@ -132,7 +132,7 @@ async def main() -> None:
         replay, problem = load_replay(page_replay_code())
         await run_window(Options(), [], replay, problem)
         return
-    from engine.cli_args import exit_status, run, stop_on_signals
+    from engine.cli_args import exit_status, failure, run, stop_on_signals
     from ui.cli import parse_or_exit
 
     opts = parse_or_exit(sys.argv[1:])
@@ -143,8 +143,7 @@ async def main() -> None:
         raise SystemExit(run(run_tool, opts, prog="main.py"))
     replay, problem = load_replay(opts.replay)
     if problem:
-        print(f"main.py: error: cannot watch {opts.replay}: {problem}", file=sys.stderr)
-        raise SystemExit(2)
+        raise SystemExit(failure("main.py", f"cannot watch {(opts.replay or '')[:80]}: {problem}"))
     stop: list[int] = []
     stop_on_signals(stop.append)  # the frame loop sees it, saves and ends
     await run_window(opts, stop, replay, problem)

@@ -1,4 +1,5 @@
-"""Engine speed figures: cost of one 60 Hz frame, recording, and a 30-game-minute bot run.
+"""Engine speed figures: cost of one 60 Hz frame, recording, a 30-game-minute bot run, and the
+cost of refusing a hostile share code.
 
     python -m engine.bench [--frames N] [--seconds S]
 
@@ -18,6 +19,7 @@ from .bot import DEFAULT_SKILL, Bot
 from . import cli_args
 from .cli_args import number, whole
 from .game import MODES, Game, Input
+from .rules import RULES_VERSION
 
 FRAME_MS = 1000.0 / 60.0
 MAX_FRAMES = 10_000_000
@@ -98,6 +100,58 @@ def bot_run(mode: str, seconds: float) -> tuple[float, float, float]:
     return cpu / runs, minutes / runs, pieces / cpu
 
 
+HOSTILE_PRESSES = 9_900_000
+
+
+def hostile_share_code(presses: int = HOSTILE_PRESSES) -> str:
+    """A well-formed share code of `presses` alternating LEFT/RIGHT presses at dt 0: millions of
+    steps in a few tens of thousands of characters, far beyond what a real run holds."""
+    import struct
+    import zlib
+
+    from . import sharecode as S
+    from .replay import OUTCOMES
+
+    head = bytearray(S._varint(RULES_VERSION))
+    head.append(0)  # run flags: not endless, not a daily
+    head += S._varint(5)  # seed
+    for name in ("contiguous", "contiguous"):
+        head += S._varint(len(name)) + name.encode("ascii")
+    head += S._varint(0) * 3 + bytes([OUTCOMES.index("unfinished")]) + bytes(8)
+    head += struct.pack(">d", 0.0)
+    left, right = S.INPUT_CODES.index(Input.LEFT), S.INPUT_CODES.index(Input.RIGHT)
+    ops = bytes([left, right]) * (presses // 2) + bytes([left] * (presses % 2)) + bytes([S.OP_END])
+    gaps = bytes(len(ops))
+    raw = bytes(head) + S._varint(len(ops)) + S._varint(len(gaps)) + ops + gaps
+    packer = zlib.compressobj(9, zlib.DEFLATED, -15, 9)
+    body = bytes([1]) + packer.compress(raw) + packer.flush()
+    payload = S._varint(len(body)) + body + struct.pack(">I", zlib.crc32(body))
+    return S.PREFIX + S.ALPHABET[S.VERSION] + S.b62encode(payload)
+
+
+def hostile_refusal(code: str) -> tuple[float, int, str]:
+    """(seconds, peak bytes traced, the reason) to refuse `code`; AssertionError if accepted."""
+    import tracemalloc
+
+    from .replay import ReplayError
+    from .sharecode import decode
+
+    tracemalloc.start()
+    started = time.perf_counter()
+    try:
+        decode(code)
+    except ReplayError as exc:
+        reason = str(exc)
+    else:
+        reason = ""
+    finally:
+        took = time.perf_counter() - started
+        _, peak = tracemalloc.get_traced_memory()
+        tracemalloc.stop()
+    assert reason, "the hostile share code was accepted"
+    return took, peak, reason
+
+
 def main(argv: list[str] | None = None) -> int:
     p = cli_args.parser("python -m engine.bench", __doc__.splitlines()[0])
     p.add_argument("--frames", type=whole(1, MAX_FRAMES), default=30000,
@@ -124,6 +178,10 @@ def main(argv: list[str] | None = None) -> int:
         cpu, minutes, rate = bot_run(mode, args.seconds)
         print(f"{mode:<11} bot run: {cpu:5.2f} s CPU for {minutes:4.1f} game minutes "
               f"(target < 2 s for 30), {rate:6.0f} pieces/s")
+    hostile = hostile_share_code()
+    took, peak, _ = hostile_refusal(hostile)
+    print(f"hostile share code ({len(hostile):,} chars, {HOSTILE_PRESSES:,} presses at dt 0): refused in "
+          f"{took * 1000:.0f} ms, peak {peak / 1e6:.1f} MB traced (target <= 200 ms, 30 MB)")
     return 0
 
 

@@ -1,8 +1,11 @@
 """Conventions shared by every command-line tool (standard library only).
 
-- Parsing: `parser()` gives argparse with abbreviations refused (`--seed` never silently becomes
-  `--seeds`) and defaults shown in --help. Bad input is argparse's usage line plus one error line
-  naming the option the user gave, exit status 2, never a traceback.
+- Parsing: `parser()` gives an OneLineParser: argparse with abbreviations refused (`--seed` never
+  silently becomes `--seeds`) and defaults shown in --help. Bad input is one line on stderr,
+  `PROG: error: WHAT (try PROG --help)`, naming the option the user gave, exit status 2, never a
+  traceback (`usage_error` says the same for a check a tool makes after parsing).
+- Failures: a run that cannot go on (a file that cannot be read, a build that cannot start) is
+  one line, `PROG: error: WHAT`, exit status 1 (`failure`).
 - Values: `whole`, `number`, `listing` check type and bounds; `output_file` and `output_dir`
   check that a path can be written *before* the work starts, so a long run never ends in an
   error about where its result should go.
@@ -25,6 +28,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, NoReturn, TextIO, TypeVar
 
+EXIT_FAILURE = 1
 EXIT_USAGE = 2
 T = TypeVar("T")
 SIGINT, SIGTERM = 2, 15  # the same numbers on every platform Python runs on
@@ -48,26 +52,45 @@ class HelpFormatter(argparse.HelpFormatter):
         return f"{text} (default: {shown})" if text else f"default: {shown}"
 
 
-def parser(prog: str, description: str | None = None, **kwargs: Any) -> argparse.ArgumentParser:
-    """An ArgumentParser that follows the project's conventions."""
-    kwargs.setdefault("formatter_class", HelpFormatter)
-    return argparse.ArgumentParser(prog=prog, description=description, allow_abbrev=False, **kwargs)
+def one_line(message: str, most: int = 400) -> str:
+    """`message` as a single line of at most `most` characters."""
+    text = " ".join(str(message).split())
+    return text if len(text) <= most else text[:most - 3] + "..."
+
+
+def usage_message(prog: str, message: str) -> str:
+    """The one format of a bad command line: `PROG: error: WHAT (try PROG --help)`."""
+    return f"{prog}: error: {one_line(message)} (try {prog} --help)"
 
 
 class OneLineParser(argparse.ArgumentParser):
-    """An ArgumentParser whose bad input is one line on stderr (no usage block), exit status 2."""
+    """An ArgumentParser whose bad input is one line on stderr (no usage block), exit status 2.
+
+    Subcommand parsers made by add_subparsers are OneLineParsers too (argparse makes them of the
+    parent's class), each with its own PROG."""
 
     def error(self, message: str) -> NoReturn:
-        print(f"{self.prog}: error: {message} (try {self.prog} --help)", file=sys.stderr)
+        print(usage_message(self.prog, message), file=sys.stderr)
         raise SystemExit(EXIT_USAGE)
 
 
-def usage_error(prog: str, message: str, usage: str | None = None) -> SystemExit:
-    """Print a usage error the way argparse does (usage line, one error line); return the exit."""
-    if usage:
-        print(usage.rstrip("\n"), file=sys.stderr)
-    print(f"{prog}: error: {message}", file=sys.stderr)
+def parser(prog: str, description: str | None = None, **kwargs: Any) -> OneLineParser:
+    """The project's one argument parser (an OneLineParser with defaults shown in --help)."""
+    kwargs.setdefault("formatter_class", HelpFormatter)
+    kwargs.setdefault("allow_abbrev", False)
+    return OneLineParser(prog=prog, description=description, **kwargs)
+
+
+def usage_error(prog: str, message: str) -> SystemExit:
+    """Print a bad-command-line error in the one format; return the exit (status 2) to raise."""
+    print(usage_message(prog, message), file=sys.stderr)
     return SystemExit(EXIT_USAGE)
+
+
+def failure(prog: str, message: str, most: int = 400) -> int:
+    """Print a runtime failure as one line, `PROG: error: WHAT`; return exit status 1."""
+    print(f"{prog}: error: {one_line(message, most)}", file=sys.stderr)
+    return EXIT_FAILURE
 
 
 # --------------------------------------------------------------------------- values

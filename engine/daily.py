@@ -30,7 +30,11 @@ def from_day_number(n: int) -> date:
 
 
 def parse_day(text: str) -> date:
-    """An ISO date (YYYY-MM-DD); ValueError otherwise."""
+    """An ISO date (YYYY-MM-DD) from EPOCH on (the first day a daily can have: a share code
+    counts days from it); ValueError otherwise."""
     if not isinstance(text, str) or len(text) != 10:
-        raise ValueError(f"expected a date as YYYY-MM-DD, not {text!r}")
-    return date.fromisoformat(text)
+        raise ValueError(f"expected a date as YYYY-MM-DD, not {str(text)[:40]!r}")
+    day = date.fromisoformat(text)
+    if day < EPOCH:
+        raise ValueError(f"a daily challenge is dated {EPOCH.isoformat()} or later, not {text}")
+    return day

@@ -17,20 +17,49 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
 from . import modes as M
-from .daily import daily_seed, parse_day
+from .daily import SEED_LIMIT, daily_seed, parse_day
 from .events import Event
 from .game import Game, Input
 from .rules import RULES_VERSION
 
-MAX_DT_MS = 60_000
-MAX_STEPS = 10_000_000  # about 46 hours of 60 Hz frames
+# What a real run can hold. A replay (share code or file) beyond these bounds is refused while
+# it is read, before its steps are expanded (engine.sharecode, engine.replay_json call
+# check_pace after every run-length they read), so a hostile code costs the reader no more than
+# the bound. A change of the game's rules may move them; docs/replays.md gives the reasoning.
+MAX_DT_MS = 60_000  # one step
+MAX_STEPS = 10_000_000  # frames: about 46 hours of 60 Hz frames, the longest run
+MAX_GAME_MS = 48 * 3600 * 1000.0  # game time: the longest run (46.3 h at 60 Hz) and a margin
+INPUTS_PER_SECOND = 120  # presses per second of game time: twice one press every 60 Hz frame
+INPUT_SLACK = 10_000  # presses allowed on top, whatever the game time (zero-length steps)
 MAX_INPUTS_PER_STEP = 64
+MIN_SEED, MAX_SEED = 0, SEED_LIMIT - 1  # every seed the game hands out, and the daily's
 MIXED = M.MIXED
 OUTCOMES = ("oom", "overload", "victory", "unfinished")
 
 
 class ReplayError(ValueError):
     """A replay that cannot be read; the message says what is wrong, in one line."""
+
+
+def check_pace(inputs: int, game_ms: float) -> None:
+    """Refuse a replay being read once it holds more than a real run can: more game time than
+    MAX_GAME_MS, or more than INPUTS_PER_SECOND presses per second of game time (plus
+    INPUT_SLACK). `inputs` and `game_ms` count everything read so far, this step included."""
+    if game_ms > MAX_GAME_MS:
+        raise ReplayError(f"too long: more than {MAX_GAME_MS / 3_600_000:.0f} hours of game time")
+    if inputs > INPUTS_PER_SECOND * game_ms / 1000.0 + INPUT_SLACK:
+        raise ReplayError(f"not a real run: {inputs:,} key presses in {game_ms / 1000.0:,.1f} s of "
+                          f"game time (a run holds at most {INPUTS_PER_SECOND} a second, "
+                          f"plus {INPUT_SLACK:,})")
+
+
+def check_seed(seed: object) -> int:
+    """`seed` when it is a whole number from MIN_SEED to MAX_SEED; ReplayError otherwise."""
+    if isinstance(seed, bool) or not isinstance(seed, int) or not MIN_SEED <= seed <= MAX_SEED:
+        shown = repr(seed) if isinstance(seed, int) and abs(seed) < 10**30 else "a value"
+        raise ReplayError(f"seed must be a whole number from {MIN_SEED} to {MAX_SEED:,}, "
+                          f"got {shown}"[:200])
+    return seed
 
 
 def board_digest(game: Game) -> str:
@@ -208,7 +237,12 @@ class Replay:
         """Re-simulate and compare: (outcome, None) when the run is what it claims, else a reason."""
         if self.rules != RULES_VERSION:
             return None, rules_mismatch(self.rules)
-        if self.daily is not None and self.seed != daily_seed(parse_day(self.daily)):
+        try:
+            check_seed(self.seed)
+            day = None if self.daily is None else parse_day(self.daily)
+        except ValueError as exc:
+            return None, str(exc)
+        if day is not None and self.seed != daily_seed(day):
             return None, f"seed {self.seed} is not the daily seed of {self.daily}"
         if self.claim is None and self.final is None:
             return None, "unverifiable: the replay has no recorded final state to check against"

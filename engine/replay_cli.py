@@ -1,9 +1,9 @@
 """`python -m engine.replay CODE_OR_FILE [--json] [--code]`: check a recorded run.
 
 Re-simulates a share code, a link holding one, or a replay file, and compares the result with
-what the run claims. Exit 0: verified; 1: corrupt, truncated, newer, unverifiable or not matching
-(one line on stderr); 2: a bad command line or a file that cannot be opened. (Desktop tool: not
-in the web bundle.)
+what the run claims. Exit 0: verified; 1: a file that cannot be read, or a run that is corrupt,
+truncated, newer, unverifiable or not matching (one line on stderr); 2: a bad command line.
+(Desktop tool: not in the web bundle.)
 """
 
 from __future__ import annotations
@@ -13,54 +13,65 @@ import json
 import os
 import sys
 
-from . import cli_args, sharecode
+from . import cli_args, replay_json, sharecode
 from .replay import Replay, ReplayError
 
 
+PROG = "python -m engine.replay"
+
+
 def load_any(arg: str) -> Replay:
-    """A replay from a file path, a share code or a link with ?replay=CODE."""
+    """A replay from a file path (a replay file, or a file holding a share code or a link), a
+    share code or a link with ?replay=CODE; ReplayError or OSError when it cannot be read."""
     if "replay=" not in arg and (os.path.exists(arg) or arg.endswith(".json") or os.sep in arg):
-        return Replay.load(arg)
+        return load_file(arg)
     return sharecode.decode(arg)
+
+
+def load_file(path: str) -> Replay:
+    """A replay file (JSON: its first character is '{'), or a text file holding a share code."""
+    with replay_json.open_text(path) as fh:
+        try:
+            start = fh.read(64).lstrip()
+            fh.seek(0)
+            if not start or start.startswith("{"):
+                return replay_json.read(fh)
+            return sharecode.decode(fh.read(sharecode.MAX_CODE_CHARS + 4096))
+        except UnicodeDecodeError:
+            raise ReplayError("not UTF-8 text") from None
 
 
 def main(argv: list[str] | None = None) -> int:
     """`python -m engine.replay CODE_OR_FILE`: re-simulate a run and check what it claims."""
     parser = cli_args.parser(
-        "python -m engine.replay",
-        "Re-simulate a recorded run (replay file or share code) and check its result. "
-                    "Exit 0: verified; 1: corrupt, truncated, newer, unverifiable or not matching; "
-                    "2: bad command line or unreadable file.")
-    parser.add_argument("source", metavar="CODE_OR_FILE", help="a share code, a ?replay= link or a replay file")
+        PROG,
+        "Re-simulate a recorded run (replay file, share code, or a file holding one) and check "
+        "its result. Exit 0: verified; 1: unreadable, corrupt, truncated, newer, unverifiable or "
+        "not matching; 2: bad command line.")
+    parser.add_argument("source", metavar="CODE_OR_FILE",
+                        help="a share code, a ?replay= link, a replay file or a file holding a code")
     parser.add_argument("--json", action="store_true", help="print the result as one JSON object")
     parser.add_argument("--code", action="store_true", help="print the run's share code instead")
     args = parser.parse_args(argv)
-    try:
-        return _check_and_print(parser, args)
-    except KeyboardInterrupt:
-        return 130
-    except BrokenPipeError:  # `| head`: the reader has what it wanted
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return 0
+    return _check_and_print(parser, args)
 
 
 def _check_and_print(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     try:
         replay = load_any(args.source)
     except ReplayError as exc:
-        print(f"{parser.prog}: {exc}", file=sys.stderr)
-        return 1
+        return cli_args.failure(parser.prog, str(exc))
     except OSError as exc:
-        parser.print_usage(sys.stderr)
-        print(f"{parser.prog}: error: {args.source}: {exc.strerror or exc}", file=sys.stderr)
-        return 2
+        return cli_args.failure(parser.prog, f"cannot read {args.source[:80]}: {exc.strerror or exc}")
     out, problem = replay.check()
     if problem is not None:
-        print(f"{parser.prog}: {problem}", file=sys.stderr)
-        return 1
+        return cli_args.failure(parser.prog, problem)
     assert out is not None
     if args.code:
-        code = sharecode.encode(replay, out)
+        try:
+            code = sharecode.encode(replay, out)
+        except ReplayError as exc:
+            return cli_args.failure(parser.prog, f"no share code for this run: {exc}")
         print(code)
         if len(code) > sharecode.COMMENT_LIMIT:
             print(f"{parser.prog}: note: {len(code)} characters, more than a comment takes "

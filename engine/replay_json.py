@@ -20,12 +20,14 @@ from __future__ import annotations
 import io
 import json
 import os
+import stat
 from collections.abc import Iterator
 from typing import IO
 
 from .daily import parse_day
 from .game import MODES, Input
-from .replay import MAX_DT_MS, MAX_INPUTS_PER_STEP, MAX_STEPS, Replay, ReplayError, Timeline, _valid_dt
+from .replay import (MAX_DT_MS, MAX_INPUTS_PER_STEP, MAX_SEED, MAX_STEPS, MIN_SEED, Replay, ReplayError,
+                     Timeline, _valid_dt, check_pace)
 
 FORMAT = "vram-tetris-replay"
 VERSION = 2
@@ -33,6 +35,7 @@ READS = (1, 2)
 MAX_FILE_BYTES = 64 * 1024 * 1024
 MAX_VALUE_CHARS = 1024 * 1024  # one step or one header value; a replay has no bigger item
 CHUNK_CHARS = 64 * 1024
+MAX_INT_DIGITS = 20  # no whole number in a replay needs more (2**63 has 19 digits)
 
 
 def to_json(replay: Replay) -> str:
@@ -75,11 +78,32 @@ def from_json(text: str) -> Replay:
     return read(io.StringIO(text))
 
 
+def open_text(path: str) -> IO[str]:
+    """`path` opened as UTF-8 text (a byte-order mark skipped), for a replay or a share code.
+
+    Only a regular file of at most MAX_FILE_BYTES: a FIFO, a device or a folder is refused at
+    once (ReplayError) instead of blocking or reading forever; OSError when it cannot be opened.
+    """
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    try:
+        info = os.fstat(fd)
+        if stat.S_ISDIR(info.st_mode):
+            raise ReplayError("is a folder, not a replay file")
+        if not stat.S_ISREG(info.st_mode):
+            raise ReplayError("not a regular file (a pipe or a device): give a replay file or a share code")
+        if info.st_size > MAX_FILE_BYTES:
+            raise ReplayError(f"file larger than {MAX_FILE_BYTES // (1024 * 1024)} MiB")
+        if hasattr(os, "set_blocking"):
+            os.set_blocking(fd, True)
+        return open(fd, encoding="utf-8-sig", errors="strict", newline="")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
 def load(path: str) -> Replay:
     """Read a replay file, streamed; ReplayError (or OSError) when it cannot be."""
-    if os.path.getsize(path) > MAX_FILE_BYTES:
-        raise ReplayError(f"file larger than {MAX_FILE_BYTES // (1024 * 1024)} MiB")
-    with open(path, encoding="utf-8", errors="strict", newline="") as fh:
+    with open_text(path) as fh:
         try:
             return read(fh)
         except UnicodeDecodeError:
@@ -99,8 +123,12 @@ def read(fh: IO[str]) -> Replay:
                 _check_header(doc)
             if not stream.open_array():
                 raise ReplayError("'steps' must be a list")
+            presses, game_ms = 0, 0.0
             for n, item in enumerate(stream.items()):
                 dt, inputs, repeat = _parse_step(n, item)
+                presses += len(inputs) * repeat
+                game_ms += dt * repeat
+                check_pace(presses, game_ms)
                 steps.add(dt, inputs, repeat)
             doc["steps"] = True
         else:
@@ -115,8 +143,8 @@ def read(fh: IO[str]) -> Replay:
 def _from_doc(doc: dict[str, object], steps: Timeline) -> Replay:
     _check_header(doc)
     seed, mode, endless = doc.get("seed"), doc.get("mode"), doc.get("endless", False)
-    if not isinstance(seed, int) or isinstance(seed, bool):
-        raise ReplayError("'seed' must be an integer")
+    if not isinstance(seed, int) or isinstance(seed, bool) or not MIN_SEED <= seed <= MAX_SEED:
+        raise ReplayError(f"'seed' must be a whole number from {MIN_SEED} to {MAX_SEED:,}")
     if mode not in MODES:
         raise ReplayError(f"'mode' must be one of {MODES}")
     if not isinstance(endless, bool):
@@ -129,7 +157,7 @@ def _from_doc(doc: dict[str, object], steps: Timeline) -> Replay:
         try:
             parse_day(daily)  # type: ignore[arg-type]
         except (ValueError, TypeError):
-            raise ReplayError("'daily' must be a date as YYYY-MM-DD or null") from None
+            raise ReplayError("'daily' must be a date as YYYY-MM-DD, from 1970-01-01, or null") from None
     modes = doc.get("modes")
     if modes is not None:
         if (not isinstance(modes, list) or not modes or len(modes) > MAX_STEPS
@@ -176,6 +204,13 @@ def _parse_step(n: int, step: object) -> tuple[float, tuple[Input, ...], int]:
     return float(dt), inputs, repeat
 
 
+def _whole(text: str) -> int:
+    """A JSON whole number, refused beyond MAX_INT_DIGITS digits (before int() works on it)."""
+    if len(text.lstrip("-")) > MAX_INT_DIGITS:
+        raise ReplayError(f"not a replay: a number of more than {MAX_INT_DIGITS} digits")
+    return int(text)
+
+
 class _JsonStream:
     """Just enough of a streaming JSON reader for one object whose big member is a flat list.
 
@@ -190,7 +225,7 @@ class _JsonStream:
         self.buf = ""
         self.pos = 0
         self.eof = False
-        self.decoder = json.JSONDecoder()
+        self.decoder = json.JSONDecoder(parse_int=_whole)
 
     def _fill(self) -> bool:
         if self.eof:
@@ -254,6 +289,10 @@ class _JsonStream:
                 continue
             except RecursionError:
                 raise ReplayError("not a JSON document: nested too deeply") from None
+            except ReplayError:
+                raise
+            except ValueError as exc:  # a value json cannot turn into a Python one
+                raise ReplayError(f"not a JSON document: {str(exc)[:80]}") from None
             if end == len(self.buf) and not self.eof and self._fill():
                 continue  # a number may go on in the next chunk: decode it again whole
             self.pos = end

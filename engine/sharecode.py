@@ -10,11 +10,14 @@ from __future__ import annotations
 
 import struct
 import zlib
+from collections.abc import Callable, Iterator
 from urllib.parse import parse_qs, urlsplit
 
 from .daily import daily_seed, day_number, from_day_number
 from .game import Input
-from .replay import MAX_INPUTS_PER_STEP, MAX_STEPS, MIXED, OUTCOMES, Claim, Outcome, Replay, ReplayError, Timeline, _valid_dt, rules_mismatch
+from .replay import (MAX_INPUTS_PER_STEP, MAX_SEED, MAX_STEPS, MIXED, OUTCOMES, Claim, Outcome,
+                     Replay, ReplayError, Timeline, _valid_dt, check_pace, check_seed,
+                     rules_mismatch)
 from .rules import RULES_VERSION
 
 PREFIX = "vt"
@@ -23,6 +26,7 @@ ALPHABET = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 COMMENT_LIMIT = 2000  # characters: what a three-minute run must fit in
 MAX_CODE_CHARS = 4 * 1024 * 1024
 MAX_BODY_BYTES = 32 * 1024 * 1024
+CHUNK_BYTES = 64 * 1024  # the run data is unpacked and read this much at a time
 
 # Input numbering of format 1 under rules 2 (a code of other rules is refused before its inputs
 # are read). Append only.
@@ -95,15 +99,49 @@ def _varint(n: int) -> bytes:
 
 
 class _Reader:
-    def __init__(self, data: bytes) -> None:
-        self.data = data
-        self.pos = 0
+    """Bytes read in order from `chunks` (a whole bytes object, or an iterator of pieces, such as
+    _unpacked), holding one piece at a time. It starts `skip` bytes in and ends at `end`."""
+
+    def __init__(self, chunks: bytes | Iterator[bytes], skip: int = 0, end: int | None = None) -> None:
+        self.chunks = iter((chunks,)) if isinstance(chunks, bytes) else chunks
+        self.buf = b""
+        self.at = 0  # in buf
+        self.base = 0  # bytes before buf
+        self.end = end
+        while self.base + len(self.buf) <= skip and self._more():
+            pass
+        self.at = max(0, min(len(self.buf), skip - self.base))
+        if self.base + self.at < skip:
+            raise ReplayError("corrupt: the run data ends early")
+
+    @property
+    def pos(self) -> int:
+        return self.base + self.at
+
+    def _more(self) -> bool:
+        """The next piece into buf; False at the end (of the data, or of this reader)."""
+        self.base += len(self.buf)
+        self.buf, self.at = b"", 0
+        room = None if self.end is None else self.end - self.base
+        if room is not None and room <= 0:
+            return False
+        chunk = next(self.chunks, b"")
+        if room is not None and len(chunk) > room:
+            chunk = chunk[:room]
+        self.buf = chunk
+        return bool(chunk)
+
+    def at_end(self) -> bool:
+        while self.at >= len(self.buf):
+            if not self._more():
+                return True
+        return False
 
     def byte(self) -> int:
-        if self.pos >= len(self.data):
+        if self.at >= len(self.buf) and self.at_end():
             raise ReplayError("corrupt: the run data ends early")
-        b = self.data[self.pos]
-        self.pos += 1
+        b = self.buf[self.at]
+        self.at += 1
         return b
 
     def varint(self, limit: int = 2**63) -> int:
@@ -118,11 +156,35 @@ class _Reader:
             shift += 7
 
     def take(self, size: int) -> bytes:
-        if self.pos + size > len(self.data):
-            raise ReplayError("corrupt: the run data ends early")
-        chunk = self.data[self.pos:self.pos + size]
-        self.pos += size
-        return chunk
+        out = b""
+        while len(out) < size:
+            if self.at >= len(self.buf) and self.at_end():
+                raise ReplayError("corrupt: the run data ends early")
+            part = self.buf[self.at:self.at + size - len(out)]
+            self.at += len(part)
+            out += part
+        return out
+
+
+def _unpacked(packed: bytes) -> Iterator[bytes]:
+    """The raw-deflated `packed`, unpacked CHUNK_BYTES at a time (at most MAX_BODY_BYTES)."""
+    unpacker = zlib.decompressobj(-15)
+    pending, total = packed, 0
+    while True:
+        try:
+            out = unpacker.decompress(pending, CHUNK_BYTES)
+        except zlib.error:
+            raise ReplayError("corrupt: the run data does not unpack") from None
+        pending = unpacker.unconsumed_tail
+        total += len(out)
+        if total > MAX_BODY_BYTES:
+            raise ReplayError("corrupt: the run data does not unpack")
+        if out:
+            yield out
+        if unpacker.eof:
+            return
+        if not out and not pending:
+            raise ReplayError("corrupt: the run data does not unpack")
 
 
 # ---------------------------------------------------------------------- encode
@@ -162,14 +224,19 @@ def encode(replay: Replay, claim: Claim | Outcome | None = None) -> str:
         claim = Claim.of(claim.game)
     first_dt = next((dt for dt, _, _ in replay.steps.runs()), 1000.0 / 60.0)
     flags = (_RUN_ENDLESS if replay.endless else 0) | (_RUN_DAILY if replay.daily else 0)
+    if not isinstance(replay.rules, int) or not 1 <= replay.rules < 2**31:
+        raise ReplayError(f"rules version must be from 1 to {2**31 - 1}")
     head = bytearray(_varint(replay.rules))
     head.append(flags)
     if replay.daily:
         from .daily import parse_day
 
-        head += _varint(day_number(parse_day(replay.daily)))
+        try:
+            head += _varint(day_number(parse_day(replay.daily)))
+        except ValueError as exc:
+            raise ReplayError(str(exc)) from None
     else:
-        head += _varint(replay.seed)
+        head += _varint(check_seed(replay.seed))
     for name in (replay.mode, claim.mode):
         text = name.encode("ascii")
         head += _varint(len(text)) + text
@@ -247,15 +314,13 @@ def _parse_body(body: bytes) -> Replay:
     flags, rest = body[0], body[1:]
     if flags & ~_FLAG_DEFLATED:
         raise ReplayError("corrupt: unknown flags")
-    if flags & _FLAG_DEFLATED:
-        unpacker = zlib.decompressobj(-15)
-        try:
-            rest = unpacker.decompress(rest, MAX_BODY_BYTES)
-        except zlib.error:
-            raise ReplayError("corrupt: the run data does not unpack") from None
-        if unpacker.unconsumed_tail or not unpacker.eof:
-            raise ReplayError("corrupt: the run data does not unpack")
-    r = _Reader(rest)
+    # The run data is read as it is unpacked, a piece at a time, by three readers (the head and
+    # ops, the gaps, the arguments: three streams one after the other), so a code is refused as
+    # soon as it holds more than a real run can, before the rest is unpacked or expanded.
+    def source() -> Iterator[bytes]:
+        return _unpacked(rest) if flags & _FLAG_DEFLATED else iter((rest,))
+
+    r = _Reader(source())
     rules = r.varint(2**31)
     if rules < 1:
         raise ReplayError("corrupt: bad rules version")
@@ -274,6 +339,8 @@ def _parse_body(body: bytes) -> Replay:
         daily, seed = when.isoformat(), daily_seed(when)
     else:
         seed = r.varint(2**63)
+        if seed > MAX_SEED:
+            raise ReplayError(f"corrupt: seed {seed} is out of range (0 to {MAX_SEED:,})")
     mode, label = _name(r), _name(r)
     from .game import MODES
 
@@ -289,33 +356,64 @@ def _parse_body(body: bytes) -> Replay:
     (dt,) = struct.unpack(">d", r.take(8))
     if not _valid_dt(dt):
         raise ReplayError("corrupt: bad step length")
-    steps = Timeline()
     n_ops, n_gaps = r.varint(MAX_BODY_BYTES), r.varint(MAX_BODY_BYTES)
-    ops, gaps = r.take(n_ops), _Reader(r.take(n_gaps))
-    for op in ops:
+    ops_at = r.pos
+    r.end = ops_at + n_ops
+    gaps = _Reader(source(), ops_at + n_ops, ops_at + n_ops + n_gaps)
+    args = _Lazy(lambda: _Reader(source(), ops_at + n_ops + n_gaps))
+    steps = _read_tokens(r, n_ops, gaps, args, dt)
+    if gaps.pos != ops_at + n_ops + n_gaps or not args.get().at_end():
+        raise ReplayError("corrupt: data after the end of the run")
+    return Replay(seed, mode, bool(run & _RUN_ENDLESS), steps, None, rules, daily, None, claim)
+
+
+class _Lazy:
+    """A reader made the first time it is needed (most runs never read an argument)."""
+
+    def __init__(self, make: Callable[[], _Reader]) -> None:
+        self.make = make
+        self.reader: _Reader | None = None
+
+    def get(self) -> _Reader:
+        if self.reader is None:
+            self.reader = self.make()
+        return self.reader
+
+
+def _read_tokens(ops: _Reader, n_ops: int, gaps: _Reader, args: _Lazy, dt: float) -> Timeline:
+    """The timed inputs, checked against what a real run holds (check_pace) as they are read."""
+    steps = Timeline()
+    presses, game_ms = 0, 0.0
+    for n in range(n_ops):
+        op = ops.byte()
         gap = gaps.varint(MAX_STEPS + 1)
         if gap:
+            game_ms += dt * gap
+            check_pace(presses, game_ms)
             steps.add(dt, (), gap)
         if op < len(INPUT_CODES):
+            presses += 1
+            game_ms += dt
+            check_pace(presses, game_ms)
             steps.add(dt, (INPUT_CODES[op],))
         elif op == OP_MULTI:
-            count = r.varint(MAX_INPUTS_PER_STEP + 1)
-            codes = r.take(count)
+            a = args.get()
+            count = a.varint(MAX_INPUTS_PER_STEP + 1)
+            codes = a.take(count)
             if any(c >= len(INPUT_CODES) for c in codes):
                 raise ReplayError("corrupt: unknown input")
+            presses += count
+            game_ms += dt
+            check_pace(presses, game_ms)
             steps.add(dt, tuple(INPUT_CODES[c] for c in codes))
         elif op == OP_DT:
-            (dt,) = struct.unpack(">d", r.take(8))
+            (dt,) = struct.unpack(">d", args.get().take(8))
             if not _valid_dt(dt):
                 raise ReplayError("corrupt: bad step length")
         elif op == OP_END:
-            break
+            if n != n_ops - 1:
+                raise ReplayError("corrupt: data after the end of the run")
+            return steps
         else:
             raise ReplayError("corrupt: unknown token")
-    else:
-        raise ReplayError("corrupt: the run data has no end")
-    if op != ops[-1] or gaps.pos != n_gaps or ops.index(OP_END) != n_ops - 1:
-        raise ReplayError("corrupt: data after the end of the run")
-    if r.pos != len(rest):
-        raise ReplayError("corrupt: data after the end of the run")
-    return Replay(seed, mode, bool(run & _RUN_ENDLESS), steps, None, rules, daily, None, claim)
+    raise ReplayError("corrupt: the run data has no end")

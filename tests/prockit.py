@@ -35,3 +35,12 @@ def wait_until_catching(proc: subprocess.Popen, sig: int = signal.SIGTERM, timeo
             proc.wait(timeout=0.02)
         except subprocess.TimeoutExpired:
             pass
+
+
+def is_usage_error(stderr: str) -> bool:
+    """Whether `stderr` is exactly the one line of a bad command line (engine.cli_args):
+    `PROG: error: WHAT (try PROG --help)`."""
+    import re
+
+    lines = stderr.splitlines()
+    return len(lines) == 1 and re.fullmatch(r"(.+?): error: .+ \(try \1 --help\)", lines[0]) is not None

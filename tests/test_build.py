@@ -208,7 +208,8 @@ def test_source_problems_fail_loudly(tmp_path: Path, main_src: str, extra: dict[
         capture_output=True, text=True, timeout=300, cwd=ROOT,
     )
     assert res.returncode == 1
-    assert "WEB BUILD FAILED" in res.stderr and message in res.stderr
+    assert "build_web.py: error: web build failed:" in res.stderr and message in res.stderr
+    assert len(res.stderr.strip().splitlines()) == 1
 
 
 def test_lazy_numpy_in_a_module_is_fine(tmp_path: Path) -> None:

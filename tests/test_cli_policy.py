@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import io
+import json
 import os
 import signal
 import subprocess
@@ -30,9 +31,10 @@ TOOLS = {
     "engine.lab": (["-m", "engine.lab"], ["--requests", "1000000"]),
     "engine.lab sweep": (["-m", "engine.lab", "sweep"], ["--requests", "60000"]),
     "engine.lab bench": (["-m", "engine.lab", "bench"], ["--requests", "1000000"]),
-    "engine.replay": (["-m", "engine.replay"], None),
+    "engine.replay": (["-m", "engine.replay"], ["{tmp}/long.json"]),
     "ui.sound": (["-m", "ui.sound"], ["--repeat", "1000"]),
     "ui.lab_scene": (["-m", "ui.lab_scene"], ["--frames", "100000"]),
+    "ui.bench": (["-m", "ui.bench"], ["--frames", "1000000"]),
     "tools/build_web.py": ([str(ROOT / "tools" / "build_web.py")], None),
     "tools/serve_web.py": ([str(ROOT / "tools" / "serve_web.py")], None),
     "tools/social_card.py": ([str(ROOT / "tools" / "social_card.py")], None),
@@ -57,7 +59,7 @@ ABBREVIATIONS = {
     "main.py": ["--head"], "engine.autoplay": ["--seed", "3"], "engine.bench": ["--frame", "5"],
     "engine.lab": ["--request", "5"], "engine.lab sweep": ["--block-size", "4", "--rate", "1", "--request", "5"],
     "engine.lab bench": ["--request", "5"], "engine.replay": ["x.json", "--verb"],
-    "ui.sound": ["--rep", "2"], "ui.lab_scene": ["--fram", "3"], "tools/build_web.py": ["--budget", "10"],
+    "ui.sound": ["--rep", "2"], "ui.lab_scene": ["--fram", "3"], "ui.bench": ["--fram", "3"], "tools/build_web.py": ["--budget", "10"],
     "tools/serve_web.py": ["--por", "8000"], "tools/social_card.py": ["card", "x.png", "--screen", "a.png"],
 }
 
@@ -71,10 +73,27 @@ def test_abbreviations_are_refused_in_one_line(tool: str) -> None:
     assert "Traceback" not in res.stderr and res.stdout == ""
 
 
-@pytest.mark.parametrize("tool", sorted(t for t, (_, long) in TOOLS.items() if long))
+# Long runs of a tool's other modes (the frame benchmark through main.py).
+MORE_LONG_RUNS = {
+    "main.py --bench-frame": ([str(ROOT / "main.py")], ["--bench-frame", "--frames", "1000000"]),
+}
+LONG_RUNS = {**{t: (argv, long) for t, (argv, long) in TOOLS.items() if long}, **MORE_LONG_RUNS}
+
+
+def write_long_replay(path: Path) -> None:
+    """A replay file whose check takes seconds: ten million zero-length idle steps (the most a
+    replay holds), so its verification is still running when the signal comes."""
+    path.write_text(json.dumps({"format": "vram-tetris-replay", "version": 2, "rules": 1, "seed": 3,
+                                "mode": "paged", "endless": False, "daily": None,
+                                "steps": [[0, [], 10_000_000]], "modes": ["paged"], "final": {}}))
+
+
+@pytest.mark.parametrize("tool", sorted(LONG_RUNS))
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["INT", "TERM"])
 def test_long_runs_stop_within_a_second_on_signals(tool: str, sig: int, tmp_path: Path) -> None:
-    argv, long = TOOLS[tool]
+    argv, long = LONG_RUNS[tool]
+    if "{tmp}/long.json" in long:
+        write_long_replay(tmp_path / "long.json")
     proc = subprocess.Popen([sys.executable, *argv, *[a.format(tmp=tmp_path) for a in long]], cwd=ROOT,
                             env=ENV, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
@@ -235,3 +254,64 @@ def test_a_stop_request_swallowed_by_a_library_is_repeated_until_honoured() -> N
     finally:
         for s, h in previous.items():
             signal.signal(s, h)
+
+
+# --- Every entry point: --help, and one voice for bad input -----------------------------------
+
+# Each module with a __main__ (or a script), as it is started, and the files that hold its main.
+ENTRY_POINTS = {
+    "main.py": ([str(ROOT / "main.py")], ("main.py",)),
+    "engine.autoplay": (["-m", "engine.autoplay"], ("engine/autoplay.py",)),
+    "engine.bench": (["-m", "engine.bench"], ("engine/bench.py",)),
+    "engine.replay": (["-m", "engine.replay"], ("engine/replay.py",)),
+    "engine.lab": (["-m", "engine.lab"], ("engine/lab/__main__.py",)),
+    "engine.lab sweep": (["-m", "engine.lab", "sweep"], ()),
+    "engine.lab bench": (["-m", "engine.lab", "bench"], ()),
+    "ui.bench": (["-m", "ui.bench"], ("ui/bench.py",)),
+    "ui.lab_cli": (["-m", "ui.lab_cli"], ("ui/lab_cli.py",)),
+    "ui.lab_scene": (["-m", "ui.lab_scene"], ("ui/lab_scene.py",)),
+    "ui.sound": (["-m", "ui.sound"], ("ui/sound.py",)),
+    **{f"tools/{p.name}": ([str(p)], (f"tools/{p.name}",)) for p in sorted((ROOT / "tools").glob("*.py"))},
+    "tools/social_card.py card": ([str(ROOT / "tools" / "social_card.py"), "card"], ()),
+    "tools/wasm_python.py bench": ([str(ROOT / "tools" / "wasm_python.py"), "bench"], ()),
+}
+
+
+def files_with_a_main() -> set[str]:
+    found = {str(p.relative_to(ROOT)) for folder in ("engine", "ui", "tools") for p in (ROOT / folder).rglob("*.py")
+             if '__name__ == "__main__"' in p.read_text(encoding="utf-8") or p.name == "__main__.py"}
+    return found | {"main.py"}
+
+
+def test_the_entry_point_list_holds_every_module_with_a_main() -> None:
+    listed = {f for _, files in ENTRY_POINTS.values() for f in files}
+    assert files_with_a_main() <= listed, sorted(files_with_a_main() - listed)
+
+
+def one_voice(prog: str, stderr: str) -> bool:
+    lines = stderr.splitlines()
+    return (len(lines) == 1 and lines[0].startswith(f"{prog}: error: ")
+            and lines[0].endswith(f" (try {prog} --help)"))
+
+
+def test_every_entry_point_prints_help_and_refuses_a_bogus_option_in_one_line(tmp_path: Path) -> None:
+    """`--help`: exit 0, usage first, nothing run. `--bogus`: exit 2 and exactly one stderr line
+    `PROG: error: WHAT (try PROG --help)`. All started at once (a batch, not one after another)."""
+    procs = {}
+    for name, (argv, _) in ENTRY_POINTS.items():
+        for flag in ("--help", "--bogus"):
+            procs[name, flag] = subprocess.Popen([sys.executable, *argv, flag], cwd=tmp_path, env=dict(
+                ENV, PYTHONPATH=str(ROOT)), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    problems = []
+    for (name, flag), proc in procs.items():
+        out, err = proc.communicate(timeout=120)
+        if flag == "--help":
+            if proc.returncode != 0 or not out.startswith("usage:") or err or "Traceback" in out:
+                problems.append(f"{name} --help: exit {proc.returncode}, {out[:80]!r}, {err[-200:]!r}")
+            elif len(out.splitlines()) > 80 or "frame benchmark" in out or "synthesized" in out:
+                problems.append(f"{name} --help ran more than the help: {out[-200:]!r}")
+            continue
+        prog = err.split(": error: ")[0]
+        if proc.returncode != 2 or out or not prog or not one_voice(prog, err):
+            problems.append(f"{name} --bogus: exit {proc.returncode}, stderr {err!r}")
+    assert not problems, "\n".join(problems)

@@ -12,6 +12,7 @@ from ui.lab_cli import main as _main
 from ui.lab_scene import MAX_LAG_S, SCENARIO_CHOICES, TRACE_CHUNK, TRACE_REQUESTS, LabScene
 from ui.memory_map import MAX_PAINT, Grid, MemoryMap
 from ui.title_scene import TitleScene
+from tests.prockit import is_usage_error
 
 pytestmark = pytest.mark.usefixtures("clean_event_queue")
 
@@ -272,7 +273,7 @@ def test_headless_tool_rejects_bad_arguments(argv, capsys):
         _main(argv)
     assert exc.value.code == 2
     err = capsys.readouterr().err
-    assert "usage:" in err and "Traceback" not in err
+    assert is_usage_error(err), err
 
 
 def test_headless_bench_prints_frame_times(capsys):

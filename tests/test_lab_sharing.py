@@ -19,6 +19,7 @@ from engine.lab.cli import main
 from engine.lab.report import compare
 from engine.lab.sharing import PREFIXES, Sharing
 from tests.labkit import small_trace
+from tests.prockit import is_usage_error
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -373,7 +374,7 @@ def test_text_output_sets_the_papers_sharing_figures_beside_ours(capsys):
 def test_bad_sharing_options_exit_2(capsys, argv):
     code, _, err = _run_cli(capsys, *argv)
     assert code == 2
-    assert "usage:" in err and "error:" in err and "Traceback" not in err
+    assert is_usage_error(err), err
 
 
 def test_sweep_over_widths_and_ns(capsys):

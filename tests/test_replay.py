@@ -12,6 +12,7 @@ from engine import Input
 from engine.bot import Bot
 from engine.replay import Recorder, Replay, ReplayError, final_state
 from engine.replay_cli import main as replay_main
+from tests.prockit import is_usage_error
 
 
 def recorded_run(mode: str, seed: int = 11) -> Recorder:
@@ -120,11 +121,16 @@ def test_replay_cli_verifies_and_rejects_bad_files(tmp_path):
                              capture_output=True, text=True, check=False)
         assert run.returncode == 1, (path, run.stderr)
         assert run.stderr.count("\n") == 1 and "Traceback" not in run.stderr
-    # A bad command line or a file that cannot be opened: usage, exit 2.
-    for args in ([str(tmp_path / "missing.json")], [], [str(good), "--frobnicate"]):
+    # A file that cannot be opened: one line, exit 1.
+    run = subprocess.run([sys.executable, "-m", "engine.replay", str(tmp_path / "missing.json")],
+                         capture_output=True, text=True, check=False)
+    assert run.returncode == 1 and run.stderr.count("\n") == 1
+    assert run.stderr.startswith("python -m engine.replay: error: cannot read")
+    # A bad command line: one line, exit 2.
+    for args in ([], [str(good), "--frobnicate"]):
         run = subprocess.run([sys.executable, "-m", "engine.replay", *args],
                              capture_output=True, text=True, check=False)
-        assert run.returncode == 2 and "usage" in run.stderr and "Traceback" not in run.stderr
+        assert run.returncode == 2 and is_usage_error(run.stderr), run.stderr
 
 
 def test_a_replay_without_its_final_state_is_unverifiable(tmp_path, capsys):
@@ -212,3 +218,123 @@ def test_a_file_read_in_small_pieces_reads_the_same(tmp_path, monkeypatch, chunk
     spaced = tmp_path / "spaced.json"
     spaced.write_text(json.dumps(json.loads(path.read_text()), indent=3))
     assert Replay.load(str(spaced)) == replay
+
+
+# --- Hostile replay files: one line and exit 1 (or accepted when valid), never a traceback ------
+
+BIG = "9" * 5000  # past Python's 4,300-digit limit on turning text into an int
+
+
+def _hostile_files(tmp_path):
+    """name -> (path, expected exit status) for every hostile case of a replay file."""
+    import os
+
+    from engine import sharecode
+
+    replay = recorded_run("paged", seed=5).finish()
+    text = replay.to_json()
+    doc = json.loads(text)
+    cases = {}
+
+    def put(name, content, status=1, encoding="utf-8"):
+        path = tmp_path / name
+        path.write_text(content, encoding=encoding)
+        cases[name] = (path, status)
+
+    for key in ("seed", "rules", "version"):
+        put(f"big-{key}.json", text.replace(f'"{key}":{doc[key]}', f'"{key}":{BIG}', 1))
+    put("big-dt.json", text.replace('"steps":[', f'"steps":[[{BIG},[]],', 1))
+    put("big-repeat.json", text.replace('"steps":[', f'"steps":[[16,[],{BIG}],', 1))
+    put("big-score.json", text.replace('"score":', f'"score":{BIG},"was":', 1))
+    put("negative-seed.json", json.dumps(dict(doc, seed=-5)))
+    put("huge-seed.json", json.dumps(dict(doc, seed=2**31)))
+    put("daily-1969.json", json.dumps(dict(doc, daily="1969-12-31")))
+    put("zero-length-flood.json", json.dumps(dict(doc, steps=[[0, ["LEFT"]], [0, ["RIGHT"]]] * 100_000)))
+    put("bom.json", text, status=0, encoding="utf-8-sig")
+    put("code.txt", sharecode.encode(replay) + "\n", status=0)
+    put("link.txt", "https://example.com/vram-tetris/?replay=" + sharecode.encode(replay), status=0)
+    put("garbage.txt", "hello, this is not a run")
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    cases["fifo"] = (fifo, 1)
+    cases["folder"] = (tmp_path, 1)
+    return cases
+
+
+def test_hostile_replay_files_are_one_line_never_a_traceback_or_a_hang(tmp_path, capsys):
+    """5,000-digit numbers in every field, seeds out of range, a daily before 1970, a flood of
+    zero-length presses, a FIFO and a folder: exit 1 and one line. A BOM, a file holding a share
+    code or a link: read and verified."""
+    import signal
+
+    def too_slow(signum, frame):
+        raise AssertionError("hung")
+
+    previous = signal.signal(signal.SIGALRM, too_slow)
+    problems = []
+    try:
+        for name, (path, status) in _hostile_files(tmp_path).items():
+            signal.alarm(10)
+            code = replay_main([str(path)])
+            signal.alarm(0)
+            out, err = capsys.readouterr()
+            lines = err.splitlines()
+            if code != status:
+                problems.append(f"{name}: exit {code}, {err!r}")
+            elif status == 1 and (len(lines) != 1 or not lines[0].startswith("python -m engine.replay: error: ")):
+                problems.append(f"{name}: {err!r}")
+            elif status == 0 and "reproduced" not in out:
+                problems.append(f"{name}: {out!r} {err!r}")
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+    assert not problems, "\n".join(problems)
+
+
+def test_a_negative_seed_does_not_pass_for_its_positive_twin(tmp_path, capsys):
+    doc = json.loads(recorded_run("paged", seed=5).finish().to_json())
+    path = tmp_path / "negative.json"
+    path.write_text(json.dumps(dict(doc, seed=-5)))
+    assert replay_main([str(path), "--code"]) == 1
+    assert "'seed' must be a whole number from 0 to 2,147,483,647" in capsys.readouterr().err
+    bad = Replay(-5, "paged", steps=Replay.from_json(json.dumps(doc)).steps, final=doc["final"])
+    out, problem = bad.check()
+    assert out is None and "seed must be a whole number" in problem
+
+
+def test_a_zero_length_flood_in_a_file_is_refused_before_it_is_expanded(monkeypatch):
+    import engine.replay_json as replay_json
+    from engine.replay import INPUT_SLACK
+
+    added = []
+
+    class Counting(replay_json.Timeline):
+        def add(self, dt_ms, inputs=(), repeat=1):
+            added.append(len(inputs) * repeat)
+            super().add(dt_ms, inputs, repeat)
+
+    monkeypatch.setattr(replay_json, "Timeline", Counting)
+    text = json.dumps({"format": "vram-tetris-replay", "version": 2, "seed": 1, "mode": "paged",
+                       "steps": [[0, ["LEFT", "RIGHT"]]] * 200_000, "final": None})
+    with pytest.raises(ReplayError, match="not a real run: 10,002 key presses in 0.0 s"):
+        Replay.from_json(text)
+    assert sum(added) <= INPUT_SLACK
+
+
+def test_main_watching_a_hostile_file_is_one_line_and_exit_1(tmp_path):
+    import os
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    cases = _hostile_files(tmp_path)
+    env = dict(os.environ, SDL_VIDEODRIVER="dummy", SDL_AUDIODRIVER="dummy")
+    procs = {name: subprocess.Popen([sys.executable, str(root / "main.py"), "--replay", str(cases[name][0])],
+                                    cwd=root, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+             for name in ("big-seed.json", "negative-seed.json", "fifo")}
+    for name, proc in procs.items():
+        try:
+            out, err = proc.communicate(timeout=30)
+        finally:
+            proc.kill()
+        assert proc.returncode == 1, (name, err)
+        assert len(err.splitlines()) == 1 and err.startswith("main.py: error: cannot watch"), (name, err)

@@ -302,3 +302,72 @@ def test_runs_recorded_under_the_current_rules_still_verify():
         if version < RULES_VERSION:
             _, problem = sharecode.decode(runs[0][3]).check()
             assert problem is None or f"rules v{version}" in problem
+
+
+# --- Codes beyond what a real run holds -------------------------------------------------------
+
+
+class CountingTimeline(sharecode.Timeline):
+    """A Timeline that remembers the most presses it was ever given (the decoded size)."""
+
+    most = 0
+
+    def add(self, dt_ms, inputs=(), repeat=1):
+        super().add(dt_ms, inputs, repeat)
+        self.presses = getattr(self, "presses", 0) + len(inputs) * repeat
+        CountingTimeline.most = max(CountingTimeline.most, self.presses)
+
+
+def test_a_hostile_code_of_millions_of_zero_length_presses_is_refused_before_it_is_expanded(monkeypatch):
+    """9.9 million alternating LEFT/RIGHT presses at dt 0 in 26,509 characters once took 16 s and
+    234 MB to decode. Refused while it is read: no more presses are ever expanded than a run of
+    that game time may hold, and the memory stays far below the size of the unpacked code."""
+    import tracemalloc
+
+    from engine.bench import hostile_share_code
+    from engine.replay import INPUT_SLACK
+
+    code = hostile_share_code(3_000_000)
+    assert len(code) < sharecode.MAX_CODE_CHARS
+    monkeypatch.setattr(sharecode, "Timeline", CountingTimeline)
+    CountingTimeline.most = 0
+    tracemalloc.start()
+    try:
+        with pytest.raises(ReplayError, match="not a real run: 10,001 key presses in 0.0 s"):
+            sharecode.decode(code)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert CountingTimeline.most <= INPUT_SLACK  # the refused press is never expanded
+    assert peak < 2_000_000, f"{peak / 1e6:.1f} MB to refuse (the unpacked code is 6 MB)"
+
+
+def test_a_run_within_the_bound_still_decodes():
+    from engine.bench import hostile_share_code
+    from engine.replay import INPUT_SLACK
+
+    replay = sharecode.decode(hostile_share_code(INPUT_SLACK))
+    assert len(replay.steps) == INPUT_SLACK
+
+
+def test_a_seed_out_of_range_is_refused_in_a_code_and_never_encoded(monkeypatch):
+    from engine.replay import MAX_SEED, Claim, Replay
+
+    claim = Claim(0, 0, 0, "unfinished", "paged", bytes(8))
+    for seed in (-5, MAX_SEED + 1):
+        with pytest.raises(ReplayError, match="seed must be a whole number from 0 to 2,147,483,647"):
+            sharecode.encode(Replay(seed, "paged"), claim)
+    monkeypatch.setattr(sharecode, "check_seed", lambda seed: seed)
+    code = sharecode.encode(Replay(MAX_SEED + 1, "paged"), claim)
+    monkeypatch.undo()
+    with pytest.raises(ReplayError, match="seed 2147483648 is out of range"):
+        sharecode.decode(code)
+    assert sharecode.decode(sharecode.encode(Replay(MAX_SEED, "paged"), claim)).seed == MAX_SEED
+
+
+def test_a_daily_before_1970_is_never_encoded():
+    from engine.replay import Claim, Replay
+
+    claim = Claim(0, 0, 0, "unfinished", "paged", bytes(8))
+    with pytest.raises(ReplayError, match="1970-01-01 or later"):
+        sharecode.encode(Replay(5, "paged", daily="1969-12-31"), claim)

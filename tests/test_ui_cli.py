@@ -1,4 +1,4 @@
-"""The headless tool: argument errors exit 2 with usage, runs are deterministic PNGs."""
+"""The headless tool: argument errors exit 2 in one line, runs are deterministic PNGs."""
 from __future__ import annotations
 
 import subprocess
@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.prockit import is_usage_error
 from ui.cli import Options, UsageError, parse
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -41,7 +42,7 @@ def test_bad_arguments_give_usage_and_exit_2(args):
 def test_bad_arguments_exit_2_from_the_command_line(tmp_path):
     proc = run_main("--headless", "--frames", "5", "--screenshot", str(tmp_path / "a.png"), "--scene", "nope")
     assert proc.returncode == 2
-    assert "usage:" in proc.stderr and "Traceback" not in proc.stderr
+    assert is_usage_error(proc.stderr) and "--scene" in proc.stderr, proc.stderr
 
 
 def test_unwritable_screenshot_exits_2(tmp_path):

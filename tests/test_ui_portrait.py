@@ -313,7 +313,8 @@ def test_layout_reaches_the_command_line(tmp_path):
                          capture_output=True, text=True, timeout=60)
     assert bad.returncode == 2 and "Traceback" not in bad.stderr
     assert [line for line in bad.stderr.splitlines() if "error" in line] == [
-        "main.py: error: argument --layout: invalid choice: 'sideways' (choose from 'landscape', 'portrait')"]
+        "main.py: error: argument --layout: invalid choice: 'sideways' (choose from 'landscape', "
+        "'portrait') (try main.py --help)"]
 
 
 @pytest.mark.parametrize("layout", LAYOUTS)

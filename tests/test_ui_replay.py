@@ -63,13 +63,14 @@ def test_a_replay_screenshot_is_deterministic_and_the_same_from_file_or_code(tmp
     assert pygame.image.tobytes(pygame.image.load(str(later)), "RGB") != shots[0]  # the run moves on
 
 
-def test_a_bad_replay_argument_is_one_line_and_exit_2(tmp_path):
+def test_a_replay_that_cannot_be_watched_is_one_line_and_exit_1(tmp_path):
     for source in ("vt1garbage", "", str(tmp_path / "missing.json")):
         done = run_main("--headless", "--frames", "5", "--replay", source, "--screenshot", str(tmp_path / "x.png"))
-        assert done.returncode == 2 and "Traceback" not in done.stderr
-        assert done.stderr.strip().count("\n") == 0
+        assert done.returncode == 1 and "Traceback" not in done.stderr
+        assert done.stderr.strip().count("\n") == 0 and done.stderr.startswith("main.py: error: cannot watch")
     done = run_main("--replay", "vt1garbage")  # the window does not open on a bad code
-    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert done.returncode == 1 and "Traceback" not in done.stderr
+    assert done.stderr.startswith("main.py: error: cannot watch")
 
 
 def test_replay_plays_at_1x_4x_16x_and_pauses(tmp_path):

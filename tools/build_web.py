@@ -733,15 +733,14 @@ def main(argv: list[str] | None = None) -> int:
     try:
         report = build(args)
     except BuildError as exc:
-        print(f"\nWEB BUILD FAILED: {exc}", file=sys.stderr, flush=True)
-        return 1
+        detail = " | ".join(line.strip() for line in str(exc).splitlines() if line.strip())
+        return cli_args.failure("build_web.py", f"web build failed: {detail}", most=4000)
     print_report(report, out)
     if args.report:
         try:
             args.report.write_text(json.dumps(report.__dict__, indent=2) + "\n")
         except OSError as exc:
-            print(f"build_web.py: error: cannot write --report {args.report}: {exc.strerror or exc}", file=sys.stderr)
-            return 1
+            return cli_args.failure("build_web.py", f"cannot write --report {args.report}: {exc.strerror or exc}")
     return 0
 
 

@@ -17,7 +17,6 @@ is caught, 1 otherwise, 2 for bad arguments.
 """
 from __future__ import annotations
 
-import argparse
 import ast
 import json
 import os
@@ -332,9 +331,9 @@ def baseline(timeout: float) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     names = [m.name for m in MUTATIONS]
-    p = argparse.ArgumentParser(prog="tools/mutate.py", allow_abbrev=False,
-                                formatter_class=argparse.ArgumentDefaultsHelpFormatter,
-                                description="Break the game on purpose in a copy; check the tests notice.")
+    from engine.cli_args import failure, parser, number
+
+    p = parser("tools/mutate.py", "Break the game on purpose in a copy; check the tests notice.")
     p.add_argument("--only", action="append", choices=names, metavar="NAME",
                    help=f"run only this break (repeatable): {', '.join(names)}")
     p.add_argument("--list", action="store_true", help="show each break and its target, run nothing")
@@ -342,12 +341,12 @@ def main(argv: list[str] | None = None) -> int:
                    help="always run the whole filtered suite (slower; names the first failing test in suite order)")
     p.add_argument("--no-baseline", action="store_true",
                    help="skip the clean run that proves the suite passes before anything is broken")
-    p.add_argument("--timeout", type=float, default=600.0, help="seconds allowed per test run")
+    p.add_argument("--timeout", type=number(0.0, 24 * 3600.0, above=True), default=600.0,
+                   help="seconds allowed per test run")
     p.add_argument("--json", metavar="FILE", help="also write the results as JSON")
     args = p.parse_args(argv)
     if os.environ.get(IN_MUTANT):
-        print("mutate: already inside a mutated copy", file=sys.stderr)
-        return 2
+        return failure("tools/mutate.py", "already inside a mutated copy")
     chosen = [m for m in MUTATIONS if not args.only or m.name in args.only]
 
     try:
@@ -367,21 +366,19 @@ def main(argv: list[str] | None = None) -> int:
             verdict = f"caught by {r.caught_by}" if r.caught_by else "NOT CAUGHT: no test failed"
             print(f"{r.name:26} {r.target:28} {verdict}  ({r.seconds:.1f} s)", flush=True)
     except TargetMissing as exc:
-        print(f"mutate: a break lost its target: {exc}", file=sys.stderr)
-        return 1
+        return failure("tools/mutate.py", f"a break lost its target: {exc}")
     if args.json:
         Path(args.json).write_text(json.dumps([r.__dict__ for r in results], indent=2) + "\n")
     missed = [r.name for r in results if r.caught_by is None]
     if missed:
-        print(f"mutate: {len(missed)} of {len(results)} breaks went unnoticed: {', '.join(missed)}",
-              file=sys.stderr)
-        return 1
+        return failure("tools/mutate.py",
+                       f"{len(missed)} of {len(results)} breaks went unnoticed: {', '.join(missed)}")
     print(f"mutate: all {len(results)} breaks caught")
     return 0
 
 
 if __name__ == "__main__":
-    try:
-        sys.exit(main())
-    except KeyboardInterrupt:
-        sys.exit(130)
+    sys.path.insert(0, str(ROOT))
+    from engine.cli_args import run
+
+    sys.exit(run(main, prog="tools/mutate.py"))

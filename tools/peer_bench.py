@@ -16,7 +16,6 @@ Exit status: 0 done, 2 bad usage.
 
 from __future__ import annotations
 
-import argparse
 import json
 import platform
 import random
@@ -225,20 +224,17 @@ def print_table(result: dict) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     sys.path.insert(0, str(ROOT))
-    from engine.cli_args import OneLineParser, number, whole
+    from engine.cli_args import number, parser as make_parser, whole
 
-    parser = OneLineParser(prog="peer_bench.py", allow_abbrev=False, formatter_class=argparse.ArgumentDefaultsHelpFormatter,
-                     description="Pieces per second of our engine beside pure-Python Tetris engines from PyPI.")
+    parser = make_parser("peer_bench.py",
+                         "Pieces per second of our engine beside pure-Python Tetris engines from PyPI.")
     parser.add_argument("--seconds", type=number(0.0, 600.0, above=True), default=3.0, help="wall time per run")
     parser.add_argument("--runs", type=whole(1, 100), default=5, help="runs per engine, interleaved")
     parser.add_argument("--seed", type=whole(0, 2**31), default=1234, help="the random player's seed")
     parser.add_argument("--only", nargs="+", choices=sorted(ENGINES), help="measure only these engines")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
     args = parser.parse_args(argv)
-    try:
-        result = bench(args.only or list(ENGINES), args.seconds, args.runs, args.seed)
-    except KeyboardInterrupt:
-        return 130
+    result = bench(args.only or list(ENGINES), args.seconds, args.runs, args.seed)
     if args.json:
         print(json.dumps(result, indent=2))
     else:
@@ -247,4 +243,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.path.insert(0, str(ROOT))
+    from engine.cli_args import run
+
+    sys.exit(run(main, prog="peer_bench.py"))

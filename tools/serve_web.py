@@ -230,8 +230,7 @@ def serve_nginx(nginx: str, root: Path, host: str, port: int) -> int:
         conf = write_prefix(prefix, root, host, port)
         test = subprocess.run(nginx_command(nginx, prefix, conf) + ["-t", "-q"], capture_output=True, text=True)
         if test.returncode != 0:
-            print(f"nginx rejected the config:\n{test.stderr}", file=sys.stderr)
-            return 1
+            return cli_args.failure("serve_web.py", f"nginx rejected the config: {test.stderr}", most=2000)
         game, embed = page_urls(host, port)
         print(f"serving {root} with nginx (production config) on {game} (Ctrl-C stops)", flush=True)
         print(f"  game: {game}   article embed: {embed}", flush=True)
@@ -280,11 +279,9 @@ def main(argv: list[str] | None = None) -> int:
             return serve_nginx(nginx, args.root.resolve(), args.host, args.port)
         return serve_python(args.root.resolve(), args.host, args.port)
     except OSError as exc:
-        print(f"serve_web.py: error: cannot serve on {args.host}:{args.port}: {exc.strerror or exc}", file=sys.stderr)
-        return 1
+        return cli_args.failure("serve_web.py", f"cannot serve on {args.host}:{args.port}: {exc.strerror or exc}")
     except ConfigValue as exc:  # the temporary folder's path, from TMPDIR
-        print(f"serve_web.py: error: {exc}", file=sys.stderr)
-        return 1
+        return cli_args.failure("serve_web.py", str(exc))
 
 
 if __name__ == "__main__":

@@ -66,28 +66,27 @@ def strip(source: str, filename: str = "<source>") -> str:
 def main(argv: list[str] | None = None) -> int:
     """Print each file's size as written and as the web archive ships it; never rewrites a file."""
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-    from engine.cli_args import OneLineParser
+    from engine.cli_args import failure, parser as make_parser
 
-    parser = OneLineParser(prog="strip_source.py", allow_abbrev=False,
-                     description="Sizes of Python files without docstrings and comments (as the web archive ships them).")
+    parser = make_parser("strip_source.py",
+                         "Sizes of Python files without docstrings and comments (as the web archive ships them).")
     parser.add_argument("files", nargs="+", type=Path, metavar="FILE", help="Python source files")
     args = parser.parse_args(argv)
     before = after = 0
-    try:
-        for path in args.files:
-            try:
-                text = path.read_text(encoding="utf-8")
-                small = strip(text, str(path))
-            except (OSError, UnicodeDecodeError, SyntaxError, StripError) as exc:
-                print(f"strip_source.py: {path}: {exc}".splitlines()[0], file=sys.stderr)
-                return 2
-            before, after = before + len(text.encode()), after + len(small.encode())
-            print(f"{len(text.encode()):8d} {len(small.encode()):8d}  {path}")
-    except KeyboardInterrupt:
-        return 130
+    for path in args.files:
+        try:
+            text = path.read_text(encoding="utf-8")
+            small = strip(text, str(path))
+        except (OSError, UnicodeDecodeError, SyntaxError, StripError) as exc:
+            return failure("strip_source.py", f"{path}: {str(exc).splitlines()[0] if str(exc) else exc!r}")
+        before, after = before + len(text.encode()), after + len(small.encode())
+        print(f"{len(text.encode()):8d} {len(small.encode()):8d}  {path}")
     print(f"{before:8d} {after:8d}  total")
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+    from engine.cli_args import run
+
+    sys.exit(run(main, prog="strip_source.py"))

@@ -13,7 +13,6 @@ Exit status: 0 written / up to date, 1 out of date or missing characters, 2 bad 
 """
 from __future__ import annotations
 
-import argparse
 import io
 import sys
 from pathlib import Path
@@ -21,6 +20,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
+
+from engine import cli_args  # noqa: E402  (standard library only)
 
 SOURCE = Path("/usr/share/fonts/truetype/nanum/NanumSquareB.ttf")
 FAMILY = "VRAM Tetris Hangul"
@@ -85,28 +86,23 @@ def covered(font_bytes: bytes) -> set[str]:
 def main(argv: list[str] | None = None) -> int:
     from ui.theme import HANGUL_FONT_FILE
 
-    parser = argparse.ArgumentParser(prog="subset_font.py", allow_abbrev=False,
-                                     formatter_class=argparse.ArgumentDefaultsHelpFormatter,
-                                     description="Cut the Korean font down to the catalogue's characters.")
+    parser = cli_args.parser("subset_font.py", "Cut the Korean font down to the catalogue's characters.")
     parser.add_argument("--source", type=Path, default=SOURCE, help="NanumSquare Bold TTF (fonts-nanum)")
     parser.add_argument("--out", type=Path, default=HANGUL_FONT_FILE, help="subset TTF to write")
     parser.add_argument("--check", action="store_true", help="only check the committed font, write nothing")
     args = parser.parse_args(argv)
     if not args.source.is_file():
-        print(f"subset_font.py: error: no source font at {args.source} (apt-get install fonts-nanum)",
-              file=sys.stderr)
-        return 2
+        return cli_args.failure("subset_font.py",
+                                f"no source font at {args.source} (apt-get install fonts-nanum)")
     text = characters()
     fresh = build(args.source, text)
     missing = sorted(set(text) - covered(fresh))
     if missing:
-        print(f"subset_font.py: the source font lacks {''.join(missing)!r}", file=sys.stderr)
-        return 1
+        return cli_args.failure("subset_font.py", f"the source font lacks {''.join(missing)!r}")
     if args.check:
         current = args.out.read_bytes() if args.out.is_file() else b""
         if current != fresh:
-            print(f"{args.out} is out of date: run python tools/subset_font.py", file=sys.stderr)
-            return 1
+            return cli_args.failure("subset_font.py", f"{args.out} is out of date: run python tools/subset_font.py")
         print(f"{args.out}: up to date ({len(text)} characters, {len(fresh) / 1024:.1f} KB)")
         return 0
     args.out.write_bytes(fresh)
@@ -115,4 +111,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(cli_args.run(main, prog="subset_font.py"))

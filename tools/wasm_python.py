@@ -358,16 +358,15 @@ def bench(args: argparse.Namespace) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     sys.path.insert(0, str(ROOT))
-    from engine.cli_args import OneLineParser, number, whole
+    from engine.cli_args import HelpFormatter, failure, number, parser as make_parser, whole
 
-    parser = OneLineParser(prog="wasm_python.py", allow_abbrev=False,
-                                     formatter_class=argparse.ArgumentDefaultsHelpFormatter,
-                                     description="The pure-Python core in Pyodide (CPython for WebAssembly) in Chromium.")
+    parser = make_parser("wasm_python.py",
+                         "The pure-Python core in Pyodide (CPython for WebAssembly) in Chromium.")
     sub = parser.add_subparsers(dest="command", required=True)
     sub.add_parser("install", help=f"fetch Pyodide {PYODIDE_VERSION} from the npm registry into build/pyodide/",
                    allow_abbrev=False)
     b = sub.add_parser("bench", help="engine frame cost, bot speed and engine.lab bench, Pyodide beside native",
-                       allow_abbrev=False, formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+                       allow_abbrev=False, formatter_class=HelpFormatter)
     b.add_argument("--frames", type=whole(1, 1_000_000), default=30000, help="engine frames timed per mode")
     b.add_argument("--seconds", type=number(0.0, 600.0, above=True), default=3.0, help="bot seconds per mode")
     b.add_argument("--requests", type=whole(1, 1_000_000), default=10000, help="engine.lab bench requests")
@@ -379,11 +378,11 @@ def main(argv: list[str] | None = None) -> int:
             return 0
         return bench(args)
     except (Unavailable, WasmError) as exc:
-        print(f"wasm_python.py: {exc}", file=sys.stderr)
-        return 1
-    except KeyboardInterrupt:
-        return 130
+        return failure("wasm_python.py", str(exc))
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.path.insert(0, str(ROOT))
+    from engine.cli_args import run
+
+    sys.exit(run(main, prog="wasm_python.py"))

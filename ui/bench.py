@@ -2,6 +2,10 @@
 
 Busy means a half-full board, a full system log, a teaching card, a fresh block
 table with its highlighted cells, and a row-clear animation running.
+
+    python -m ui.bench [--frames N] [--seed S] [--layout landscape|portrait]
+
+(the same as `python main.py --bench-frame`).
 """
 from __future__ import annotations
 
@@ -10,6 +14,7 @@ import tempfile
 import time
 
 from engine import events as ev
+from engine import cli_args
 from engine.cli_args import Progress
 from ui import theme
 from ui.headless import init_display, make_app
@@ -131,5 +136,20 @@ def other_screens(surface, frames: int, seed: int, layout: str = "landscape") ->
     return out
 
 
+def main(argv: list[str] | None = None) -> int:
+    """`python -m ui.bench`: parse the command line, then time the frames."""
+    from ui.cli import MAX_FRAMES, MAX_SEED, quiet_pygame
+    from ui.layout import NAMES as LAYOUTS
+
+    p = cli_args.parser("python -m ui.bench", __doc__.splitlines()[0])
+    p.add_argument("--frames", type=cli_args.whole(1, MAX_FRAMES), default=DEFAULT_FRAMES,
+                   help=f"frames to time, at most {MAX_FRAMES:,}")
+    p.add_argument("--seed", type=cli_args.whole(0, MAX_SEED), default=1, help="seed of the busy game")
+    p.add_argument("--layout", choices=LAYOUTS, default="landscape", help="screen arrangement")
+    args = p.parse_args(argv)
+    quiet_pygame()
+    return run(args.frames, args.seed, args.layout)
+
+
 if __name__ == "__main__":
-    raise SystemExit(run())
+    raise SystemExit(cli_args.run(main, prog="python -m ui.bench"))

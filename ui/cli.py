@@ -2,8 +2,8 @@
 benchmark) and the pieces every UI tool shares. Desktop only: the browser never parses a command
 line (main.py builds ui.options.Options there), so this module stays out of the web archive.
 
-The conventions are engine.cli_args' (abbreviations refused, defaults in --help, one-line usage
-errors with exit 2, SIGINT/SIGTERM -> 130/143 without a traceback); this module adds what only
+The conventions are engine.cli_args' (abbreviations refused, defaults in --help, one-line
+errors `main.py: error: WHAT (try main.py --help)` with exit 2, SIGINT/SIGTERM -> 130/143 without a traceback); this module adds what only
 the UI needs: the pygame banner hidden and SDL kept off the signals (`quiet_pygame`), and the
 screenshot-path check (`screenshot_path`) that every tool writing a PNG uses before it renders.
 """
@@ -14,6 +14,7 @@ import os
 from pathlib import Path
 
 from engine import cli_args
+from engine.replay import MAX_SEED as REPLAY_MAX_SEED
 from engine.modes import NAMES as MODES
 from ui.i18n import LANGUAGES
 from ui.options import Options
@@ -22,7 +23,7 @@ from ui.layout import LANDSCAPE, NAMES as LAYOUTS
 
 SCENES = ("title", "play", "help", "pause", "oom", "victory")
 MAX_FRAMES = 1_000_000  # about 4.6 hours of 60 Hz frames
-MAX_SEED = 2**31 - 1
+MAX_SEED = REPLAY_MAX_SEED
 LAB_COMMAND = "python -m ui.lab_scene"
 
 USAGE = """\
@@ -55,7 +56,7 @@ def screenshot_path(text: str) -> str:
 
 
 class UsageError(Exception):
-    """Bad command line: shown with the usage text, exit status 2."""
+    """Bad command line: one line on stderr (engine.cli_args' format), exit status 2."""
 
 
 class _Parser(argparse.ArgumentParser):
@@ -149,11 +150,11 @@ def screenshot_problem(path: str) -> str | None:
 
 
 def parse_or_exit(argv: list[str]) -> Options:
-    """parse(), but print usage and exit with status 2 on bad input (never a traceback)."""
+    """parse(), but exit with status 2 and one line on bad input (never a traceback)."""
     try:
         return parse(argv)
     except UsageError as exc:
-        raise cli_args.usage_error("main.py", str(exc), f"usage: {USAGE}") from None
+        raise cli_args.usage_error("main.py", str(exc)) from None
 
 
 def data_dir(opts: Options) -> Path | None:

@@ -12,7 +12,7 @@ import tempfile
 import pygame
 
 from engine import Input, modes
-from engine.cli_args import Progress
+from engine.cli_args import Progress, failure
 from ui import theme
 from ui.app import GameApp
 from ui.autopilot import AutoPilot
@@ -168,22 +168,19 @@ def run(opts: Options) -> int:
         try:
             note = build(app, opts, seed)
         except (ReplayError, OSError) as exc:
-            print(f"main.py: error: cannot watch {opts.replay}: {exc}", file=sys.stderr)
-            return 2
+            return failure("main.py", f"cannot watch {(opts.replay or '')[:80]}: {exc}")
         surface = app.surface
         app.draw(surface)
         if opts.record is not None:
             try:
                 print(write_record(app, opts.record))
             except OSError as exc:
-                print(f"main.py: error: cannot write {opts.record}: {exc.strerror or exc}", file=sys.stderr)
-                return 2
+                return failure("main.py", f"cannot write {opts.record}: {exc.strerror or exc}")
         if opts.screenshot is not None:
             try:
                 pygame.image.save(surface, opts.screenshot)
             except (pygame.error, OSError) as exc:
-                print(f"main.py: error: cannot write {opts.screenshot}: {exc}", file=sys.stderr)
-                return 2
+                return failure("main.py", f"cannot write {opts.screenshot}: {exc}")
     top = type(app.top).__name__ if app.top is not None else "none"
     if opts.screenshot is not None:
         w, h = app.layout.size

@@ -26,11 +26,9 @@ SPEEDS = (1, 4, 16)
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="python -m ui.lab_scene", allow_abbrev=False,
-        description="Run the LAB screen headless: frame times, a benchmark table or a screenshot.",
-        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
-    )
+    parser = cli_args.parser(
+        "python -m ui.lab_scene",
+        "Run the LAB screen headless: frame times, a benchmark table or a screenshot.")
     parser.add_argument("--bench", action="store_true", help="time every dataset and speed, and each sharing scenario")
     parser.add_argument("--screenshot", metavar="PATH", help="save the last frame as a PNG file here")
     parser.add_argument("--frames", type=whole(1, 100_000), default=900, help="frames to run, 1 to 100000")
@@ -195,8 +193,7 @@ def main(argv: list[str] | None = None) -> int:
         try:
             pygame.image.save(canvas, args.screenshot)
         except (OSError, pygame.error) as exc:
-            print(f"python -m ui.lab_scene: error: cannot write {args.screenshot}: {exc}", file=sys.stderr)
-            return 2
+            return cli_args.failure("python -m ui.lab_scene", f"cannot write {args.screenshot}: {exc}")
         print(f"saved {args.screenshot}")
     return 0
 

@@ -172,11 +172,13 @@ def cmd_sweep(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     start = time.perf_counter()
     try:
         import numpy  # noqa: F401  (imported by the sweep; timed apart)
-    except ImportError:
+    except ImportError as exc:
+        stop = exc.__cause__ or exc.__context__  # a signal during the import: numpy reports it so
+        if isinstance(stop, (cli_args.Stopped, KeyboardInterrupt)):
+            raise stop from None
         # The browser build has no numpy; run and bench need none.
-        print(f"{parser.prog}: needs numpy, which is not installed in this Python "
-              "(pip install numpy; `run` and `bench` work without it)", file=sys.stderr)
-        return 1
+        return cli_args.failure(parser.prog, "needs numpy, which is not installed in this Python "
+                                "(pip install numpy; `run` and `bench` work without it)")
 
     timings: dict[str, float] = {"numpy_import": time.perf_counter() - start}
     blocks = block_size_sweep(args.dataset, rate, args.requests, args.seed, config, args.block_sizes, timings)
