@@ -184,7 +184,7 @@ def _check_state(sim: Simulator) -> None:
     mem = sim.memory()
     assert mem.total() == pytest.approx(cfg.slots)
     assert min(mem.as_dict().values()) >= 0
-    if sim.paged:
+    if sim.has_blocks:
         tables = sim.block_tables()
         owned = [b for t in tables.values() for b in t]
         assert len(owned) == len(set(owned)), "a block is owned twice"
@@ -231,7 +231,7 @@ def test_simulator_invariants_step_by_step(seed, n, rate, block, slots, allocato
         assert steps < 200_000
     assert sim.finished == n
     assert not sim.running and not sim.generated
-    if sim.paged:
+    if sim.has_blocks:
         assert sorted(sim.pool.free) == list(range(sim.num_blocks)) and sim.blocks_used == 0
     else:
         assert sim.ranges.starts == [0] and sim.ranges.lengths == [config.slots]

@@ -38,7 +38,7 @@ def test_lab_renders_both_maps_headless(tmp_path):
     surface = pygame.Surface(theme.CANVAS_SIZE)
     app.draw(surface)
     contiguous, paged = lab.sides
-    assert contiguous.sim.allocator == "oracle" and paged.sim.paged
+    assert contiguous.sim.allocator == "oracle" and paged.sim.has_blocks
     assert contiguous.sim.clock > 0 and paged.sim.clock > 0
     # Both maps show the same memory in the same geometry: one cell per block.
     assert contiguous.map.grid.cells == paged.map.grid.cells == 983
@@ -163,7 +163,7 @@ def test_memory_stays_consistent_while_running(tmp_path):
             owners = [side.map.owner(i) for i in range(side.map.grid.cells)]
             owners = [rid for rid in owners if rid is not None]
             assert set(owners) <= set(side.sim.running)
-            if side.sim.paged:
+            if side.sim.has_blocks:
                 assert len(owners) == side.sim.blocks_used
 
 
@@ -408,7 +408,7 @@ def test_reading_the_engines_never_changes_them(tmp_path):
         drawn.draw(surface)
     for a, b in zip(drawn.sides, hidden.sides):
         assert a.sim.clock == b.sim.clock
-        if a.sim.paged:
+        if a.sim.has_blocks:
             assert a.sim.block_tables() == b.sim.block_tables()
 
 

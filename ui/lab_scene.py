@@ -481,11 +481,11 @@ class LabScene(Scene):
                 (tr.t("lab.tokens_per_s", value=f"{side.tokens_per_s():,.0f}"), small, theme.GREEN, (x + 10, row2),
                  "topleft"),
             ]
-            if sim.paged and self.sharing.shares:
+            if sim.memory_manager.shares and self.sharing.shares:
                 extra = tr.t("lab.sharing_saves", percent=tr.pct(side.saving()), n=sim.cow_copies)
                 items.append((extra, small, theme.VIOLET, (x + w - 10, row2), "topright"))
             else:
-                extra = (tr.t("lab.preempted", n=sim.preemptions) if sim.paged
+                extra = (tr.t("lab.preempted", n=sim.preemptions) if sim.memory_manager.preempts
                          else tr.t("lab.finished", n=sim.finished))
                 items.append((extra, small, theme.TEXT_DIM, (x + w - 10, row2), "topright"))
         status = tr.t("lab.paused") if self.paused else f"x{self.speed}"
@@ -538,7 +538,7 @@ class LabScene(Scene):
         if self.selected_cell is not None:
             k, cell = self.selected_cell
             side = self.sides[k]
-            if side.sim.paged and side.view is not None:
+            if side.sim.has_blocks and side.view is not None:
                 return self._block_info(side, cell, width)
         rid = self.selected
         if rid is None:
