@@ -140,6 +140,10 @@ class MemoryManager(Protocol):
     def cells(self, running: Mapping[int, Running], length: Callable[[Running], int]) -> MapView:
         """The memory as one cell per block, read without changing anything (the LAB's maps)."""
 
+    @classmethod
+    def for_lab(cls, cfg: LabConfig, tracked: bool, option: str) -> MemoryManager:
+        """The memory of a LAB configuration (``option``: the registry row's, e.g. a reservation rule)."""
+
 
 class ContiguousMemory:
     """Orca's baselines: one range per sequence, reserved for the sequence's whole life."""
@@ -216,6 +220,11 @@ class ContiguousMemory:
 
     def promised(self) -> int:
         return self.total_need
+
+    @classmethod
+    def for_lab(cls, cfg: LabConfig, tracked: bool, option: str) -> ContiguousMemory:
+        """``option`` names the reservation rule (allocators.RESERVATIONS)."""
+        return cls(cfg.slots, RESERVATIONS[option], cfg.max_seq_len, cfg.sharing, cfg.block_size)
 
     def reserved(self, tokens: float, promised: float) -> float:
         """Everything up to the sequences' final lengths is reserved; beyond it, never used."""
@@ -563,6 +572,10 @@ class PagedMemory:
     def promised(self) -> int:
         return 0
 
+    @classmethod
+    def for_lab(cls, cfg: LabConfig, tracked: bool, option: str) -> PagedMemory:
+        return cls(cfg.slots, cfg.block_size, cfg.watermark, cfg.sharing, tracked)
+
     def reserved(self, tokens: float, promised: float) -> float:
         """Paging reserves nothing: what is held beyond the tokens is the last blocks' tails."""
         return 0
@@ -598,31 +611,28 @@ class PagedMemory:
 # ------------------------------------------------------------------ the registry
 @dataclass(frozen=True)
 class LabAllocator:
-    """One of the LAB's allocators: its id, the paper's name for it, and how to build its memory."""
+    """One of the LAB's allocators: its id, the paper's name for it, its memory manager."""
 
     name: str  # on the command line, in JSON, and in the catalogue keys lab.engine.<name>, lab.baseline.<name>
     label: str  # the paper's name, in the command line's tables
-    build: Callable[[LabConfig, bool], MemoryManager]  # (config, explicit block tables) -> memory
+    memory: type[MemoryManager]  # the policy: a class with ``for_lab`` and ``kind``
+    option: str = ""  # what the class needs to know besides the config (a reservation rule)
 
+    @property
+    def kind(self) -> str:
+        """How its memory is laid out (words ``lab.kind.<kind>``), known before any memory is built."""
+        return self.memory.kind
 
-def _orca(reservation: str) -> Callable[[LabConfig, bool], MemoryManager]:
-    reserve_of = RESERVATIONS[reservation]
-
-    def build(cfg: LabConfig, tracked: bool) -> MemoryManager:
-        return ContiguousMemory(cfg.slots, reserve_of, cfg.max_seq_len, cfg.sharing, cfg.block_size)
-
-    return build
-
-
-def _vllm(cfg: LabConfig, tracked: bool) -> MemoryManager:
-    return PagedMemory(cfg.slots, cfg.block_size, cfg.watermark, cfg.sharing, tracked)
+    def build(self, cfg: LabConfig, tracked: bool = False) -> MemoryManager:
+        """Its memory for ``cfg``; ``tracked``: explicit block tables where it has blocks."""
+        return self.memory.for_lab(cfg, tracked, self.option)
 
 
 REGISTRY: tuple[LabAllocator, ...] = (
-    LabAllocator("max", "Orca (Max)", _orca("max")),
-    LabAllocator("pow2", "Orca (Pow2)", _orca("pow2")),
-    LabAllocator("oracle", "Orca (Oracle)", _orca("oracle")),
-    LabAllocator("paged", "vLLM (paged)", _vllm),
+    LabAllocator("max", "Orca (Max)", ContiguousMemory, "max"),
+    LabAllocator("pow2", "Orca (Pow2)", ContiguousMemory, "pow2"),
+    LabAllocator("oracle", "Orca (Oracle)", ContiguousMemory, "oracle"),
+    LabAllocator("paged", "vLLM (paged)", PagedMemory),
 )
 ALLOCATORS: tuple[str, ...] = tuple(a.name for a in REGISTRY)
 REFERENCE = "paged"  # the paper's system: every other allocator is a baseline it is measured against
