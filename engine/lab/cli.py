@@ -29,7 +29,7 @@ MAX_SWEEP_VALUES = 16  # block sizes or rates in one sweep
 MAX_SWEEP_WORK = 2_000_000
 
 
-def _count(items: tuple[str, ...]) -> str:
+def count_words(items: tuple[str, ...]) -> str:
     """How many, in words up to ten ("four")."""
     words = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
     return words[len(items)] if len(items) < len(words) else str(len(items))
@@ -121,7 +121,7 @@ def build_parsers() -> dict[str, argparse.ArgumentParser]:
 
     bench = cli_args.parser(
         "python -m engine.lab bench",
-        description=f"Time a trace served to the end through all {_count(ALLOCATORS)} allocators.",
+        description=f"Time a trace served to the end through all {count_words(ALLOCATORS)} allocators.",
     )
     _common(bench, 10_000)
     bench.add_argument("--rate", type=_rate, help="requests/s, 0.001 to 10,000 (default: the paper's)")
@@ -318,7 +318,7 @@ def cmd_bench(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         print(json.dumps(out, indent=2))
         return 0
     print(f"Benchmark: {args.requests} {DATASETS[args.dataset].title} requests at {rate:g} req/s, "
-          f"each served to the end, through all {_count(ALLOCATORS)} allocators")
+          f"each served to the end, through all {count_words(ALLOCATORS)} allocators")
     print(f"{'trace generation':18} {gen_time:7.3f} s")
     for sharing, rows, cpu in timed:
         total = sum(t for _, t, _ in rows)
@@ -326,7 +326,7 @@ def cmd_bench(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         for name, seconds, result in rows:
             print(f"{paper.LABELS[name]:18} {seconds:7.3f} s  {result.iterations:8d} engine steps, "
                   f"{result.iterations / seconds / 1e6:5.2f} M steps/s")
-        print(f"{'all ' + _count(ALLOCATORS):18} {total:7.3f} s  ({args.requests * len(rows) / total:,.0f} requests/s simulated; "
+        print(f"{'all ' + count_words(ALLOCATORS):18} {total:7.3f} s  ({args.requests * len(rows) / total:,.0f} requests/s simulated; "
               f"CPU time {cpu:.3f} s)")
     return 0
 
