@@ -3,6 +3,10 @@
 A mode names the KV-cache allocator (a policy object of engine.allocators) that requests
 admitted under it use. Adding a mode means an allocator class there and a row here (and its
 words in the UI's catalogues).
+
+A mode also names the LAB's allocators (engine.lab.memory.REGISTRY) that follow its rules, the
+first being the one the game's mode is, and its colour: the LAB screen draws and words its
+engines with the game's labels and colours from here.
 """
 
 from __future__ import annotations
@@ -19,6 +23,8 @@ class Mode:
     note: str  # a short line under the mode buttons
     summary: str  # one sentence for the log and the help
     allocator: Allocator
+    lab: tuple[str, ...] = ()  # LAB allocators with this mode's rules; the first is this mode
+    accent: str = "violet"  # its colour on every screen: a name in ui.theme's palette
 
     @property
     def reserves_max_length(self) -> bool:
@@ -35,9 +41,11 @@ class Mode:
 
 MODES: tuple[Mode, ...] = (
     Mode("contiguous", "CONTIGUOUS", "Whole ranges, max length reserved.",
-         "one unbroken range per request, reserved for its maximum length", Contiguous()),
+         "one unbroken range per request, reserved for its maximum length", Contiguous(),
+         lab=("max", "pow2", "oracle"), accent="cyan"),
     Mode("paged", "PAGED", "Blocks on demand, anywhere free.",
-         "PagedAttention: a block at a time as the request grows, wherever one is free", Paged()),
+         "PagedAttention: a block at a time as the request grows, wherever one is free", Paged(),
+         lab=("paged",), accent="magenta"),
 )
 
 NAMES: tuple[str, ...] = tuple(m.name for m in MODES)
@@ -53,6 +61,11 @@ def get(name: str) -> Mode:
         return _BY_NAME[name]
     except KeyError:
         raise ValueError(f"mode must be one of {NAMES}, not {name!r}") from None
+
+
+def of_lab(allocator: str) -> Mode | None:
+    """The game mode whose rules the LAB allocator `allocator` follows; None for one the game lacks."""
+    return next((m for m in MODES if allocator in m.lab), None)
 
 
 def following(name: str) -> str:

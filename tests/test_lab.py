@@ -25,7 +25,7 @@ from engine.lab import (
 )
 from engine.lab import paper
 from engine.lab.allocators import RESERVATIONS
-from engine.lab.cli import main
+from engine.lab.cli import count_words, main
 from engine.lab.latency import LATENCY_MODELS, OPT13B_A100
 from engine.lab.report import compare
 from tests.labkit import small_trace
@@ -185,7 +185,7 @@ def _check_state(sim: Simulator) -> None:
     mem = sim.memory()
     assert mem.total() == pytest.approx(cfg.slots)
     assert min(mem.as_dict().values()) >= 0
-    if sim.paged:
+    if sim.has_blocks:
         tables = sim.block_tables()
         owned = [b for t in tables.values() for b in t]
         assert len(owned) == len(set(owned)), "a block is owned twice"
@@ -201,7 +201,7 @@ def _check_state(sim: Simulator) -> None:
             assert 0 <= s1 and s1 + r1 <= nxt[0], "ranges overlap"
             assert tok <= final <= r1
         for rid, (start, reserve, _, final) in sim.ranges_held().items():
-            assert reserve == RESERVATIONS[sim.allocator](final, cfg.max_seq_len)
+            assert reserve == sim.memory_manager.reserve_of(final, cfg.max_seq_len)
 
 
 @given(
@@ -232,7 +232,7 @@ def test_simulator_invariants_step_by_step(seed, n, rate, block, slots, allocato
         assert steps < 200_000
     assert sim.finished == n
     assert not sim.running and not sim.generated
-    if sim.paged:
+    if sim.has_blocks:
         assert sorted(sim.pool.free) == list(range(sim.num_blocks)) and sim.blocks_used == 0
     else:
         assert sim.ranges.starts == [0] and sim.ranges.lengths == [config.slots]
@@ -311,6 +311,8 @@ def test_default_scenarios_have_the_papers_shape(paper_runs, dataset):
     assert res["max"].mean_running == pytest.approx(7.0, abs=0.1)
     theirs = paper.paper_ratios(dataset)
     for name, ratio in comp.ratios().items():
+        if name not in theirs:  # an allocator the paper does not measure
+            continue
         assert theirs[name] / 1.5 <= ratio <= theirs[name] * 1.5, (name, ratio, theirs[name])
     # Paged internal fragmentation stays under one block per running request.
     internal_slots = res["paged"].memory_shares["internal"] * comp.config.slots
@@ -418,7 +420,7 @@ def test_cli_json_schema(capsys):
     code, out, _ = _run_cli(capsys, "--requests", "300", "--json")
     assert code == 0
     data = json.loads(out)
-    assert set(data["allocators"]) == {"max", "pow2", "oracle", "paged"}
+    assert set(data["allocators"]) == set(ALLOCATORS) >= {"max", "pow2", "oracle", "paged"}
     for entry in data["allocators"].values():
         assert 0.0 <= entry["token_share"] <= 1.0
         assert entry["mean_running"] > 0
@@ -448,17 +450,17 @@ def test_cli_sweep(capsys):
     assert tables == sorted(tables, reverse=True)
     assert [row["rate"] for row in data["rates"]] == [1.0, 4.0]
     timings = data["timings_s"]
-    assert timings["configurations"] == 3 + 2 * 4
+    assert timings["configurations"] == 3 + 2 * len(ALLOCATORS)
     assert 0 < timings["numpy"] < timings["total"] and 0 < timings["simulator"] < timings["total"]
     code, out, _ = _run_cli(capsys, "sweep", "--requests", "100", "--block-sizes", "8,16", "--rates", "2")
     assert code == 0 and "Block size" in out and "Request rate" in out
-    assert "6 configurations of 100 requests in" in out and "event simulator" in out
+    assert f"{2 + len(ALLOCATORS)} configurations of 100 requests in" in out and "event simulator" in out
 
 
 def test_cli_bench(capsys):
     code, out, _ = _run_cli(capsys, "bench", "--requests", "200")
     assert code == 0
-    assert "all four" in out and "vLLM (paged)" in out and "CPU time" in out
+    assert f"all {count_words(ALLOCATORS)}" in out and "vLLM (paged)" in out and "CPU time" in out
 
 
 def test_cli_one_request_is_reported_not_a_crash(capsys):

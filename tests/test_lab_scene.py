@@ -8,6 +8,7 @@ from tests.uikit import canvas, centre, click, key, make_app, pump
 from engine.lab import generate
 from engine.lab.projection import FREE, cell_state, state_fill, state_refs
 from ui import lab_scene, memory_map, theme
+from ui.i18n import catalogue
 from ui.lab_cli import main as _main
 from ui.lab_scene import MAX_LAG_S, SCENARIO_CHOICES, TRACE_CHUNK, TRACE_REQUESTS, LabScene
 from ui.memory_map import MAX_PAINT, Grid, MemoryMap
@@ -39,7 +40,7 @@ def test_lab_renders_both_maps_headless(tmp_path):
     surface = pygame.Surface(theme.CANVAS_SIZE)
     app.draw(surface)
     contiguous, paged = lab.sides
-    assert contiguous.sim.allocator == "oracle" and paged.sim.paged
+    assert contiguous.sim.allocator == "oracle" and paged.sim.has_blocks
     assert contiguous.sim.clock > 0 and paged.sim.clock > 0
     # Both maps show the same memory in the same geometry: one cell per block.
     assert contiguous.map.grid.cells == paged.map.grid.cells == 983
@@ -164,7 +165,7 @@ def test_memory_stays_consistent_while_running(tmp_path):
             owners = [side.map.owner(i) for i in range(side.map.grid.cells)]
             owners = [rid for rid in owners if rid is not None]
             assert set(owners) <= set(side.sim.running)
-            if side.sim.paged:
+            if side.sim.has_blocks:
                 assert len(owners) == side.sim.blocks_used
 
 
@@ -409,7 +410,7 @@ def test_reading_the_engines_never_changes_them(tmp_path):
         drawn.draw(surface)
     for a, b in zip(drawn.sides, hidden.sides):
         assert a.sim.clock == b.sim.clock
-        if a.sim.paged:
+        if a.sim.has_blocks:
             assert a.sim.block_tables() == b.sim.block_tables()
 
 
@@ -516,3 +517,65 @@ def test_a_selected_contiguous_request_shows_how_much_of_its_reservation_is_used
     app.draw()
     text = " ".join(line for line, _ in lab.info_lines[1])
     assert used in text, "the reservation's fill is the point of the line: never cut off"
+
+
+# ------------------------------------------------------------------ the registries
+def test_lab_engines_come_from_the_registry_and_the_game_names_them():
+    from engine import modes
+    from engine.lab import memory
+
+    lab = LabScene(make_app_stub(), size=theme.CANVAS_SIZE)
+    assert lab.allocators == (lab_scene.DEFAULT_BASELINE, memory.REFERENCE)
+    assert set(lab_scene.BASELINE_CHOICES) == set(memory.BASELINES) == set(memory.ALLOCATORS) - {memory.REFERENCE}
+    # Every game mode names LAB allocators that exist; its first is the one the mode is.
+    for mode in modes.MODES:
+        assert mode.lab and all(name in memory.ALLOCATORS for name in mode.lab)
+        assert modes.of_lab(mode.lab[0]) is mode
+        assert lab_scene.accent(mode.lab[0]) == getattr(theme, mode.accent.upper())
+    # A LAB allocator the game lacks still gets a colour, and no game page.
+    assert modes.of_lab("no-such") is None and lab_scene.accent("no-such") == theme.VIOLET
+    assert lab_scene.game_words(lab.tr, "no-such") is None
+
+
+def make_app_stub():
+    from ui.lab_cli import _StandaloneApp
+    return _StandaloneApp(theme.CANVAS_SIZE)
+
+
+@pytest.mark.parametrize("name", __import__("engine.lab.memory", fromlist=["ALLOCATORS"]).ALLOCATORS)
+def test_every_registry_allocator_is_drawable_by_the_lab_screen(name):
+    """Any registry row on either map: its map, counters, plot, info pages and request lines draw."""
+    from engine.lab import memory
+
+    lab = LabScene(make_app_stub(), size=theme.CANVAS_SIZE)
+    while not lab.ready:
+        lab.update(theme.STEP_MS)
+    side = lab_scene.Side(name, lab.trace, lab.config, lab.layout.map_area(0))
+    lab.sides[0] = side
+    lab.contiguous = name  # the left-hand engine, as key C would set it
+    lab.chrome = lab.counters = lab.plot_surface = lab.info_lines = None
+    side.advance_to(20.0, max_steps=2000)
+    side.refresh_map(limit=None)
+    assert len(side.view.cells) == side.map.grid.cells
+    assert set(side.view.owned) <= set(side.sim.running)
+    surface = pygame.Surface(theme.CANVAS_SIZE)
+    for page in range(len(lab_scene.INFO_PAGES)):
+        lab.page, lab.info_lines = page, None
+        lab.draw(surface)
+    lines = lab._request_lines(side.sim, next(iter(side.sim.running)), lab_scene.accent(name), 300)
+    assert lines and all(isinstance(text, str) for text, _ in lines)
+    assert lab.tr.t(f"lab.kind.{memory.get(name).kind}") != f"lab.kind.{memory.get(name).kind}"
+    for key in (f"lab.engine.{name}", f"lab.baseline.{name}"):
+        assert lab.tr.t(key) != key and catalogue("ko").t(key) != key
+
+
+def test_g_and_a_click_on_the_info_panel_turn_to_the_game(tmp_path):
+    app, lab = open_lab(tmp_path, steps=SETUP_FRAMES + 5)
+    assert lab._info()[0][0] == lab.tr.t("lab.how_to_read")
+    key(app, pygame.K_g, steps=0)
+    title = lab._info()[0][0]
+    assert title == lab.tr.t("lab.game_title", mode=lab.tr.t("mode.contiguous.label"))
+    click(app, centre(pygame.Rect(lab.layout.info)), steps=0)
+    assert lab._info()[0][0] == lab.tr.t("lab.game_title", mode=lab.tr.t("mode.paged.label"))
+    key(app, pygame.K_g, steps=0)
+    assert lab._info()[0][0] == lab.tr.t("lab.how_to_read")

@@ -2,9 +2,17 @@
 
 Both maps show the same memory (the paper's 15,728 token slots, one cell per
 16-token block). Key S cycles the sharing scenario: basic sampling, parallel
-sampling (4 samples of each prompt), beam search (width 4) and a shared
-one-shot prefix. Shared blocks carry their reference count, a block copied on
-write flashes, and clicking a block outlines every sequence that points at it.
+sampling (``FAN_OUT`` samples of each prompt), beam search (width ``FAN_OUT``)
+and a shared one-shot prefix. Shared blocks carry their reference count, a block
+copied on write flashes, and clicking a block outlines every sequence that
+points at it.
+
+The engines come from the LAB's registry (``engine.lab.memory.REGISTRY``): the
+right-hand map is the paper's system (``REFERENCE``), key C cycles the left-hand
+one through the baselines. What each engine is in the game, its colour and the
+game's label for it come from the game's registry (``engine.modes``); key G (or a
+click on the info panel) turns the info panel to the game's rules for either
+engine.
 
 The engines advance by simulated time: each frame moves the LAB clock by the
 frame's time times the speed, and each engine steps until it catches up, at most
@@ -20,10 +28,13 @@ from collections.abc import Iterator
 
 import pygame
 
+from engine import modes as game_modes
+from engine import rules as game_rules
 from engine.lab import DATASETS, LabConfig, Request, Simulator
+from engine.lab.memory import BASELINES, REFERENCE, get as lab_allocator
 from engine.lab.paper import DEFAULT_RATE
 from engine.lab.projection import MapView, memory_saved, project, recent_copies
-from engine.lab.sharing import PREFIXES, SCENARIOS, Sharing, scenario
+from engine.lab.sharing import FAN_OUT, PREFIXES, SCENARIO_PREFIX, SCENARIOS, Sharing, scenario
 from engine.lab.workload import stream
 from ui import theme
 from ui.lab_layout import BUTTONS, LabLayout, lab_layout
@@ -34,10 +45,14 @@ from ui.text import TextCache, fit, wrap
 from ui.widgets import Button, draw_panel, hit
 
 DATASET_CHOICES = ("sharegpt", "alpaca", "translation")
-CONTIGUOUS_CHOICES = ("oracle", "pow2", "max")
+# Key C steps through the baselines from the tightest reservation (the registry lists them loosest first).
+BASELINE_CHOICES: tuple[str, ...] = tuple(reversed(BASELINES))
+CONTIGUOUS_CHOICES = BASELINE_CHOICES  # the name older callers use
+DEFAULT_BASELINE = "oracle"  # the strongest baseline the paper measures
 SCENARIO_CHOICES = SCENARIOS  # basic, parallel, beam, prefix
-FAN_OUT = 4  # samples (parallel) and beam width (beam) on the LAB
-BLOCK_SIZE = 16  # one cell = one KV block of 16 tokens (vLLM's default), as in the game
+BLOCK_SIZE = game_rules.TOKENS_PER_BLOCK  # one cell = one KV block of 16 tokens (vLLM's default), as in the game
+LEGEND_REFS = 3  # the pointer count the legend's shared tile shows
+INFO_PAGES = ("help", "game0", "game1")  # the info panel with nothing selected: how to read it, each engine in the game
 SPEEDS = (1, 4, 16)
 TRACE_REQUESTS = 3000
 TRACE_CHUNK = 150  # requests drawn per frame while the screen waits for a trace
@@ -50,8 +65,46 @@ PLOT_POINTS = 240
 RATE_WINDOW_S = 5.0  # tokens/s is averaged over this much simulated time
 FLASH_FRAMES = 18  # a block copied on write flashes for 0.3 s
 
-LEFT_ACCENT = theme.CYAN
-RIGHT_ACCENT = theme.MAGENTA
+
+def accent(allocator: str) -> theme.Colour:
+    """The colour of the game mode whose rules ``allocator`` follows (the game's registry names it)."""
+    mode = game_modes.of_lab(allocator)
+    colour = getattr(theme, mode.accent.upper(), None) if mode is not None else None
+    return colour if isinstance(colour, tuple) else theme.VIOLET
+
+
+GAME_KEY = "G"  # turns the info panel to the engines in the game (pygame.K_g in ``handle``)
+_HINTS = {name: hint for name, _, _, hint in BUTTONS}
+# Key names the catalogues' key lines quote, from the buttons' own hints.
+KEY_HINTS: dict[str, str] = {
+    "scenario": _HINTS["scenario"], "dataset": _HINTS["dataset"], "contiguous": _HINTS["contiguous"],
+    "pause": _HINTS["pause"], "speeds": "/".join(_HINTS[f"x{n}"] for n in SPEEDS), "game": GAME_KEY,
+}
+
+LEFT_ACCENT = accent(DEFAULT_BASELINE)
+RIGHT_ACCENT = accent(REFERENCE)
+
+
+def game_words(tr: Catalogue, allocator: str, block: int = BLOCK_SIZE,
+               short: bool = False) -> tuple[str, list[str]] | None:
+    """(title, paragraphs) saying what ``allocator`` is in the game under the game's rules; None if no
+    game mode follows its rules. Labels come from the registries, numbers from the game's rules."""
+    mode = game_modes.of_lab(allocator)
+    if mode is None:
+        return None
+    label = tr.t(f"mode.{mode.name}.label")
+    exact = mode.lab[0]
+    engine = tr.t(f"lab.engine.{allocator}")
+    params = {
+        "mode": label, "engine": tr.t(f"lab.engine.{exact}"), "blocks": game_rules.BLOCKS_PER_REQUEST,
+        "tokens": block, "queue": game_rules.QUEUE_MAX, "deadline": f"{game_rules.DEADLINE_MS / 1000:g}",
+        "cpu": game_rules.CPU_BLOCKS,
+    }
+    paragraphs = []
+    if allocator != exact and not short:
+        paragraphs.append(tr.t("lab.game.like", engine=engine, mode=label, exact=params["engine"]))
+    paragraphs.append(tr.t(f"lab.game{'_short' if short else ''}.{mode.name}", **params))
+    return tr.t("lab.game_title", mode=label), paragraphs
 
 
 
@@ -163,7 +216,8 @@ class LabScene(Scene):
         self.seed = seed
         self.dataset = "sharegpt"
         self.block = BLOCK_SIZE
-        self.contiguous = "oracle"
+        self.contiguous = DEFAULT_BASELINE  # the left-hand engine; the right-hand one is REFERENCE
+        self.page = 0  # INFO_PAGES: what the info panel shows while nothing is selected
         self.scenario = "basic"
         self.speed = 4
         self.paused = False
@@ -197,7 +251,11 @@ class LabScene(Scene):
         self.title = tr.t("lab.subtitle", dataset=spec.title, rate=f"{self.rate:g}",
                           sharing=sharing_label(tr, self.sharing))
         help_key = "lab.help_short." if self.layout.portrait else "lab.help."
-        self.help_lines = wrap(tr.t(help_key + self.scenario), self.layout.small, self.layout.info[2] - 20)
+        sharing = self.sharing
+        text = tr.t(help_key + self.scenario, n=FAN_OUT, tokens=PREFIXES[SCENARIO_PREFIX], refs=LEGEND_REFS,
+                    left=tr.t(f"lab.engine.{self.contiguous}"), right=tr.t(f"lab.engine.{REFERENCE}"),
+                    prefix=sharing.prefix)
+        self.help_lines = wrap(text, self.layout.small, self.layout.info[2] - 20)
         self.chrome = None
         self.plot_surface = None
         self.info_lines = None
@@ -210,6 +268,16 @@ class LabScene(Scene):
     @property
     def config(self) -> LabConfig:
         return LabConfig(block_size=self.block, sharing=self.sharing)
+
+    @property
+    def allocators(self) -> tuple[str, str]:
+        """The engines of the left-hand and the right-hand map (rows of the LAB's registry)."""
+        return self.contiguous, REFERENCE
+
+    @property
+    def accents(self) -> tuple[theme.Colour, theme.Colour]:
+        left, right = self.allocators
+        return accent(left), accent(right)
 
     @property
     def ready(self) -> bool:
@@ -252,7 +320,7 @@ class LabScene(Scene):
             return
         self.trace = builder.requests
         i = len(self.sides)
-        allocator = self.contiguous if i == 0 else "paged"
+        allocator = self.allocators[i]
         side = Side(allocator, self.trace, self.config, self.layout.map_area(i))
         side.refresh_map(limit=None)
         self.sides.append(side)
@@ -269,7 +337,7 @@ class LabScene(Scene):
             actions = {
                 pygame.K_ESCAPE: "back", pygame.K_l: "back", pygame.K_SPACE: "pause", pygame.K_p: "pause",
                 pygame.K_1: "x1", pygame.K_2: "x4", pygame.K_3: "x16", pygame.K_d: "dataset",
-                pygame.K_s: "scenario", pygame.K_c: "contiguous", pygame.K_r: "restart",
+                pygame.K_s: "scenario", pygame.K_c: "contiguous", pygame.K_r: "restart", pygame.K_g: "game",
             }
             if event.key in actions:
                 self.command(actions[event.key])
@@ -297,9 +365,14 @@ class LabScene(Scene):
             self.scenario = SCENARIO_CHOICES[(i + 1) % len(SCENARIO_CHOICES)]
             self.restart()
         elif name == "contiguous":
-            i = CONTIGUOUS_CHOICES.index(self.contiguous)
-            self.contiguous = CONTIGUOUS_CHOICES[(i + 1) % len(CONTIGUOUS_CHOICES)]
+            i = BASELINE_CHOICES.index(self.contiguous) if self.contiguous in BASELINE_CHOICES else -1
+            self.contiguous = BASELINE_CHOICES[(i + 1) % len(BASELINE_CHOICES)]
             self.restart()
+        elif name == "game":
+            self.page = (self.page + 1) % len(INFO_PAGES)
+            self.selected = None
+            self.selected_cell = None
+            self.info_lines = None
         elif name == "restart":
             self.seed += 1
             self.restart()
@@ -310,6 +383,9 @@ class LabScene(Scene):
         button = hit(self.buttons, pos)
         if button is not None:
             self.command(button.name)
+            return
+        if pygame.Rect(self.layout.info).collidepoint(pos):  # the info panel turns its page
+            self.command("game")
             return
         for k, side in enumerate(self.sides):
             grid = side.map.grid
@@ -435,11 +511,12 @@ class LabScene(Scene):
             t.blit(s, fit(self.title, lay.small, lay.width - right - 170), lay.small, theme.TEXT_DIM,
                    (right + 12, 11))
         baseline = tr.t(f"lab.baseline.{self.contiguous}")
+        reference = tr.t(f"lab.baseline.{REFERENCE}")
         labels = {
             "pause": tr.t("lab.run" if self.paused else "lab.pause"),
             "dataset": DATASETS[self.dataset].title.replace(" En-De", ""),
             "scenario": tr.t(f"lab.scenario.{self.scenario}", n=FAN_OUT),
-            "contiguous": baseline if lay.portrait else tr.t("lab.vs_paged", baseline=baseline),
+            "contiguous": baseline if lay.portrait else tr.t("lab.vs_paged", baseline=baseline, reference=reference),
             "restart": tr.t("lab.new" if lay.portrait else "lab.new_trace"),
             "back": tr.t("lab.back"),
         }
@@ -447,13 +524,11 @@ class LabScene(Scene):
         for b in self.buttons:
             active = (b.name == "pause" and self.paused) or b.name == f"x{self.speed}"
             b.draw(s, t, active=active, hover=b is hover, label=labels.get(b.name), size=lay.small)
-        for i in range(2):
-            allocator = self.contiguous if i == 0 else "paged"
-            accent = LEFT_ACCENT if i == 0 else RIGHT_ACCENT
-            draw_panel(s, lay.maps[i], t, edge=accent)
+        for i, (allocator, colour) in enumerate(zip(self.allocators, self.accents)):
+            draw_panel(s, lay.maps[i], t, edge=colour)
             x, y, w, _ = lay.maps[i]
-            kind = tr.t("lab.kind.contiguous") if i == 0 else tr.t("lab.kind.paged", n=self.block)
-            t.blit(s, tr.t(f"lab.engine.{allocator}"), lay.body, accent, (x + 8, y + 4))
+            kind = tr.t(f"lab.kind.{lab_allocator(allocator).kind}", n=self.block)
+            t.blit(s, tr.t(f"lab.engine.{allocator}"), lay.body, colour, (x + 8, y + 4))
             t.blit(s, kind, lay.small, theme.TEXT_DIM, (x + w - 8, y + 6), "topright")
         if lay.plot is not None:
             draw_panel(s, lay.plot, t)
@@ -481,11 +556,11 @@ class LabScene(Scene):
                 (tr.t("lab.tokens_per_s", value=f"{side.tokens_per_s():,.0f}"), small, theme.GREEN, (x + 10, row2),
                  "topleft"),
             ]
-            if sim.paged and self.sharing.shares:
+            if sim.memory_manager.shares and self.sharing.shares:
                 extra = tr.t("lab.sharing_saves", percent=tr.pct(side.saving()), n=sim.cow_copies)
                 items.append((extra, small, theme.VIOLET, (x + w - 10, row2), "topright"))
             else:
-                extra = (tr.t("lab.preempted", n=sim.preemptions) if sim.paged
+                extra = (tr.t("lab.preempted", n=sim.preemptions) if sim.memory_manager.preempts
                          else tr.t("lab.finished", n=sim.finished))
                 items.append((extra, small, theme.TEXT_DIM, (x + w - 10, row2), "topright"))
         status = tr.t("lab.paused") if self.paused else f"x{self.speed}"
@@ -513,14 +588,14 @@ class LabScene(Scene):
             t.blit(s, f"{top * frac:.0f}", lay.small, theme.TEXT_DIM, (area.x - 4, yy), "midright")
         if len(self.samples) >= 2:
             step = area.width / (PLOT_POINTS - 1)
-            for k, colour in ((0, LEFT_ACCENT), (1, RIGHT_ACCENT)):
+            for k, colour in enumerate(self.accents):
                 points = [(area.x + j * step, area.bottom - area.height * v[k] / top)
                           for j, v in enumerate(self.samples)]
                 pygame.draw.lines(s, colour, False, points, 2)
         legend_y = h - 24
         tr = self.tr
-        for k, (label, colour) in enumerate(((tr.t(f"lab.engine.{self.contiguous}"), LEFT_ACCENT),
-                                             (tr.t("lab.engine.paged"), RIGHT_ACCENT))):
+        for k, (allocator, colour) in enumerate(zip(self.allocators, self.accents)):
+            label = tr.t(f"lab.engine.{allocator}")
             lx = 12 + k * 186
             if self.samples:
                 label = tr.t("lab.plot_avg", label=label, value=f"{self.sample_sums[k] / len(self.samples):.1f}")
@@ -534,39 +609,58 @@ class LabScene(Scene):
         width = self.layout.info[2] - 20
         small = self.layout.small
         tr = self.tr
-        left, right = tr.t(f"lab.engine.{self.contiguous}"), tr.t("lab.engine.paged")
         if self.selected_cell is not None:
             k, cell = self.selected_cell
             side = self.sides[k]
-            if side.sim.paged and side.view is not None:
+            if side.sim.has_blocks and side.view is not None:
                 return self._block_info(side, cell, width)
         rid = self.selected
         if rid is None:
-            return [(tr.t("lab.how_to_read"), theme.PANEL_TITLE)] + [(line, theme.TEXT) for line in self.help_lines]
+            return self._page(width)
         req = self.by_rid[rid]
         lines: list[tuple[str, theme.Colour]] = [
             (tr.t("lab.request", id=rid), request_colour(rid)),
             (tr.t("lab.prompt_output", prompt=req.prompt, output=req.output), theme.TEXT_DIM),
         ]
-        contiguous, paged = (side.sim for side in self.sides)
-        run = contiguous.running.get(rid)
-        if run is not None:
-            ranges = ", ".join(f"{s}-{s + run.reserve - 1}" for s in run.starts[:2])
-            more = f" (+{len(run.starts) - 2})" if len(run.starts) > 2 else ""
-            line = tr.t("lab.slots", label=left, ranges=ranges, more=more, used=contiguous.length(run),
-                        reserve=run.reserve)
-        else:
-            line = tr.t("lab.where", label=left, where=self._where(contiguous, rid))
-        lines += [(part, LEFT_ACCENT) for part in wrap(line, small, width)]  # "n of m used" is the point
-        run = paged.running.get(rid)
-        if run is None:
-            lines.append((tr.t("lab.where", label=right, where=self._where(paged, rid)), RIGHT_ACCENT))
-            return lines
-        table = paged.pool.tables[(rid, 0)] if (rid, 0) in paged.pool.tables else next(
-            t for s, t in paged.pool.tables.items() if s[0] == rid)
-        lines.append((tr.t("lab.table_summary", tokens=paged.length(run), blocks=len(table)), RIGHT_ACCENT))
-        lines += [(line, theme.TEXT) for line in wrap("  ".join(f"{i}>{b}" for i, b in enumerate(table)), small, width)]
+        for side, colour in zip(self.sides, self.accents):
+            lines += self._request_lines(side.sim, rid, colour, width)
         return lines
+
+    def _page(self, width: int) -> list[tuple[str, theme.Colour]]:
+        """The info panel with nothing selected: how to read the maps, or an engine in the game."""
+        tr = self.tr
+        page = INFO_PAGES[self.page]
+        if page != "help":
+            k = int(page[-1])
+            words = game_words(tr, self.allocators[k], self.block, short=self.layout.portrait)
+            if words is not None:
+                title, paragraphs = words
+                lines = [(title, self.accents[k])]
+                for paragraph in paragraphs:
+                    lines += [(line, theme.TEXT) for line in wrap(paragraph, self.layout.small, width)]
+                return lines
+        return [(tr.t("lab.how_to_read"), theme.PANEL_TITLE)] + [(line, theme.TEXT) for line in self.help_lines]
+
+    def _request_lines(self, sim: Simulator, rid: int, colour: theme.Colour, width: int) -> list[tuple[str, theme.Colour]]:
+        """Where request ``rid`` is in one engine's memory: its block table, or its ranges."""
+        tr = self.tr
+        small = self.layout.small
+        label = tr.t(f"lab.engine.{sim.allocator}")
+        run = sim.running.get(rid)
+        if run is None:
+            return [(part, colour) for part in wrap(tr.t("lab.where", label=label, where=self._where(sim, rid)),
+                                                    small, width)]
+        if sim.has_blocks:
+            tables = sim.pool.tables
+            table = tables[(rid, 0)] if (rid, 0) in tables else next(t for s, t in tables.items() if s[0] == rid)
+            lines = [(part, colour) for part in wrap(
+                tr.t("lab.table_summary", label=label, tokens=sim.length(run), blocks=len(table)), small, width)]
+            return lines + [(line, theme.TEXT) for line in wrap("  ".join(f"{i}>{b}" for i, b in enumerate(table)),
+                                                                 small, width)]
+        ranges = ", ".join(f"{s}-{s + run.reserve - 1}" for s in run.starts[:2])
+        more = f" (+{len(run.starts) - 2})" if len(run.starts) > 2 else ""
+        line = tr.t("lab.slots", label=label, ranges=ranges, more=more, used=sim.length(run), reserve=run.reserve)
+        return [(part, colour) for part in wrap(line, small, width)]  # "n of m used" is the point
 
     def _block_info(self, side: Side, cell: int, width: int) -> list[tuple[str, theme.Colour]]:
         small = self.layout.small
@@ -602,7 +696,7 @@ class LabScene(Scene):
         if first is not None and first in side.sim.running:
             table = view.sequences[seqs[0]]
             lines.append((tr.t("lab.table_of", id=first, tokens=side.sim.length(side.sim.running[first])),
-                          RIGHT_ACCENT))
+                          accent(side.allocator)))
             lines += [(line, theme.TEXT) for line in wrap("  ".join(f"{i}>{b}" for i, b in enumerate(table)),
                                                           small, width)]
         return lines
@@ -611,11 +705,11 @@ class LabScene(Scene):
         t = self.text
         lay = self.layout
         x, y, w, h = lay.info
-        key = (self.selected, self.selected_cell)
+        key = (self.selected, self.selected_cell, self.page)
         if self.info_lines is None or self.info_lines[0] != key:
             self.info_lines = (key, self._info())
         lines = self.info_lines[1]
-        legend = self.selected is None and self.selected_cell is None
+        legend = self.selected is None and self.selected_cell is None and INFO_PAGES[self.page] == "help"
         bottom = y + h - 6 - (2 * lay.line + 6 if legend else 0)
         room = max(1, (bottom - y - 24) // lay.line)
         body = lines[1:]
@@ -649,12 +743,13 @@ class LabScene(Scene):
         if self.legend_tiles is None:
             colour = request_colour(3)
             self.legend_tiles = (paint_tile(colour, size, size), paint_tile(colour, size, 0),
-                                 paint_tile(colour, size, size, 3, digit=self.sides[1].map.grid.cell > DIGIT_MIN_CELL))
+                                 paint_tile(colour, size, size, LEGEND_REFS,
+                                            digit=self.sides[1].map.grid.cell > DIGIT_MIN_CELL))
         tr = self.tr
         items = [(self.legend_tiles[0], tr.t("lab.legend.tokens")), (self.legend_tiles[1], tr.t("lab.legend.reserved")),
                  (None, tr.t("lab.legend.free"))]
         if self.sharing.shares:
-            items.append((self.legend_tiles[2], tr.t("lab.legend.shared")))
+            items.append((self.legend_tiles[2], tr.t("lab.legend.shared", n=LEGEND_REFS)))
         xx = x
         for tile, label in items:
             if tile is None:
@@ -663,7 +758,7 @@ class LabScene(Scene):
                 surface.blit(tile, (xx, y + 1))
             r = t.blit(surface, label, lay.small, theme.TEXT, (xx + size + 4, y))
             xx = r.right + 10
-        keys = tr.t("lab.keys_short" if lay.portrait else "lab.keys")
+        keys = tr.t("lab.keys_short" if lay.portrait else "lab.keys", **KEY_HINTS)
         t.blit(surface, fit(keys, lay.small, lay.info[2] - 20), lay.small, theme.TEXT_DIM, (x, y + lay.line + 2))
 
 

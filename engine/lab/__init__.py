@@ -4,9 +4,9 @@ Pure standard library at import time, so it also runs in the browser build;
 numpy is imported only by the sweep.
 """
 
-from .allocators import ALLOCATORS, CONTIGUOUS, ContiguousAllocator
+from .allocators import ContiguousAllocator
 from .blocks import BlockPool
-from .memory import ContiguousMemory, PagedMemory
+from .memory import ALLOCATORS, BASELINES, CONTIGUOUS, REFERENCE, REGISTRY, ContiguousMemory, LabAllocator, PagedMemory
 from .sharing import PREFIXES, SAMPLINGS, SCENARIOS, Sharing
 from .latency import LATENCY_MODELS, OPT13B_A100, LatencyModel
 from .simulator import DEFAULT_SLOTS, Breakdown, LabConfig, Result, Simulator, StepReport
@@ -14,7 +14,11 @@ from .workload import DATASETS, DatasetSpec, Request, generate
 
 __all__ = [
     "ALLOCATORS",
+    "BASELINES",
     "CONTIGUOUS",
+    "LabAllocator",
+    "REFERENCE",
+    "REGISTRY",
     "DATASETS",
     "DEFAULT_SLOTS",
     "OPT13B_A100",

@@ -1,10 +1,10 @@
-"""KV-cache allocators: contiguous ranges (Orca baselines); reservation sizes; allocator names.
+"""Contiguous ranges (the Orca baselines' allocator) and their reservation sizes.
 
 Memory is measured in token slots. The contiguous allocator hands out one
 range per sequence and can fail although enough slots are free, when no single
 free range is long enough (external fragmentation). Paged memory hands out
 fixed-size blocks from anywhere (``blocks.BlockPool``); ``memory`` puts both
-behind the scheduler's one interface.
+behind the scheduler's one interface, and its registry names the LAB's allocators.
 """
 
 from __future__ import annotations
@@ -19,8 +19,6 @@ RESERVATIONS: dict[str, Callable[[int, int], int]] = {
     "pow2": lambda total, max_len: min(1 << (total - 1).bit_length(), max_len),
     "oracle": lambda total, max_len: total,
 }
-CONTIGUOUS = tuple(RESERVATIONS)
-ALLOCATORS = CONTIGUOUS + ("paged",)
 
 
 class ContiguousAllocator:

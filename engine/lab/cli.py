@@ -10,10 +10,10 @@ import time
 from .. import cli_args
 from ..cli_args import listing, number, whole
 from . import paper
-from .allocators import ALLOCATORS
+from .memory import ALLOCATORS
 from .latency import LATENCY_MODELS
 from .report import compare, format_text
-from .sharing import PREFIXES, SAMPLINGS, Sharing
+from .sharing import FAN_OUT, PREFIXES, SAMPLINGS, Sharing
 from .simulator import DEFAULT_SLOTS, LabConfig, Result, Simulator
 from .workload import DATASETS, Request, generate
 
@@ -29,13 +29,19 @@ MAX_SWEEP_VALUES = 16  # block sizes or rates in one sweep
 MAX_SWEEP_WORK = 2_000_000
 
 
+def count_words(items: tuple[str, ...]) -> str:
+    """How many, in words up to ten ("four")."""
+    words = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
+    return words[len(items)] if len(items) < len(words) else str(len(items))
+
+
 _positive_int = whole(1)
 _requests = whole(1, MAX_REQUESTS)
 _seed = whole(0)
 _slots = whole(1, MAX_SLOTS)
 _rate = number(MIN_RATE, MAX_RATE)
 _fan_out = whole(2, 16)
-DEFAULT_FAN_OUT = 4  # samples (parallel) or beam width (beam) when --n / --width is not given
+DEFAULT_FAN_OUT = FAN_OUT  # samples (parallel) or beam width (beam) when --n / --width is not given
 
 
 def _common(parser: argparse.ArgumentParser, requests: int) -> None:
@@ -89,8 +95,8 @@ def _sharing(parser: argparse.ArgumentParser, args: argparse.Namespace) -> Shari
 def build_parsers() -> dict[str, argparse.ArgumentParser]:
     run = cli_args.parser(
         "python -m engine.lab",
-        description="Run one request trace through the max, pow2, oracle and paged KV-cache allocators "
-        "and compare with the PagedAttention paper. Other commands: sweep, bench (each has --help).",
+        description=f"Run one request trace through the {', '.join(ALLOCATORS[:-1])} and {ALLOCATORS[-1]} "
+        "KV-cache allocators and compare with the PagedAttention paper. Other commands: sweep, bench (each has --help).",
     )
     _common(run, 2000)
     run.add_argument("--rate", type=_rate, help="requests/s, 0.001 to 10,000 (default: the paper's Fig. 13 rate; "
@@ -115,7 +121,7 @@ def build_parsers() -> dict[str, argparse.ArgumentParser]:
 
     bench = cli_args.parser(
         "python -m engine.lab bench",
-        description="Time a trace served to the end through all four allocators.",
+        description=f"Time a trace served to the end through all {count_words(ALLOCATORS)} allocators.",
     )
     _common(bench, 10_000)
     bench.add_argument("--rate", type=_rate, help="requests/s, 0.001 to 10,000 (default: the paper's)")
@@ -314,7 +320,7 @@ def cmd_bench(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         print(json.dumps(out, indent=2))
         return 0
     print(f"Benchmark: {args.requests} {DATASETS[args.dataset].title} requests at {rate:g} req/s, "
-          f"each served to the end, through all four allocators")
+          f"each served to the end, through all {count_words(ALLOCATORS)} allocators")
     print(f"{'trace generation':18} {gen_time:7.3f} s")
     for sharing, rows, cpu in timed:
         total = sum(t for _, t, _ in rows)
@@ -322,7 +328,7 @@ def cmd_bench(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         for name, seconds, result in rows:
             print(f"{paper.LABELS[name]:18} {seconds:7.3f} s  {result.iterations:8d} engine steps, "
                   f"{result.iterations / seconds / 1e6:5.2f} M steps/s")
-        print(f"{'all four':18} {total:7.3f} s  ({args.requests * 4 / total:,.0f} requests/s simulated; "
+        print(f"{'all ' + count_words(ALLOCATORS):18} {total:7.3f} s  ({args.requests * len(rows) / total:,.0f} requests/s simulated; "
               f"CPU time {cpu:.3f} s)")
     return 0
 

@@ -18,19 +18,31 @@ decode counter), so they are admitted, grown, preempted and finished together.
   sequences. With ``tracked`` every sequence gets an explicit block table
   (``blocks.BlockPool``: the LAB screen and the property tests) and the engine
   steps one iteration at a time; the figures are the same either way.
+
+Each manager is a policy object: everything that differs between allocators (admission,
+growth, preemption room, how memory splits into reserved and wasted slots, how it is drawn)
+is a method here, and the simulator and the LAB screen only call them. ``REGISTRY`` at the
+end names the LAB's allocators, one row each: a new allocator is a class and a row in this
+file, and its words (``lab.engine.<name>``, ``lab.baseline.<name>``, ``lab.kind.<kind>``) in
+the UI's catalogues.
 """
 
 from __future__ import annotations
 
 import heapq
-from collections.abc import Callable
-from typing import Protocol
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Protocol
 
-from .allocators import ContiguousAllocator
+from .allocators import RESERVATIONS, ContiguousAllocator
 from .beams import BeamSchedule, BeamTree
 from .blocks import BlockPool
+from .projection import FREE, PREFIX_OWNER, MapView, SeqId, cell_state
 from .sharing import Sharing
 from .workload import Request
+
+if TYPE_CHECKING:
+    from .simulator import LabConfig
 
 
 def _ceil(a: int, b: int) -> int:
@@ -79,8 +91,11 @@ class Running:
 class MemoryManager(Protocol):
     """What the scheduler asks of KV-cache memory (``ContiguousMemory`` and ``PagedMemory``)."""
 
-    kind: str
+    kind: str  # how its memory is laid out: words ``lab.kind.<kind>`` in the UI's catalogues
+    preempts: bool  # memory can run out mid-request: the newest running request is preempted
+    shares: bool  # sequences can point at the same memory (sharing can save some)
     saved: int  # blocks sharing saves right now
+    shared_prefix: int  # blocks of a shared prefix computed and kept once for every request
 
     @property
     def cow_copies(self) -> int:
@@ -117,11 +132,26 @@ class MemoryManager(Protocol):
     def promised(self) -> int:
         """Slots the running sequences will hold at their final lengths (contiguous; 0 for paged)."""
 
+    def reserved(self, tokens: float, promised: float) -> float:
+        """Of the memory held, what is reserved for tokens still to come, given the token slots
+        and ``promised`` (both in slots or both in slot-seconds); the rest of what is held and
+        holds no token is waste (internal fragmentation)."""
+
+    def cells(self, running: Mapping[int, Running], length: Callable[[Running], int]) -> MapView:
+        """The memory as one cell per block, read without changing anything (the LAB's maps)."""
+
+    @classmethod
+    def for_lab(cls, cfg: LabConfig, tracked: bool, option: str) -> MemoryManager:
+        """The memory of a LAB configuration (``option``: the registry row's, e.g. a reservation rule)."""
+
 
 class ContiguousMemory:
     """Orca's baselines: one range per sequence, reserved for the sequence's whole life."""
 
     kind = "contiguous"
+    preempts = False  # a reservation covers a sequence's whole life
+    shares = False
+    shared_prefix = 0  # every request computes and stores the prefix again
 
     def __init__(self, slots: int, reserve_of: Callable[[int, int], int], max_seq_len: int,
                  sharing: Sharing, block_size: int) -> None:
@@ -191,11 +221,49 @@ class ContiguousMemory:
     def promised(self) -> int:
         return self.total_need
 
+    @classmethod
+    def for_lab(cls, cfg: LabConfig, tracked: bool, option: str) -> ContiguousMemory:
+        """``option`` names the reservation rule (allocators.RESERVATIONS)."""
+        return cls(cfg.slots, RESERVATIONS[option], cfg.max_seq_len, cfg.sharing, cfg.block_size)
+
+    def reserved(self, tokens: float, promised: float) -> float:
+        """Everything up to the sequences' final lengths is reserved; beyond it, never used."""
+        return promised - tokens
+
+    def cells(self, running: Mapping[int, Running], length: Callable[[Running], int]) -> MapView:
+        """Ranges cut into block-sized cells; a cell shows the range that covers most of it."""
+        bs = self.block_size
+        count = self.slots // bs
+        cells = [FREE] * count
+        half = bs // 2
+        owned: dict[int, Sequence[int]] = {}
+        sequences: dict[SeqId, Sequence[int]] = {}
+        for rid, run in running.items():
+            now = length(run)
+            mine: list[int] = []
+            for i, start in enumerate(run.starts):
+                reserve = run.reserve
+                first = max(0, -(-(start - half) // bs))
+                last = min(count, -(-(start + reserve - half) // bs))
+                if last <= first:
+                    continue
+                filled = start + now
+                for c in range(first, last):
+                    held = min(bs, max(0, filled - c * bs))
+                    cells[c] = cell_state(rid, held)
+                span = range(first, last)
+                sequences[(rid, i)] = span
+                mine.extend(span)
+            owned[rid] = mine
+        return MapView(cells, owned, sequences, bs)
+
 
 class PagedMemory:
     """vLLM: blocks taken one at a time as sequences grow, shared with reference counts."""
 
     kind = "paged"
+    preempts = True  # a sequence takes a block when its last is full, and none may be free
+    shares = True
 
     def __init__(self, slots: int, block_size: int, watermark: float, sharing: Sharing, tracked: bool,
                  seed: int = 0) -> None:
@@ -503,3 +571,80 @@ class PagedMemory:
 
     def promised(self) -> int:
         return 0
+
+    @classmethod
+    def for_lab(cls, cfg: LabConfig, tracked: bool, option: str) -> PagedMemory:
+        return cls(cfg.slots, cfg.block_size, cfg.watermark, cfg.sharing, tracked)
+
+    def reserved(self, tokens: float, promised: float) -> float:
+        """Paging reserves nothing: what is held beyond the tokens is the last blocks' tails."""
+        return 0
+
+    def cells(self, running: Mapping[int, Running], length: Callable[[Running], int]) -> MapView:
+        """One cell per physical block, from the explicit block tables (``tracked``)."""
+        pool = self.pool
+        bs = self.block_size
+        if running and not pool.tables:
+            raise ValueError("a paged map needs the simulator's block tables (Simulator(..., track_blocks=True))")
+        refs = pool.refs
+        cells = [FREE] * pool.num_blocks
+        for block in pool.pinned:
+            cells[block] = cell_state(PREFIX_OWNER, bs, refs[block])
+        owned: dict[int, list[int]] = {}
+        sequences: dict[SeqId, Sequence[int]] = {}
+        # Lowest request first, so a block shared by several requests shows the oldest one.
+        for seq in sorted(pool.tables):
+            table = pool.tables[seq]
+            rid = seq[0]
+            sequences[seq] = table
+            mine = owned.setdefault(rid, [])
+            now = pool.lengths[seq]
+            last = len(table) - 1
+            for i, block in enumerate(table):
+                if cells[block] == FREE:
+                    fill = bs if i < last or now % bs == 0 else now % bs
+                    cells[block] = cell_state(rid, fill, refs[block])
+                mine.append(block)
+        return MapView(cells, {rid: list(dict.fromkeys(blocks)) for rid, blocks in owned.items()}, sequences, bs)
+
+
+# ------------------------------------------------------------------ the registry
+@dataclass(frozen=True)
+class LabAllocator:
+    """One of the LAB's allocators: its id, the paper's name for it, its memory manager."""
+
+    name: str  # on the command line, in JSON, and in the catalogue keys lab.engine.<name>, lab.baseline.<name>
+    label: str  # the paper's name, in the command line's tables
+    memory: type[MemoryManager]  # the policy: a class with ``for_lab`` and ``kind``
+    option: str = ""  # what the class needs to know besides the config (a reservation rule)
+
+    @property
+    def kind(self) -> str:
+        """How its memory is laid out (words ``lab.kind.<kind>``), known before any memory is built."""
+        return self.memory.kind
+
+    def build(self, cfg: LabConfig, tracked: bool = False) -> MemoryManager:
+        """Its memory for ``cfg``; ``tracked``: explicit block tables where it has blocks."""
+        return self.memory.for_lab(cfg, tracked, self.option)
+
+
+REGISTRY: tuple[LabAllocator, ...] = (
+    LabAllocator("max", "Orca (Max)", ContiguousMemory, "max"),
+    LabAllocator("pow2", "Orca (Pow2)", ContiguousMemory, "pow2"),
+    LabAllocator("oracle", "Orca (Oracle)", ContiguousMemory, "oracle"),
+    LabAllocator("paged", "vLLM (paged)", PagedMemory),
+)
+ALLOCATORS: tuple[str, ...] = tuple(a.name for a in REGISTRY)
+REFERENCE = "paged"  # the paper's system: every other allocator is a baseline it is measured against
+BASELINES: tuple[str, ...] = tuple(name for name in ALLOCATORS if name != REFERENCE)
+CONTIGUOUS = BASELINES  # the name older callers use
+
+_BY_NAME = {a.name: a for a in REGISTRY}
+
+
+def get(name: str) -> LabAllocator:
+    """The LAB allocator called ``name``; ValueError for an unknown one."""
+    try:
+        return _BY_NAME[name]
+    except KeyError:
+        raise ValueError(f"unknown allocator {name!r}; choose from {', '.join(ALLOCATORS)}") from None

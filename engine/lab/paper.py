@@ -8,12 +8,9 @@ average batch size, OPT-13B, ShareGPT at 2 req/s and Alpaca at 30 req/s.
 
 from __future__ import annotations
 
-LABELS: dict[str, str] = {
-    "max": "Orca (Max)",
-    "pow2": "Orca (Pow2)",
-    "oracle": "Orca (Oracle)",
-    "paged": "vLLM (paged)",
-}
+from .memory import REGISTRY
+
+LABELS: dict[str, str] = {a.name: a.label for a in REGISTRY}  # the paper's names, from the registry
 
 FIG2_TOKEN_SHARE: dict[str, float] = {"max": 0.204, "pow2": 0.268, "oracle": 0.382, "paged": 0.963}
 

@@ -1,7 +1,9 @@
 """What a memory map shows: a simulator's KV cache as one cell per block, computed without changing it.
 
 Pure functions of the simulator's state (no pygame), so the LAB screen only paints
-what these return and tests can check the picture's meaning directly. A cell's
+what these return and tests can check the picture's meaning directly. Each memory
+manager (``memory``) draws its own layout as cells (``cells``); this module holds the
+picture's vocabulary and the simulator-facing calls. A cell's
 state is one int: which request owns it, how many of its slots hold tokens and
 how many sequences point at it (ints, not tuples, so a refresh of a thousand
 cells leaves nothing for the garbage collector).
@@ -11,8 +13,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from .simulator import Simulator
+if TYPE_CHECKING:
+    from .simulator import Simulator
 
 FREE = -1  # cell state of free memory
 FILL_BITS = 8  # tokens in the cell (a block holds at most 255)
@@ -63,69 +67,12 @@ class MapView:
 
 def project(sim: Simulator) -> MapView:
     """The simulator's memory as cells of one block each (contiguous memory cut into block-sized cells)."""
-    return _paged(sim) if sim.paged else _contiguous(sim)
-
-
-def _paged(sim: Simulator) -> MapView:
-    pool = sim.pool
-    bs = sim.block_size
-    if sim.running and not pool.tables:
-        raise ValueError("a paged map needs the simulator's block tables (Simulator(..., track_blocks=True))")
-    refs = pool.refs
-    cells = [FREE] * pool.num_blocks
-    for block in pool.pinned:
-        cells[block] = cell_state(PREFIX_OWNER, bs, refs[block])
-    owned: dict[int, list[int]] = {}
-    sequences: dict[SeqId, Sequence[int]] = {}
-    # Lowest request first, so a block shared by several requests shows the oldest one.
-    for seq in sorted(pool.tables):
-        table = pool.tables[seq]
-        rid = seq[0]
-        sequences[seq] = table
-        mine = owned.setdefault(rid, [])
-        length = pool.lengths[seq]
-        last = len(table) - 1
-        for i, block in enumerate(table):
-            if cells[block] == FREE:
-                fill = bs if i < last or length % bs == 0 else length % bs
-                cells[block] = cell_state(rid, fill, refs[block])
-            mine.append(block)
-    for rid, blocks in owned.items():
-        owned[rid] = list(dict.fromkeys(blocks))
-    return MapView(cells, dict(owned), sequences, bs)
-
-
-def _contiguous(sim: Simulator) -> MapView:
-    bs = sim.block_size
-    count = sim.config.slots // bs
-    cells = [FREE] * count
-    half = bs // 2
-    owned: dict[int, Sequence[int]] = {}
-    sequences: dict[SeqId, Sequence[int]] = {}
-    for rid, run in sim.running.items():
-        length = sim.length(run)
-        mine: list[int] = []
-        for i, start in enumerate(run.starts):
-            reserve = run.reserve
-            # A cell shows the range that covers most of it.
-            first = max(0, -(-(start - half) // bs))
-            last = min(count, -(-(start + reserve - half) // bs))
-            if last <= first:
-                continue
-            filled = start + length
-            for c in range(first, last):
-                held = min(bs, max(0, filled - c * bs))
-                cells[c] = cell_state(rid, held)
-            span = range(first, last)
-            sequences[(rid, i)] = span
-            mine.extend(span)
-        owned[rid] = mine
-    return MapView(cells, owned, sequences, bs)
+    return sim.memory_manager.cells(sim.running, sim.length)
 
 
 def memory_saved(sim: Simulator) -> tuple[int, int]:
     """(blocks sharing saves right now, blocks the sequences would hold without sharing)."""
-    if not sim.paged:
+    if not sim.has_blocks:
         return 0, 0
     saved = sim.saved_blocks()
     return saved, sim.blocks_used + saved
@@ -133,7 +80,7 @@ def memory_saved(sim: Simulator) -> tuple[int, int]:
 
 def recent_copies(sim: Simulator, since: int) -> tuple[int, list[int]]:
     """Blocks copied on write after copy number ``since`` (that are still held), and the copy count now."""
-    if not sim.paged:
+    if not sim.has_blocks:
         return 0, []
     pool = sim.pool
     total = pool.cow_copies

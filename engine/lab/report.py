@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 
 from . import paper
-from .allocators import ALLOCATORS, CONTIGUOUS
+from .memory import ALLOCATORS, BASELINES as CONTIGUOUS
 from .sharing import Sharing
 from .simulator import BUCKETS, LabConfig, Result, Simulator
 from .workload import DATASETS, generate
@@ -64,7 +64,8 @@ class Comparison:
         """The paper's advantage for this scenario (Fig. 13 for basic sampling, Figs. 14 and 16 otherwise)."""
         if self.family == "basic":
             if self.dataset in paper.FIG13_BATCH:
-                return dict(paper.paper_ratios(self.dataset))
+                figure = paper.paper_ratios(self.dataset)
+                return {name: figure.get(name) for name in CONTIGUOUS}
             return {name: None for name in CONTIGUOUS}
         theirs = paper.paper_oracle_ratio(self.dataset, self.sharing.sampling, self.sharing.n, self.sharing.prefix)
         return {name: theirs if name == "oracle" else None for name in CONTIGUOUS}
@@ -91,9 +92,10 @@ class Comparison:
                 f"{waste(paper.FIG2_TOKEN_SHARE['paged']):.1%} (under {PAGED_WASTE_TARGET:.0%}). {why}"
             )
             seen.add(why)
-        checks = [("token_share", name, paper.FIG2_TOKEN_SHARE[name]) for name in CONTIGUOUS]
-        if self.dataset in paper.FIG13_BATCH:
-            checks += [("mean_running", name, paper.FIG13_BATCH[self.dataset][name]) for name in ALLOCATORS]
+        # Allocators the paper has no figure for are left out.
+        fig2, fig13 = paper.FIG2_TOKEN_SHARE, paper.FIG13_BATCH.get(self.dataset, {})
+        checks = [("token_share", name, fig2[name]) for name in CONTIGUOUS if name in fig2]
+        checks += [("mean_running", name, fig13[name]) for name in ALLOCATORS if name in fig13]
         for figure, name, theirs in checks:
             ours = getattr(self.results[name], figure)
             if theirs and not (1 / NOTE_FACTOR <= ours / theirs <= NOTE_FACTOR):
@@ -152,10 +154,8 @@ class Comparison:
         for name, result in self.results.items():
             entry = result.as_dict()
             entry["waste"] = waste(result.token_share) if result.mean_running else 0.0
-            entry["paper_token_share"] = paper.FIG2_TOKEN_SHARE[name] if basic else None
-            entry["paper_mean_running"] = (
-                paper.FIG13_BATCH[self.dataset][name] if basic and self.dataset in paper.FIG13_BATCH else None
-            )
+            entry["paper_token_share"] = paper.FIG2_TOKEN_SHARE.get(name) if basic else None
+            entry["paper_mean_running"] = paper.FIG13_BATCH.get(self.dataset, {}).get(name) if basic else None
             if name in ratios:
                 entry["paged_ratio"] = ratios[name]
                 entry["paper_paged_ratio"] = theirs[name]
@@ -179,7 +179,7 @@ class Comparison:
 
 
 def compare(dataset: str, rate: float, requests: int, seed: int, config: LabConfig, drain: bool = False) -> Comparison:
-    """Run one seeded trace through all four allocators (a shared prefix comes on top of each prompt)."""
+    """Run one seeded trace through every allocator of the registry (a shared prefix comes on top of each prompt)."""
     trace = generate(dataset, requests, rate, seed, config.max_seq_len - config.sharing.prefix)
     results = {name: Simulator(trace, name, config).run(drain=drain) for name in ALLOCATORS}
     return Comparison(dataset, rate, requests, seed, config, results)
@@ -200,7 +200,7 @@ def format_text(comp: Comparison) -> str:
         f"{'':14} {'token share':>16} {'mean batch':>16} {'paged runs x more':>18} {'tokens/s':>9} {'preempt':>8}",
         f"{'':14} {'ours':>7} {'Fig.2':>8} {'ours':>7} {'Fig.13':>8} {'ours':>8} {'Fig.13':>9}",
     ]
-    for name in ("max", "pow2", "oracle", "paged"):
+    for name in ALLOCATORS:
         r = comp.results[name]
         if name in ratios:
             ours = f"{ratios[name]:8.2f}" if ratios[name] is not None else f"{'-':>8}"
@@ -209,13 +209,13 @@ def format_text(comp: Comparison) -> str:
         else:
             ratio = f"{'':8} {'':9}"
         lines.append(
-            f"{paper.LABELS[name]:14} {r.token_share:7.1%} {paper.FIG2_TOKEN_SHARE[name]:8.1%} "
+            f"{paper.LABELS[name]:14} {r.token_share:7.1%} {_paper_share(name)} "
             f"{r.mean_running:7.2f} {_paper_batch(comp.dataset, name)} {ratio} "
             f"{r.throughput:9.0f} {r.preemptions:8d}"
         )
     lines += ["", "KV memory, time-averaged share of all slots:"]
     lines.append(f"{'':14} " + " ".join(f"{b:>9}" for b in BUCKETS))
-    for name in ("max", "pow2", "oracle", "paged"):
+    for name in ALLOCATORS:
         shares = comp.results[name].memory_shares
         lines.append(f"{paper.LABELS[name]:14} " + " ".join(f"{shares[b]:9.1%}" for b in BUCKETS))
     order = [comp.results[n].mean_running for n in ("max", "pow2", "oracle", "paged")]
@@ -238,8 +238,13 @@ def format_text(comp: Comparison) -> str:
 
 
 def _paper_batch(dataset: str, name: str) -> str:
-    batch = paper.FIG13_BATCH.get(dataset)
-    return f"{batch[name]:8.2f}" if batch else f"{'-':>8}"
+    batch = paper.FIG13_BATCH.get(dataset, {}).get(name)
+    return f"{batch:8.2f}" if batch is not None else f"{'-':>8}"
+
+
+def _paper_share(name: str) -> str:
+    share = paper.FIG2_TOKEN_SHARE.get(name)
+    return f"{share:8.1%}" if share is not None else f"{'-':>8}"
 
 
 def format_sharing(comp: Comparison) -> str:

@@ -25,6 +25,8 @@ from dataclasses import dataclass
 SAMPLINGS = ("basic", "parallel", "beam")
 PREFIXES: dict[str, int] = {"none": 0, "oneshot": 80, "fiveshot": 341}
 SCENARIOS = ("basic", "parallel", "beam", "prefix")
+FAN_OUT = 4  # samples (parallel) or beam width (beam) unless one is asked for: the LAB's and the CLI's
+SCENARIO_PREFIX = "oneshot"  # the LAB's prefix scenario: the paper's one-shot prompt
 
 # Chance that a beam is among the next step's best ``width`` candidates. The paper does not
 # publish how often its beams fork; 0.8 puts the beams' last common ancestor a few blocks back,
@@ -80,7 +82,7 @@ class Sharing:
 BASIC = Sharing()
 
 
-def scenario(name: str, n: int = 4) -> Sharing:
+def scenario(name: str, n: int = FAN_OUT) -> Sharing:
     """The LAB's named scenarios: basic, parallel (n samples), beam (width n), prefix (one-shot)."""
     if name == "basic":
         return BASIC
@@ -89,5 +91,5 @@ def scenario(name: str, n: int = 4) -> Sharing:
     if name == "beam":
         return Sharing("beam", n)
     if name == "prefix":
-        return Sharing(prefix=PREFIXES["oneshot"])
+        return Sharing(prefix=PREFIXES[SCENARIO_PREFIX])
     raise ValueError(f"unknown scenario {name!r}; choose from {', '.join(SCENARIOS)}")

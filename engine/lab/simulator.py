@@ -1,8 +1,9 @@
 """Continuous-batching serving simulator: one trace, one KV-cache memory manager.
 
 The scheduler is vLLM's (the paper's system) and is shared by every allocator,
-so only memory management differs (``memory.ContiguousMemory`` or
-``memory.PagedMemory``, one interface):
+so only memory management differs: the allocator named is a row of
+``memory.REGISTRY``, whose memory manager (``memory.ContiguousMemory``,
+``memory.PagedMemory``, one interface) answers every question that depends on it:
 
 * FCFS admission. A step either prefills newly admitted requests (up to
   ``max_batch`` running sequences and ``max_batched_tokens`` prompt tokens) or,
@@ -42,7 +43,8 @@ from bisect import insort
 from collections import deque
 from dataclasses import dataclass, field
 
-from .allocators import ALLOCATORS, RESERVATIONS, ContiguousAllocator
+from . import memory as _memory
+from .allocators import ContiguousAllocator
 from .blocks import BlockPool
 from .latency import OPT13B_A100, LatencyModel
 from .memory import ContiguousMemory, MemoryManager, PagedMemory, Running
@@ -196,8 +198,7 @@ class Simulator:
 
     def __init__(self, trace: list[Request], allocator: str, config: LabConfig | None = None,
                  track_blocks: bool = False) -> None:
-        if allocator not in ALLOCATORS:
-            raise ValueError(f"unknown allocator {allocator!r}; choose from {', '.join(ALLOCATORS)}")
+        self.spec = _memory.get(allocator)  # ValueError for an unknown allocator
         self.config = cfg = config or LabConfig()
         self.sharing = sharing = cfg.sharing
         self.prefix = sharing.prefix
@@ -206,7 +207,6 @@ class Simulator:
             if req.prompt < 1 or req.output < 1 or req.total + self.prefix > cfg.max_seq_len:
                 raise ValueError(f"request {req.rid} does not fit the maximum sequence length")
         self.allocator = allocator
-        self.paged = allocator == "paged"
         self.trace = sorted(trace, key=lambda r: (r.arrival, r.rid))
         self.window_end = self.trace[-1].arrival if self.trace else 0.0
         self.next_arrival = 0
@@ -227,26 +227,29 @@ class Simulator:
         self.tokens_generated = 0  # every token, also after the measurement window
         self.totals = _Totals()
         self.window_closed = False
-        self.block_size = bs = cfg.block_size
-        self.memory_manager: MemoryManager
-        self._paged_memory: PagedMemory | None = None
-        self._contiguous_memory: ContiguousMemory | None = None
-        if self.paged:
-            self.memory_manager = self._paged_memory = PagedMemory(cfg.slots, bs, cfg.watermark, sharing, track_blocks)
-            self.num_blocks = self._paged_memory.num_blocks
-        else:
-            self.memory_manager = self._contiguous_memory = ContiguousMemory(
-                cfg.slots, RESERVATIONS[allocator], cfg.max_seq_len, sharing, bs)
+        self.block_size = cfg.block_size
+        self.memory_manager: MemoryManager = self.spec.build(cfg, track_blocks)
 
     # ----------------------------------------------------------------- state
     @property
     def done(self) -> bool:
         return self.next_arrival >= len(self.trace) and not self.waiting and not self.running
 
+    @property
+    def has_blocks(self) -> bool:
+        """Memory of fixed-size blocks with block tables (``pool``, ``blocks_used``, ``block_tables``)."""
+        return isinstance(self.memory_manager, PagedMemory)
+
     def _paged_only(self) -> PagedMemory:
-        if self._paged_memory is None:
+        mem = self.memory_manager
+        if not isinstance(mem, PagedMemory):
             raise AttributeError(f"{self.allocator} memory has no blocks")
-        return self._paged_memory
+        return mem
+
+    @property
+    def num_blocks(self) -> int:
+        """Paged: physical blocks in all."""
+        return self._paged_only().num_blocks
 
     @property
     def blocks_used(self) -> int:
@@ -261,9 +264,10 @@ class Simulator:
     @property
     def ranges(self) -> ContiguousAllocator:
         """Contiguous: the free and reserved ranges."""
-        if self._contiguous_memory is None:
-            raise AttributeError("paged memory has no ranges")
-        return self._contiguous_memory.ranges
+        mem = self.memory_manager
+        if not isinstance(mem, ContiguousMemory):
+            raise AttributeError(f"{self.allocator} memory has no ranges")
+        return mem.ranges
 
     @property
     def cow_copies(self) -> int:
@@ -285,13 +289,10 @@ class Simulator:
         """Current memory breakdown in slots (a shared block's tokens counted once)."""
         slots = self.config.slots
         mem = self.memory_manager
-        tokens = self.tokens_held() - mem.saved * self.block_size if self.paged else self.tokens_held()
+        tokens = self.tokens_held() - mem.saved * self.block_size
         held = mem.held()
-        if self.paged:
-            reserved, internal = 0, held - tokens
-        else:
-            need = mem.promised()
-            reserved, internal = need - tokens, held - need
+        reserved = mem.reserved(tokens, mem.promised())
+        internal = held - tokens - reserved
         external = self._external()
         return Breakdown(tokens, reserved, internal, external, slots - held - external)
 
@@ -415,10 +416,9 @@ class Simulator:
             m.internal += internal
             m.external += external
             m.free += free
-            if self.paged:
-                held = tokens + internal
-                t.saved += saved
-                t.logical += held / self.block_size + saved
+            held = tokens + reserved + internal
+            t.saved += saved
+            t.logical += held / self.block_size + saved
         self.clock = self.clock + duration if until is None else until
         if self.clock >= self.window_end:
             self.window_closed = True
@@ -472,7 +472,7 @@ class Simulator:
         read = 0
         waiting = self.waiting
         # The paged engine computes a cached shared prefix's full blocks once, not per request.
-        cached = self._paged_memory.shared_prefix * self.block_size if self._paged_memory is not None else 0
+        cached = self.memory_manager.shared_prefix * self.block_size
         while waiting and self._batch_room():
             req = waiting[0]
             done = self.generated.get(req.rid, 0)
@@ -517,12 +517,14 @@ class Simulator:
         running = self.running
         mem = self.memory_manager
         d0 = self.decode_steps
-        if self.paged:
-            # Make room for the next step: preempt the newest requests while too few blocks are free.
-            while running and mem.next_step_need(d0) > mem.free_blocks():
-                self._preempt(self.order[-1])
-            if not running:
-                return
+        # Make room for the next step: preempt the newest requests while too few blocks are free
+        # (memory that cannot run out mid-request never needs more than it has).
+        preempted = False
+        while running and mem.next_step_need(d0) > mem.free_blocks():
+            self._preempt(self.order[-1])
+            preempted = True
+        if not running:
+            return
         n = len(running)
         seqs = self.running_seqs
         finish = self._next_finish()
@@ -536,13 +538,13 @@ class Simulator:
             k = self._steps_until(alpha, beta, self.trace[self.next_arrival].arrival - self.clock, k)
         if not self.window_closed:
             k = self._steps_until(alpha, beta, self.window_end - self.clock, k)
-        if self.paged:
-            k = min(k, mem.max_steps(d0))
-            if self.waiting and self._batch_room() and self._fits(self.waiting[0]):
-                # A preemption just freed enough blocks to readmit the queue head: the
-                # next step prefills it unless this step's new blocks take them back,
-                # so only this step is known to be a decode.
-                k = 1
+        k = min(k, mem.max_steps(d0))
+        if preempted and self.waiting and self._batch_room() and self._fits(self.waiting[0]):
+            # A preemption just freed enough blocks to readmit the queue head: the next
+            # step prefills it unless this step's new blocks take them back, so only this
+            # step is known to be a decode. (Without a preemption the head did not fit a
+            # moment ago, in ``_step``, and nothing has changed since.)
+            k = 1
         if k < 1:
             k = 1
         external_slots = self._external()  # ranges and queue head stay as they are until the span ends
@@ -556,11 +558,8 @@ class Simulator:
         tokens = tokens0 * duration + seqs * (a0 * sj + beta * sj2)
         held, promised = mem.span(k, duration, a0, beta, d0)
         saved = mem.saved * duration
-        if self.paged:
-            tokens -= self.block_size * saved
-            reserved = 0.0
-        else:
-            reserved = promised - tokens
+        tokens -= self.block_size * saved
+        reserved = mem.reserved(tokens, promised)
         internal = held - tokens - reserved
         external = external_slots * duration
         self._account(duration, n, len(self.waiting), tokens, reserved, internal, external,

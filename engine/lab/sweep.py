@@ -26,7 +26,7 @@ import time
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from .allocators import ALLOCATORS
+from .memory import ALLOCATORS
 from .sharing import Sharing
 from .simulator import LabConfig, Simulator
 from .workload import Request, generate

@@ -385,7 +385,8 @@ MESSAGES.update({
     "lab.baseline.max": "MAX",
     "lab.baseline.pow2": "POW2",
     "lab.baseline.oracle": "ORACLE",
-    "lab.vs_paged": "{baseline} 대 페이징",
+    "lab.baseline.paged": "페이징",
+    "lab.vs_paged": "{baseline} 대 {reference}",
     "lab.pause": "멈춤",
     "lab.run": "실행",
     "lab.new": "새로",
@@ -410,30 +411,48 @@ MESSAGES.update({
     "lab.plot_avg": "{label}  평균 {value}",
     "lab.how_to_read": "읽는 법",
     "lab.help.basic": ("같은 요청, 같은 메모리. 연속 할당 엔진은 요청마다 범위를 미리 예약하고, 페이징 엔진은 "
-                       "어디서든 블록을 하나씩 가져갑니다. 블록을 클릭하면 그 요청을 따라갑니다."),
-    "lab.help.parallel": ("프롬프트마다 샘플 4개. Orca는 샘플마다 프롬프트를 따로 복사하고, vLLM은 4개 모두 "
+                       "어디서든 블록을 하나씩 가져갑니다. 블록을 클릭하면 그 요청을 따라가고, 이 패널을 클릭하면 "
+                       "게임 속 각 엔진이 보입니다."),
+    "lab.help.parallel": ("프롬프트마다 샘플 {n}개. Orca는 샘플마다 프롬프트를 따로 복사하고, vLLM은 {n}개 모두 "
                           "프롬프트의 블록을 가리키게 한 뒤(흰 점이 포인터 수) 샘플이 공유 블록에 쓸 때만 "
                           "복사합니다(쓰기 시 복사, copy-on-write: 번쩍임). 블록을 클릭하면 누가 가리키는지 보입니다."),
-    "lab.help.beam": ("빔 서치, 너비 4: 빔은 몇 스텝마다 갈라지고 사라집니다. 살아남은 빔은 조상의 블록을 "
+    "lab.help.beam": ("빔 서치, 너비 {n}: 빔은 몇 스텝마다 갈라지고 사라집니다. 살아남은 빔은 조상의 블록을 "
                       "공유하고(흰 점이 포인터 수), 버려진 빔은 자기만 쥔 블록을 해제하며, 공유 블록에 쓰면 "
                       "먼저 복사합니다(번쩍임). 블록을 클릭하면 그 빔들이 보입니다."),
-    "lab.help.prefix": ("모든 프롬프트가 같은 80토큰 지시문으로 시작합니다. vLLM은 그 블록을 한 번만 계산해 "
+    "lab.help.prefix": ("모든 프롬프트가 같은 {tokens}토큰 지시문으로 시작합니다. vLLM은 그 블록을 한 번만 계산해 "
                         "두고(보라색, 왼쪽 위) 모든 요청이 가리키게 합니다. Orca는 요청마다 다시 저장하고 "
                         "계산합니다."),
     "lab.help_short.basic": ("같은 요청, 같은 메모리. Orca는 요청마다 범위를 미리 예약하고, vLLM은 블록을 하나씩 "
-                             "가져갑니다. 블록을 탭하면 그 요청을 따라갑니다."),
-    "lab.help_short.parallel": ("프롬프트마다 샘플 4개: vLLM은 모두 프롬프트의 블록을 가리키게 하고(흰 점이 포인터 수) "
+                             "가져갑니다. 블록을 탭하면 그 요청을 따라가고, 이 패널을 탭하면 게임 규칙."),
+    "lab.help_short.parallel": ("프롬프트마다 샘플 {n}개: vLLM은 모두 프롬프트의 블록을 가리키게 하고(흰 점이 포인터 수) "
                                 "샘플이 쓸 때만 블록을 복사합니다."),
-    "lab.help_short.beam": ("빔 너비 4: 빔은 조상의 블록을 공유하고(흰 점이 포인터 수), 공유 블록에 쓰면 먼저 "
+    "lab.help_short.beam": ("빔 너비 {n}: 빔은 조상의 블록을 공유하고(흰 점이 포인터 수), 공유 블록에 쓰면 먼저 "
                             "복사합니다(번쩍임)."),
-    "lab.help_short.prefix": ("모든 프롬프트가 같은 80토큰으로 시작: vLLM은 그 블록을 한 번만 두고(보라색) 모든 "
+    "lab.help_short.prefix": ("모든 프롬프트가 같은 {tokens}토큰으로 시작: vLLM은 그 블록을 한 번만 두고(보라색) 모든 "
                               "요청이 함께 씁니다. Orca는 요청마다 다시 저장합니다."),
-    "lab.keys_short": "S 공유  D 데이터  C 기준선  Space 멈춤",
+    "lab.game_title": "게임에서: {mode}",
+    "lab.game.like": ("{engine}는 규칙은 같고 길이를 더 정확히 예측합니다. 게임은 {exact}와 같이 최대 길이를 "
+                      "예약합니다."),
+    "lab.game.contiguous": ("{mode} 모드가 {engine}입니다: 요청은 최대 길이(테트로미노, 블록 {blocks}개)의 범위 "
+                            "하나를 쥐고 있다가 스스로 끝나면 전부 해제하며, 그때 아직 빗금인 칸은 낭비입니다. "
+                            "줄은 지워지지 않고 아무것도 움직이지 않습니다. 놓을 수 없는 요청은 CUDA OOM이고 "
+                            "게임이 끝납니다. 여기서는 대기열에서 기다리게 됩니다."),
+    "lab.game.paged": ("{mode} 모드가 {engine}입니다: 요청은 프롬프트의 블록을 받고, 마지막 블록이 차면 빈 곳 "
+                       "어디서든 하나 더 받으며, 끝나면 전부 해제합니다. 빈 블록이 없으면 가장 새 요청이 "
+                       "선점됩니다(게임도 여기도). 게임에서는 CPU로 옮기기(swap, 블록 {cpu}개까지)와 재계산 중 고르고, "
+                       "여기서는 재계산합니다. 게임은 과부하로 집니다: 대기 {queue}개 초과, 또는 {deadline}초 대기."),
+    "lab.game_short.contiguous": ("{mode}는 {engine}: 요청은 테트로미노의 블록 {blocks}개를 끝날 때까지 쥐고, "
+                                  "빗금인 남은 칸은 낭비. 줄은 지워지지 않음. 자리가 없으면 게임에서는 CUDA OOM, "
+                                  "여기서는 대기."),
+    "lab.game_short.paged": ("{mode}는 {engine}: 토큰을 만들며 빈 곳 어디든 블록, 끝나면 전부 해제. 블록이 없으면 "
+                             "가장 새 요청을 선점(게임은 swap/재계산, 여기는 재계산). 대기 {queue}개 초과나 "
+                             "{deadline}초 대기로 게임이 끝남."),
+    "lab.keys_short": "{scenario} 공유  {dataset} 데이터  {contiguous} 기준선  {pause} 멈춤",
     "lab.request": "요청 #{id}",
     "lab.prompt_output": "프롬프트 {prompt}, 출력 {output}토큰",
     "lab.slots": "{label}: 슬롯 {ranges}{more}, {reserve}개 중 {used}개 사용",
     "lab.where": "{label}: {where}",
-    "lab.table_summary": "vLLM 블록 테이블: {tokens}토큰, 블록 {blocks}개",
+    "lab.table_summary": "{label} 블록 테이블: {tokens}토큰, 블록 {blocks}개",
     "lab.block_prefix": "블록 {cell}: 캐시된 프리픽스, 참조 {refs}개",
     "lab.block_refs": "블록 {cell}: 참조 {refs}개",
     "lab.block_ref_one": "블록 {cell}: 참조 {refs}개",
@@ -453,6 +472,6 @@ MESSAGES.update({
     "lab.legend.tokens": "토큰",
     "lab.legend.reserved": "예약",
     "lab.legend.free": "빈 블록",
-    "lab.legend.shared": "공유 x3",
-    "lab.keys": "S 공유, D 데이터, C 기준선, Space 멈춤, 1/2/3 속도",
+    "lab.legend.shared": "공유 x{n}",
+    "lab.keys": "{scenario} 공유, {dataset} 데이터, {contiguous} 기준선, {game} 게임, {pause} 멈춤",
 })
