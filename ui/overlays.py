@@ -8,7 +8,7 @@ from engine import rules as R
 from ui import theme
 from ui.console_view import outline_cells
 from ui.help_content import concepts, controls, touch_controls
-from ui.i18n.game_text import mode_name, report_lines, tip
+from ui.i18n.game_text import goal_name, mode_name, report_text
 from ui.input import Command, InputMapper
 from ui.keys import (BOARD_KEY, CARDS_KEY, COPY_KEY, HELP_KEY, LANGUAGE_KEY, MUTE_KEY, PAUSE_KEY, QUIT_KEY, START_KEY,
                      WATCH_KEY)
@@ -53,6 +53,33 @@ def draw_row_button(surface: pygame.Surface, app, b: Button, hover: tuple[int, i
     app.text.blit(surface, label or b.label, T.body, theme.TEXT, (r.x + 14, r.centery), "midleft")
     if b.hint:
         app.text.blit(surface, b.hint, T.small, theme.TEXT_DIM, (r.right - 12, r.centery), "midright")
+
+
+def fact_rows(facts, size: int, width: int) -> list[tuple[tuple[str, str], ...]]:
+    """The report's (label, value) facts in rows: two to a row where both fit half the width,
+    one to a row otherwise, in reading order."""
+    half = (width - 8) // 2
+    rows: list[tuple[tuple[str, str], ...]] = []
+    pending: tuple[str, str] | None = None
+
+    def fits(fact: tuple[str, str], room: int) -> bool:
+        text = f"{fact[0]}  {fact[1]}"
+        return theme.font_for(text, size).size(text)[0] + 8 <= room
+
+    for fact in facts:
+        if not fits(fact, half):
+            if pending is not None:
+                rows.append((pending,))
+                pending = None
+            rows.append((fact,))
+        elif pending is None:
+            pending = fact
+        else:
+            rows.append((pending, fact))
+            pending = None
+    if pending is not None:
+        rows.append((pending,))
+    return rows
 
 
 class Overlay(MenuScene):
@@ -442,6 +469,7 @@ class ResultScene(Overlay):
         self.code: str | None = getattr(play, "share_code", None)  # the run's share code
         self.copy_state: str | None = None  # what COPY did (ui.share.copy_code)
         self.oom = report.outcome == "oom"
+        self.show_best = True
         self.peeking = False  # the report put aside to look at the board it describes
         self.build()
 
@@ -474,24 +502,61 @@ class ResultScene(Overlay):
                                             tr.t("report.code_tail", n=len(self.code)))
         self.content_bottom = share_y if self.code else self.report_buttons[0].rect[1]
         self.buttons = [] if self.peeking else self.report_buttons
-        # Wrapped once per layout: the report's own lines may be long (big numbers, a long cause).
-        width = w - 40
-        lines = report_lines(self.report, tr)
-        self.heading = lines[0]
-        # A phone's tall dialog has room to spare: the report in the body size when it all fits.
-        room = h - bh - 16 - 56 - 120  # under the heading, above the buttons, less score and tips
-        most_tips = 5 if lay.portrait else 3  # the narrow dialog wraps the same tip into more lines
-        if self.code:
-            room -= bh + 8  # the share row
+        self.text = report_text(self.report, tr)
+        self.heading = self.text.heading
+        self.heading_px = next((size for size in (T.title, T.large) if
+                                theme.font_for(self.heading, size).size(self.heading)[0] <= w - 24), T.body)
+        # Wrapped once per layout. Everything is drawn, the tip above all: a phone's tall dialog
+        # takes the body size when it all fits, and the best-scores line gives way first.
+        room = self.content_bottom - 6 - (y + 56)
         for size in ((T.body, T.small) if lay.portrait else (T.small,)):
-            self.px = size
-            self.cause = wrap(lines[1], size, width)[:3]
-            self.body = [part for line in lines[2:] for part in wrap(line, size, width - 12)]
-            tips = wrap(self.tip(), size, width)
-            self.tips = tips[:most_tips]
-            used = theme.font_for(lines[1], size).get_linesize() * (len(self.cause) + len(self.body) + len(self.tips) + 1)
-            if used <= room and len(tips) <= most_tips:
+            self._flow(size, w - 40)
+            if self.height(with_best=True) <= room:
+                self.show_best = True
                 break
+            self.show_best = False
+            if self.height(with_best=False) <= room:
+                break
+
+    def _flow(self, size: int, width: int) -> None:
+        """Wrap every part of the report at `size` for a column `width` px wide."""
+        text = self.text
+        self.px = size
+        self.line_h = theme.font_for(text.cause + text.tip, size).get_linesize()
+        self.cause = wrap(text.cause, size, width)
+        self.memory = wrap(text.memory, size, width - 16)
+        self.rows = fact_rows(text.facts, size, width - 16)
+        self.tips = wrap(text.tip, size, width)
+        self.best_lines = wrap(self.best_line(), self.app.layout.text.small, width)
+
+    def height(self, with_best: bool) -> int:
+        """Pixels the report's text takes under its heading (as draw() places it)."""
+        lh = self.line_h
+        T = self.app.layout.text
+        box = lh * (len(self.memory) + len(self.rows)) + 12 + (4 if self.memory else 0)
+        score = theme.font(T.large).get_linesize()
+        h = lh * len(self.cause) + 6 + box + 8 + score + 4 + lh * len(self.tips)
+        if with_best:
+            h += 6 + theme.font(T.small).get_linesize() * len(self.best_lines)
+        return h
+
+    def best_line(self) -> str:
+        """The records this run is measured against: its goal's bests, or the daily's, or none."""
+        tr, rep = self.app.tr, self.report
+        if rep.mixed:
+            return tr.t("report.mixed_no_best")
+        daily = getattr(self.play, "daily", None)
+        each = self.app.layout.dialog[2] // 5
+        if daily is not None:
+            day = daily.isoformat()
+            scores = [(m, self.app.daily_best(day, m) or 0) for m in modes.NAMES]
+            head = tr.t("report.best_daily", day=day)
+        else:
+            scores = [(m, self.app.best(m, rep.goal)) for m in modes.NAMES]
+            head = tr.t("report.best_goal", goal=goal_name(tr, rep.goal))
+        return tr.t("report.best_scores", head=head, scores="   ".join(
+            tr.t("report.best_entry", mode=mode_name(tr, m), score=short_number(v, theme.SMALL, each))
+            for m, v in scores))
 
     def command(self, cmd: Command) -> None:
         if cmd is Command.START:
@@ -541,80 +606,66 @@ class ResultScene(Overlay):
 
     def tip(self) -> str:
         """What to take away, matching the cause the engine found."""
-        return tip(self.report, self.app.tr)
+        return self.text.tip
 
     def draw(self, surface: pygame.Surface) -> None:
         lay = self.app.layout
         t, T, tr = self.app.text, lay.text, self.app.tr
-        px = self.px
-        line_h = theme.font_for(self.heading + "".join(self.body), px).get_linesize()
-        edge = theme.RED if self.oom else theme.GREEN
+        px, line_h = self.px, self.line_h
+        edge = {"oom": theme.RED, "overload": theme.AMBER}.get(self.report.outcome, theme.GREEN)
         if self.peeking:
-            self.draw_plain_backdrop(surface)
-            if lay.portrait:  # over the teaching-card strip, under the board
-                bar = pygame.Rect(lay.panels["strip"])
-            else:
-                controls = [pygame.Rect(r) for r in lay.controls.values()]
-                y, h = controls[0].y, controls[0].height
-                bar = pygame.Rect(lay.board[0] - 4, y, lay.board[2] + 8, h)
-            rep = self.report
-            outline_cells(surface, lay, rep.sealed_cells, SEALED_COLOUR)
-            outline_cells(surface, lay, rep.reserved_cells, RESERVED_COLOUR)
-            pygame.draw.rect(surface, (9, 12, 26), bar, border_radius=6)
-            pygame.draw.rect(surface, edge, bar, 2, border_radius=6)
-            back = tr.t("report.peek_back_tap") if lay.portrait else tr.t("report.peek_back", key=BOARD_KEY)
-            room = bar.width - 8
-            t.blit(surface, fit(tr.t("report.peek_sealed", n=len(rep.sealed_cells)), T.small, room), T.small,
-                   SEALED_COLOUR, (bar.centerx, bar.centery - 20), "center")
-            t.blit(surface, fit(tr.t("report.peek_reserved", n=len(rep.reserved_cells)), T.small, room), T.small,
-                   RESERVED_COLOUR, (bar.centerx, bar.centery), "center")
-            t.blit(surface, fit(back, T.small, room), T.small, theme.CYAN, (bar.centerx, bar.centery + 20), "center")
+            self._draw_peek(surface, edge)
             return
         self.draw_backdrop(surface)
         r = draw_dialog(surface, lay.dialog, edge)
-        t.blit(surface, self.heading, T.title, edge, (r.centerx, r.y + 30), "center")
+        t.blit(surface, self.heading, self.heading_px, edge, (r.centerx, r.y + 30), "center")
         y = r.y + 56
         for line in self.cause:
-            t.blit(surface, line, px, theme.AMBER if self.oom else theme.TEXT, (r.centerx, y), "midtop")
+            t.blit(surface, line, px, theme.AMBER if self.report.outcome != "victory" else theme.TEXT,
+                   (r.centerx, y), "midtop")
             y += line_h
         y += 6
-        box = pygame.Rect(r.x + 16, y, r.width - 32, line_h * len(self.body) + 12)
+        box = pygame.Rect(r.x + 16, y, r.width - 32,
+                          line_h * (len(self.memory) + len(self.rows)) + 12 + (4 if self.memory else 0))
         pygame.draw.rect(surface, (4, 6, 14), box, border_radius=4)
         pygame.draw.rect(surface, theme.PANEL_EDGE, box, 1, border_radius=4)
         yy = box.y + 6
-        for line in self.body:
-            t.blit(surface, line, px, theme.TEXT, (box.x + 10, yy))
+        for line in self.memory:
+            t.blit(surface, line, px, theme.TEXT, (box.x + 8, yy))
             yy += line_h
-        y = box.bottom + 10
+        if self.memory:
+            yy += 4
+        half = (box.width - 16) // 2
+        for row in self.rows:
+            for i, (label, value) in enumerate(row):
+                x0 = box.x + 8 + i * (half + 8 if len(row) > 1 else 0)
+                right = x0 + (half - 8 if len(row) > 1 else box.width - 16)
+                lr = t.blit(surface, label, px, theme.TEXT_DIM, (x0, yy))
+                value = fit(value, px, right - lr.right - 8)
+                t.blit(surface, value, px, theme.TEXT, (right, yy), "topright")
+            yy += line_h
+        y = box.bottom + 8
         score = tr.t("report.score", score=tr.num(self.report.score))
         sr = t.blit(surface, score, T.large, theme.TEXT, (r.centerx, y), "midtop")
         if self.new_best:
             p = round(pulse(self.clock_ms, 700) * 6) / 6  # few distinct colours: cached text
             best_label = theme.mix(theme.AMBER, (255, 255, 255), p)
             new_best = tr.t("report.new_best")
-            if sr.right + 12 + theme.font_for(new_best, T.body).size(new_best)[0] <= r.right - 8:
+            nb = theme.font_for(new_best, T.body).size(new_best)[0]
+            if sr.right + 12 + nb <= r.right - 8:
                 t.blit(surface, new_best, T.body, best_label, (sr.right + 12, sr.centery), "midleft")
-            else:
-                sr = t.blit(surface, new_best, T.body, best_label, (r.centerx, sr.bottom + 2), "midtop")
-        y = sr.bottom + 6
-        room = (self.content_bottom - 6 - y) // line_h  # the tip gives way to a long report
-        for line in self.tips if len(self.tips) <= room else ():
+            else:  # a long score: the label goes left of it instead
+                t.blit(surface, new_best, T.body, best_label, (max(r.x + 8, sr.left - 12 - nb), sr.centery),
+                       "midleft")
+        y = sr.bottom + 4
+        for line in self.tips:  # always drawn: build() made room for every line
             t.blit(surface, line, px, theme.CYAN, (r.centerx, y), "midtop")
             y += line_h
-        if y + 10 + line_h <= self.content_bottom - 6:  # the two allocators side by side
-            best = self.app.settings.best_scores
-            each = r.width // 5  # both scores and their labels stay inside the report
-            line = tr.t("report.best_scores", scores="   ".join(
-                tr.t("report.best_entry", mode=mode_name(tr, m), score=short_number(best.get(m, 0), theme.SMALL, each))
-                for m in modes.NAMES))
-            if self.report.mixed:
-                line = tr.t("report.mixed_no_best", line=line)
-            yy = y + 10
-            for part in wrap(line, T.small, r.width - 24):
-                if yy + line_h > self.content_bottom - 6:
-                    break
-                t.blit(surface, part, T.small, theme.TEXT_DIM, (r.centerx, yy), "midtop")
-                yy += line_h
+        if self.show_best:
+            y += 6
+            for part in self.best_lines:
+                t.blit(surface, part, T.small, theme.TEXT_DIM, (r.centerx, y), "midtop")
+                y += theme.font(T.small).get_linesize()
         for b in self.report_buttons:
             if b in self.share_buttons:
                 b.draw(surface, t, hover=self.hover is not None and b.contains(self.hover), accent=edge,
@@ -623,6 +674,30 @@ class ResultScene(Overlay):
                 draw_row_button(surface, self.app, b, self.hover, accent=edge)
         if self.code:
             self._draw_code(surface)
+
+    def _draw_peek(self, surface: pygame.Surface, edge: theme.Colour) -> None:
+        """The BOARD view: the board the report describes, its sealed and reserved-empty cells outlined."""
+        lay = self.app.layout
+        t, T, tr = self.app.text, lay.text, self.app.tr
+        self.draw_plain_backdrop(surface)
+        if lay.portrait:  # over the teaching-card strip, under the board
+            bar = pygame.Rect(lay.panels["strip"])
+        else:
+            controls = [pygame.Rect(r) for r in lay.controls.values()]
+            y, h = controls[0].y, controls[0].height
+            bar = pygame.Rect(lay.board[0] - 4, y, lay.board[2] + 8, h)
+        rep = self.report
+        outline_cells(surface, lay, rep.sealed_cells, SEALED_COLOUR)
+        outline_cells(surface, lay, rep.reserved_cells, RESERVED_COLOUR)
+        pygame.draw.rect(surface, (9, 12, 26), bar, border_radius=6)
+        pygame.draw.rect(surface, edge, bar, 2, border_radius=6)
+        back = tr.t("report.peek_back_tap") if lay.portrait else tr.t("report.peek_back", key=BOARD_KEY)
+        room = bar.width - 8
+        t.blit(surface, fit(tr.t("report.peek_sealed", n=len(rep.sealed_cells)), T.small, room), T.small,
+               SEALED_COLOUR, (bar.centerx, bar.centery - 20), "center")
+        t.blit(surface, fit(tr.t("report.peek_reserved", n=len(rep.reserved_cells)), T.small, room), T.small,
+               RESERVED_COLOUR, (bar.centerx, bar.centery), "center")
+        t.blit(surface, fit(back, T.small, room), T.small, theme.CYAN, (bar.centerx, bar.centery + 20), "center")
 
     COPY_NOTES = ("pending", "copied", "selected", "printed")  # catalogue keys report.copy_note.<state>
 

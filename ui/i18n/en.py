@@ -297,30 +297,46 @@ MESSAGES: dict[str, str] = {
     "log.warn.vram_high": "[WARN] VRAM utilisation {percent}: close to OOM",
     # ------------------------------------------------------------------ run report
     "report.oom": "CUDA OUT OF MEMORY",
+    "report.overload": "SERVING ENGINE OVERLOADED",
     "report.victory": "WORKLOAD COMPLETE",
-    "cause.memory_full": "memory really full: {free} free block(s) left, the request needs {need}",
-    "cause.no_free_range": ("no free range of the request's shape: {free} blocks free, all sealed under "
-                            "overhangs or in gaps too small"),
-    "cause.ceiling": "the stack reached the ceiling with {free} blocks free",
-    "cause.spawn_blocked": ("admission blocked at the top with {free} blocks free (only {usable} in "
-                            "ranges the request could use)"),
-    "cause.victory": ("{lines} lines dispatched: {served} requests finished, {tokens} tokens served "
-                      "without running out of memory"),
-    "report.failed": "failed request: req#{id} {name}",
-    "report.vram_at_crash": "VRAM held at the crash: {percent} ({reserved} blocks reserved but empty)",
-    "report.free_breakdown": "free blocks {free} = {usable} usable + {sealed} sealed + {open} in no range",
-    "report.finished_holding": "requests finished: {served}   holding blocks: {resident}",
-    "report.finished_end": "requests finished: {served}   holding blocks at the end: {resident}",
-    "report.peak": "peak VRAM: {peak}   external fragmentation: {frag}",
-    "report.counts": "pieces: {pieces}   lines: {lines}   tokens: {tokens}",
-    "report.score_uptime": "score: {score}   uptime: {uptime}",
-    "report.allocator": "allocator: {allocator}",
+    "cause.memory_full": "memory really full: {req} needs {need} blocks, {free} free",
+    "cause.memory_full_paged": ("memory really full: {req} waited {seconds} s for {need} block(s) "
+                                "with {free} free"),
+    "cause.no_free_range": ("no free range of {req}'s shape: {free} blocks free, {sealed} sealed off, "
+                            "{open} in gaps too small for it"),
+    "cause.ceiling": "{req} came to rest above VRAM: {free} blocks free, {sealed} of them sealed off",
+    "cause.spawn_blocked": ("{req} could not enter: the entry was held, with {free} blocks free, "
+                            "{sealed} of them sealed off"),
+    "cause.queue_full": ("queue full: {waiting} requests waiting, more than {most}; {free} blocks free, "
+                         "{running} running"),
+    "cause.deadline": ("{req} waited {seconds} s, past the {deadline} s deadline: it needed {need} "
+                       "block(s), {free} free"),
+    "cause.victory": "{served} requests served, {tokens} tokens, without an OOM or falling behind",
+    "report.memory_contiguous": ("{req} needs {need} blocks. Free {free} = {usable} in its reach + "
+                                 "{sealed} sealed off + {open} in gaps too small"),
+    "report.memory_paged": "{req} needs {need} block(s). Free {free}: paged, every free block is usable",
+    "report.memory_victory": "peak VRAM held {peak}; {free} blocks free at the end",
+    "report.fact.minutes": "survived",
+    "report.fact.served": "requests served",
+    "report.fact.tokens": "tokens served",
+    "report.fact.end_state": "running / waiting",
+    "report.fact.preemptions": "preempted swap / recompute",
+    "report.fact.waste": "reserved, never used",
+    "report.fact.vram": "VRAM held at the end",
+    "report.fact.allocator": "allocator",
+    "report.fact_line": "{label}: {value}",
+    "report.value.minutes": "{value} min",
+    "report.value.of_goal": "{n} / {goal}",
+    "report.value.pair": "{a} / {b}",
+    "report.value.vram": "{percent} ({reserved} reserved)",
     "report.allocator_mixed": "mixed ({modes}): not a record of either mode",
     "report.score": "SCORE {score}",
     "report.new_best": "NEW BEST",
-    "report.best_scores": "best scores:  {scores}",
+    "report.best_scores": "{head}  {scores}",
+    "report.best_goal": "best, {goal}:",
+    "report.best_daily": "daily {day}, best:",
     "report.best_entry": "{mode} {score}",
-    "report.mixed_no_best": "mixed run: no best score.  {line}",
+    "report.mixed_no_best": "mixed run: it sets no best score",
     "report.copy": "COPY",
     "report.watch": "WATCH",
     "report.code_tail": "... {n} chars",
@@ -348,17 +364,37 @@ MESSAGES: dict[str, str] = {
     "report.peek_sealed": "red: {n} sealed free",
     "report.peek_reserved": "amber: {n} reserved, empty",
     "report.peek_back": "{key} or tap: back to the report",
-    "tip.paged_ceiling": "In PAGED mode a request that does not fit under the ceiling is paged into free blocks.",
-    "tip.ceiling_tall": "{usable} free blocks elsewhere could still take this request whole: the stack grew too tall in one place. {paged}",
-    "tip.ceiling": "Reservations and holes pushed the stack to the ceiling. {paged}",
-    "tip.victory": ("{lines} lines served at a peak of {peak} VRAM. Try the other allocator and "
-                    "compare."),
-    "tip.memory_full": ("Memory really was full: fewer free blocks than the request needs. With paging "
-                        "on demand that is the only way a run ends."),
-    "tip.no_free_range": ("The free memory was in holes and gaps too small for one unbroken range: "
-                          "external fragmentation. PAGED mode would have paged the request into them."),
-    "tip.spawn_blocked": ("The game admits requests only at the top, and reservations and holes had "
-                          "raised the stack. In PAGED mode the request is paged into free blocks."),
+    "tip.sealed": ("Paging would have used these {sealed} free blocks: they are sealed off where no whole "
+                   "request can reach (external fragmentation). BOARD ({key}) outlines them."),
+    "tip.memory_full": ("Memory really was full: {free} free, {need} needed, while {reserved} blocks sat "
+                        "reserved for maximum lengths, still empty. A paged request holds only the blocks "
+                        "its tokens fill."),
+    "tip.ceiling_reach": ("{usable} free blocks in this request's reach could still take it whole: it came "
+                          "to rest on a tall stack. Slide it to a lower gap before it drops."),
+    "tip.spawn_blocked": ("Requests enter at the top, and the entry was held while {usable} free blocks in "
+                          "reach waited lower down. Keep the middle columns low."),
+    "tip.gaps": ("{free} blocks were free, but {open} of them in gaps too small for this shape and {sealed} "
+                 "sealed off. A paged request can use any free block, whole or scattered."),
+    "tip.paged_full": ("Paging used every free block and memory still ran out ({free} free, {need} needed). "
+                       "Keep a few blocks free (vLLM's watermark) so preemption can make room before a "
+                       "request waits {deadline} s."),
+    "tip.queue_full_memory": ("Memory was {percent} full: keep a few blocks free (vLLM's watermark) so "
+                              "running requests can grow without preemption. Each preemption sent a "
+                              "request back to the queue ({swap} swapped, {recompute} recomputed)."),
+    "tip.queue_full_reserved": ("{reserved} blocks were reserved for maximum lengths, still empty, so fewer "
+                                "requests ran at once and the queue backed up. Paging lets {low}-{high}x "
+                                "more requests run at once."),
+    "tip.queue_full_slow": ("{free} blocks were free, yet {waiting} requests queued: a request is admitted "
+                            "only when it comes to rest. Drop each one as soon as it is placed; arrivals "
+                            "speed up every minute."),
+    "tip.deadline_memory": ("Memory was short ({free} free, {need} needed): keep a few blocks free (vLLM's "
+                            "watermark), and let preemption free room for the queue."),
+    "tip.deadline_split": ("{free} blocks were free: split ({split}) admits a request that cannot be placed "
+                           "whole at once, and a request in hold keeps its deadline running."),
+    "tip.deadline_slow": ("{free} blocks were free, but {req} was not admitted in time: it enters only when "
+                          "it comes to rest, and a request in hold keeps its deadline running."),
+    "tip.victory": ("{served} requests served in {minutes} min at a peak of {peak} VRAM. Try the other "
+                    "allocator on the same goal and compare."),
 }
 
 MESSAGES.update({

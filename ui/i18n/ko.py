@@ -302,29 +302,44 @@ MESSAGES: dict[str, str] = {
     "log.warn.vram_high": "[WARN] VRAM 사용률 {percent}: OOM 직전",
     # ------------------------------------------------------------------ 결과 리포트
     "report.oom": "CUDA OUT OF MEMORY",
+    "report.overload": "서빙 엔진 과부하",
     "report.victory": "워크로드 완료",
-    "cause.memory_full": "메모리가 정말 꽉 참: 빈 블록 {free}개, 요청에 필요한 블록 {need}개",
-    "cause.no_free_range": ("요청 모양에 맞는 빈 범위가 없음: 빈 블록 {free}개가 모두 블록 아래 막혔거나 "
-                            "너무 작은 틈에 있음"),
-    "cause.ceiling": "빈 블록이 {free}개 남았는데 더미가 천장에 닿음",
-    "cause.spawn_blocked": ("빈 블록이 {free}개인데 맨 위에서 요청을 받지 못함 (요청이 쓸 수 있는 범위에는 "
-                            "{usable}개뿐)"),
-    "cause.victory": "{lines}라인 처리: 요청 {served}개 완료, 메모리 부족 없이 {tokens}토큰 처리",
-    "report.failed": "실패한 요청: req#{id} {name}",
-    "report.vram_at_crash": "충돌 시 VRAM 점유: {percent} (예약됐지만 빈 블록 {reserved}개)",
-    "report.free_breakdown": "빈 블록 {free} = 사용 가능 {usable} + 막힘 {sealed} + 범위 밖 {open}",
-    "report.finished_holding": "완료된 요청: {served}   블록을 쥔 요청: {resident}",
-    "report.finished_end": "완료된 요청: {served}   끝에 블록을 쥔 요청: {resident}",
-    "report.peak": "최대 VRAM: {peak}   외부 파편화: {frag}",
-    "report.counts": "조각: {pieces}   라인: {lines}   토큰: {tokens}",
-    "report.score_uptime": "점수: {score}   가동 시간: {uptime}",
-    "report.allocator": "할당기: {allocator}",
+    "cause.memory_full": "메모리가 정말 꽉 참: {req}에 블록 {need}개가 필요한데 빈 블록은 {free}개",
+    "cause.memory_full_paged": "메모리가 정말 꽉 참: {req}가 빈 블록 {free}개로 블록 {need}개를 {seconds}초 기다림",
+    "cause.no_free_range": ("{req} 모양에 맞는 빈 범위가 없음: 빈 블록 {free}개 중 {sealed}개는 막혔고 "
+                            "{open}개는 너무 작은 틈에 있음"),
+    "cause.ceiling": "{req}가 VRAM 위에 멈춤: 빈 블록 {free}개, 그중 {sealed}개는 막힘",
+    "cause.spawn_blocked": "{req}가 들어오지 못함: 입구가 막힘. 빈 블록 {free}개, 그중 {sealed}개는 막힘",
+    "cause.queue_full": ("대기열 가득 참: {waiting}개 요청이 대기, 한도 {most}개 초과. 빈 블록 {free}개, "
+                         "실행 중 {running}개"),
+    "cause.deadline": ("{req}가 {seconds}초 기다림, 마감 {deadline}초 초과: 블록 {need}개 필요, "
+                       "빈 블록 {free}개"),
+    "cause.victory": "요청 {served}개, {tokens}토큰 처리: OOM도 지연도 없이",
+    "report.memory_contiguous": ("{req}: 블록 {need}개 필요. 빈 블록 {free} = 닿는 곳 {usable} + 막힘 "
+                                 "{sealed} + 너무 작은 틈 {open}"),
+    "report.memory_paged": "{req}: 블록 {need}개 필요. 빈 블록 {free}개: 페이징이라 모두 쓸 수 있음",
+    "report.memory_victory": "최대 VRAM 점유 {peak}, 끝에 빈 블록 {free}개",
+    "report.fact.minutes": "버틴 시간",
+    "report.fact.served": "처리한 요청",
+    "report.fact.tokens": "처리한 토큰",
+    "report.fact.end_state": "실행 / 대기",
+    "report.fact.preemptions": "선점 스왑 / 재계산",
+    "report.fact.waste": "예약만 하고 안 쓴 블록",
+    "report.fact.vram": "끝의 VRAM 점유",
+    "report.fact.allocator": "할당기",
+    "report.fact_line": "{label}: {value}",
+    "report.value.minutes": "{value}분",
+    "report.value.of_goal": "{n} / {goal}",
+    "report.value.pair": "{a} / {b}",
+    "report.value.vram": "{percent} (예약 {reserved})",
     "report.allocator_mixed": "혼합 ({modes}): 어느 모드의 기록도 아님",
     "report.score": "점수 {score}",
     "report.new_best": "최고 기록",
-    "report.best_scores": "최고 점수:  {scores}",
+    "report.best_scores": "{head}  {scores}",
+    "report.best_goal": "최고 점수, {goal}:",
+    "report.best_daily": "{day} 도전 최고 점수:",
     "report.best_entry": "{mode} {score}",
-    "report.mixed_no_best": "혼합 판: 최고 점수 없음.  {line}",
+    "report.mixed_no_best": "혼합 판: 최고 점수를 남기지 않음",
     "report.copy": "복사",
     "report.watch": "보기",
     "report.code_tail": "... {n}자",
@@ -352,17 +367,34 @@ MESSAGES: dict[str, str] = {
     "report.peek_sealed": "빨강: 막힌 빈 블록 {n}개",
     "report.peek_reserved": "주황: 예약됐지만 빈 블록 {n}개",
     "report.peek_back": "{key} 또는 탭: 리포트로 돌아가기",
-    "tip.paged_ceiling": "페이징 모드에서는 천장 아래에 들어가지 않는 요청이 빈 블록들로 페이징됩니다.",
-    "tip.ceiling_tall": "다른 곳의 빈 블록 {usable}개가 이 요청을 통째로 받을 수 있었습니다: 한곳에만 더미가 너무 높이 쌓였습니다. {paged}",
-    "tip.ceiling": "예약과 구멍이 더미를 천장까지 밀어 올렸습니다. {paged}",
-    "tip.victory": "최대 VRAM {peak}로 {lines}라인 처리. 다른 할당기로도 해 보고 비교해 보세요.",
-    "tip.memory_full": ("메모리가 정말 꽉 찼습니다: 빈 블록이 요청에 필요한 수보다 적었습니다. "
-                        "필요할 때 페이징하면 판은 이렇게만 끝납니다."),
-    "tip.no_free_range": ("빈 메모리가 끊기지 않은 범위 하나가 되기엔 너무 작은 구멍과 틈에 흩어져 "
-                          "있었습니다: 외부 파편화. 페이징 모드였다면 요청을 그 틈들에 나눠 넣었을 "
-                          "것입니다."),
-    "tip.spawn_blocked": ("게임은 맨 위에서만 요청을 받는데, 예약과 구멍이 더미를 높여 놓았습니다. "
-                          "페이징 모드에서는 요청이 빈 블록들로 페이징됩니다."),
+    "tip.sealed": ("페이징이었다면 이 빈 블록 {sealed}개를 썼을 것입니다: 어떤 요청도 통째로 닿을 수 없게 "
+                   "막혀 있습니다 (외부 파편화). 보드({key})에서 표시됩니다."),
+    "tip.memory_full": ("메모리가 정말 꽉 찼습니다: 빈 블록 {free}개, 필요 {need}개. 그동안 {reserved}개 블록이 "
+                        "최대 길이용으로 예약된 채 비어 있었습니다. 페이징 요청은 토큰이 채운 블록만 씁니다."),
+    "tip.ceiling_reach": ("이 요청이 닿을 수 있는 빈 블록 {usable}개가 아직 요청을 통째로 받을 수 있었습니다: 높은 "
+                          "더미 위에 멈췄습니다. 떨어뜨리기 전에 낮은 틈으로 옮기세요."),
+    "tip.spawn_blocked": ("요청은 맨 위에서 들어오는데, 닿을 수 있는 빈 블록 {usable}개가 아래에 있는 동안 입구가 "
+                          "막혔습니다. 가운데 열을 낮게 유지하세요."),
+    "tip.gaps": ("빈 블록이 {free}개였지만 {open}개는 이 모양에 너무 작은 틈에, {sealed}개는 막힌 곳에 있었습니다. "
+                 "페이징 요청은 빈 블록을 통째로든 흩어져서든 모두 쓸 수 있습니다."),
+    "tip.paged_full": ("페이징이 빈 블록을 모두 썼는데도 메모리가 모자랐습니다 (빈 블록 {free}개, 필요 {need}개). "
+                       "블록 몇 개를 비워 두면 (vLLM의 워터마크) 요청이 {deadline}초를 기다리기 전에 선점이 "
+                       "자리를 만들 수 있습니다."),
+    "tip.queue_full_memory": ("메모리가 {percent} 찼습니다: 블록 몇 개를 비워 두면 (vLLM의 워터마크) 실행 중인 "
+                              "요청이 선점 없이 자랄 수 있습니다. 선점될 때마다 요청이 대기열로 돌아갔습니다 "
+                              "(스왑 {swap}, 재계산 {recompute})."),
+    "tip.queue_full_reserved": ("블록 {reserved}개가 최대 길이용으로 예약된 채 비어 있어 동시에 도는 요청이 줄고 "
+                                "대기열이 밀렸습니다. 페이징은 동시에 도는 요청을 {low}-{high}배로 늘립니다."),
+    "tip.queue_full_slow": ("빈 블록이 {free}개였는데 요청 {waiting}개가 밀렸습니다: 요청은 멈춰 자리 잡을 때만 "
+                            "받아들여집니다. 놓을 곳이 정해지면 바로 떨어뜨리세요. 도착은 매분 빨라집니다."),
+    "tip.deadline_memory": ("메모리가 모자랐습니다 (빈 블록 {free}개, 필요 {need}개): 블록 몇 개를 비워 두고 "
+                            "(vLLM의 워터마크), 선점으로 대기열에 자리를 내주세요."),
+    "tip.deadline_split": ("빈 블록이 {free}개 있었습니다: 분할({split})은 통째로 놓을 수 없는 요청을 바로 "
+                           "받아들이고, 보류 중인 요청의 마감 시간은 계속 흐릅니다."),
+    "tip.deadline_slow": ("빈 블록이 {free}개였지만 {req}가 제때 받아들여지지 않았습니다: 요청은 멈춰 자리 잡을 "
+                          "때만 들어가고, 보류 중인 요청의 마감 시간은 계속 흐릅니다."),
+    "tip.victory": ("{minutes}분 동안 최대 VRAM {peak}로 요청 {served}개 처리. 같은 목표로 다른 할당기도 "
+                    "해 보고 비교해 보세요."),
 }
 
 MESSAGES.update({
