@@ -7,7 +7,7 @@ from engine import RunReport, modes
 from engine import rules as R
 from ui import theme
 from ui.console_view import outline_cells
-from ui.help_content import concepts, controls, touch_controls
+from ui.help_content import concepts, controls, goal, rules, touch_controls
 from ui.i18n.game_text import goal_name, mode_name, report_text
 from ui.input import Command, InputMapper
 from ui.keys import (BOARD_KEY, CARDS_KEY, COPY_KEY, HELP_KEY, LANGUAGE_KEY, MUTE_KEY, PAUSE_KEY, QUIT_KEY, START_KEY,
@@ -245,13 +245,16 @@ HELP_BG = (3, 4, 10)
 
 
 class HelpScene(Overlay):
-    """Controls, and what every mechanic stands for in a real serving engine.
+    """Controls, what every mechanic stands for in a real serving engine, and which rules are vLLM's
+    and which the game's.
 
-    Landscape shows both on one page; a phone shows the concept map and the controls as two
-    pages with a tab for each.
+    Landscape shows the controls beside one of two pages (the concept map, "vLLM or game?") with a
+    tab for each; a phone shows the concept map, "vLLM or game?" and the controls as three pages.
     """
 
     opaque = True  # a full page: nothing of the game below shows through the text
+    PAGES = ("map", "rules", "controls")
+    TABS = {"map": "help.concept_map", "rules": "help.vllm_or_game", "controls": "help.controls"}
 
     def __init__(self, app) -> None:
         super().__init__(app)
@@ -264,15 +267,21 @@ class HelpScene(Overlay):
         self._page = None
         tr = self.app.tr
         if not lay.portrait:
+            if self.page_name == "controls":
+                self.page_name = "map"  # landscape shows the controls beside every page
+            cx, cy, cw, ch = lay.help_close
+            tab_w = 124
             self.buttons = [Button("close", lay.help_close, tr.t("help.close_key", key=PAUSE_KEY), touch=lay.touch)]
+            self.buttons += [Button(name, (cx - (2 - i) * (tab_w + 8), cy, tab_w, ch), tr.t(self.TABS[name]),
+                                    touch=lay.touch) for i, name in enumerate(self.PAGES[:2])]
             return
         w, h = lay.size
-        tab_w = (w - 2 * lay.margin - 8) // 2
+        n = len(self.PAGES)
+        tab_w = (w - 2 * lay.margin - 8 * (n - 1)) // n
         y = h - lay.margin - lay.touch
-        self.buttons = [Button("close", lay.help_close, tr.t("help.close_tap"), touch=lay.touch),
-                        Button("map", (lay.margin, y, tab_w, lay.touch), tr.t("help.concept_map"), touch=lay.touch),
-                        Button("controls", (lay.margin + tab_w + 8, y, tab_w, lay.touch), tr.t("help.controls"),
-                               touch=lay.touch)]
+        self.buttons = [Button("close", lay.help_close, tr.t("help.close_tap"), touch=lay.touch)]
+        self.buttons += [Button(name, (lay.margin + i * (tab_w + 8), y, tab_w, lay.touch), tr.t(self.TABS[name]),
+                                touch=lay.touch) for i, name in enumerate(self.PAGES)]
 
     def command(self, cmd: Command) -> None:
         if cmd in (Command.PAUSE, Command.HELP, Command.START, Command.QUIT):
@@ -281,7 +290,7 @@ class HelpScene(Overlay):
             self.app.toggle_mute()
 
     def click(self, name: str) -> None:
-        if name in ("map", "controls"):
+        if name in self.PAGES:
             self.page_name = name
             self._page = None
         else:
@@ -298,7 +307,11 @@ class HelpScene(Overlay):
         t, tr = self.app.text, self.app.tr
         page = pygame.Surface(lay.size, pygame.SRCALPHA)
         r = t.blit(page, tr.t("help.title"), theme.LARGE, theme.CYAN, (20, 16))
-        t.blit(page, tr.t("help.subtitle"), theme.SMALL, theme.TEXT_DIM, (max(166, r.right + 12), 20))
+        subtitle = tr.t("help.subtitle")
+        first_tab = min(b.rect[0] for b in self.buttons)
+        x0 = max(166, r.right + 12)
+        if x0 + theme.font_for(subtitle, theme.SMALL).size(subtitle)[0] <= first_tab - 8:
+            t.blit(page, subtitle, theme.SMALL, theme.TEXT_DIM, (x0, 20))
         # Controls column.
         x, y = 20, 54
         t.blit(page, tr.t("help.controls"), theme.SMALL, theme.PANEL_TITLE, (x, y))
@@ -310,24 +323,45 @@ class HelpScene(Overlay):
                 t.blit(page, line, theme.SMALL, theme.TEXT, (x + 12, y))
                 y += 16
             y += 4
-        # Concept map.
         W = lay.width
         cx, cy = 280, 54
+        if self.page_name == "rules":
+            self._render_rules(page, cx, cy, W - 20 - cx, theme.SMALL)
+            return page
+        # Concept map.
         t.blit(page, tr.t("help.concept_map"), theme.SMALL, theme.PANEL_TITLE, (cx, cy))
         t.blit(page, tr.t("help.in_game"), theme.SMALL, theme.TEXT_DIM, (cx, cy + 20))
-        t.blit(page, tr.t("help.in_engine"), theme.SMALL, theme.TEXT_DIM,
-               (cx + 150, cy + 20))
+        t.blit(page, tr.t("help.in_engine"), theme.SMALL, theme.TEXT_DIM, (cx + 150, cy + 20))
         cy += 44
         for mechanic, meaning in concepts(tr):
             pygame.draw.line(page, theme.PANEL_EDGE, (cx, cy - 4), (W - 20, cy - 4))
-            t.blit(page, mechanic, theme.SMALL, theme.MAGENTA, (cx, cy))
+            for i, line in enumerate(wrap(mechanic, theme.SMALL, 140)[:2]):
+                t.blit(page, line, theme.SMALL, theme.MAGENTA, (cx, cy + i * 16))
             lines = wrap(meaning, theme.SMALL, W - 20 - (cx + 150))
             for i, line in enumerate(lines):
                 t.blit(page, line, theme.SMALL, theme.TEXT, (cx + 150, cy + i * 16))
-            cy += max(1, len(lines)) * 16 + 10
-        for i, line in enumerate(wrap(tr.t("help.goal", lines=R.VICTORY_LINES), theme.SMALL, W - 300)):
-            t.blit(page, line, theme.SMALL, theme.GREEN, (cx, max(cy + 6, 500) + i * 16))
+            cy += max(1, len(lines), min(2, len(wrap(mechanic, theme.SMALL, 140)))) * 16 + 8
         return page
+
+    def _render_rules(self, page: pygame.Surface, x: int, y: int, width: int, size: int) -> int:
+        """The page "vLLM or game?" from (x, y), `width` px wide; returns the y under it."""
+        t, tr = self.app.text, self.app.tr
+        line_h = theme.font(size).get_linesize()
+        for head, lines in rules(tr):
+            t.blit(page, head, size, theme.PANEL_TITLE, (x, y))
+            y += line_h + 3
+            for text in lines:
+                for i, line in enumerate(wrap(text, size, width - 14)):
+                    if i == 0:
+                        t.blit(page, "-", size, theme.MAGENTA, (x, y))
+                    t.blit(page, line, size, theme.TEXT, (x + 14, y))
+                    y += line_h
+                y += 2
+            y += 8
+        for line in wrap(goal(tr), size, width):
+            t.blit(page, line, size, theme.GREEN, (x, y))
+            y += line_h
+        return y
 
     def _render_portrait(self, lay: Layout) -> pygame.Surface:
         t, T, tr = self.app.text, lay.text, self.app.tr
@@ -335,8 +369,8 @@ class HelpScene(Overlay):
         m = lay.margin + 4
         width = lay.width - 2 * m
         hy = lay.header[3] // 2
-        title = tr.t("help.concept_map" if self.page_name == "map" else "help.title")
-        t.blit(page, title, T.large, theme.CYAN, (m, hy), "midleft")
+        title = tr.t(self.TABS[self.page_name]) if self.page_name != "controls" else tr.t("help.title")
+        t.blit(page, fit(title, T.large, lay.help_close[0] - m - 8), T.large, theme.CYAN, (m, hy), "midleft")
         line_h = T.small + 3
         y = lay.header[3] + 6
         if self.page_name == "map":
@@ -351,7 +385,9 @@ class HelpScene(Overlay):
                 for line in wrap(meaning[len(first):].strip(), T.small, width - 10) if first != meaning else ():
                     t.blit(page, line, T.small, theme.TEXT, (m + 10, y))
                     y += line_h
-                y += 5
+                y += 4
+        elif self.page_name == "rules":
+            self._render_rules(page, m, y, width, T.small)
         else:
             for head, rows in ((tr.t("help.on_touch"), touch_controls(tr)), (tr.t("help.with_keyboard"), controls(tr)[:-1])):
                 t.blit(page, head, T.small, theme.PANEL_TITLE, (m, y))
@@ -367,9 +403,6 @@ class HelpScene(Overlay):
                         t.blit(page, line, T.small, theme.TEXT, (m + 10, y))
                         y += line_h
                 y += 8
-            for line in wrap(tr.t("help.goal", lines=R.VICTORY_LINES), T.small, width):
-                t.blit(page, line, T.small, theme.GREEN, (m, y))
-                y += line_h
         return page
 
     def draw(self, surface: pygame.Surface) -> None:
@@ -377,11 +410,17 @@ class HelpScene(Overlay):
         if self._page is None:
             self._page = self._render()
         surface.blit(self._page, (0, 0))
+        T = self.app.layout.text
         for b in self.buttons:
             over = self.hover is not None and b.contains(self.hover)
-            if b.name == self.page_name:
-                draw_row_button(surface, self.app, b, None, accent=theme.CYAN)
-                pygame.draw.rect(surface, theme.CYAN, b.rect, 2, border_radius=5)
+            if b.name in self.PAGES:  # tabs: the label in the middle, small enough to fit
+                r = pygame.Rect(b.rect)
+                chosen = b.name == self.page_name
+                pygame.draw.rect(surface, theme.BUTTON_HOVER if over else theme.BUTTON, r, border_radius=5)
+                pygame.draw.rect(surface, theme.CYAN if chosen else theme.PANEL_EDGE, r, 2 if chosen else 1,
+                                 border_radius=5)
+                self.app.text.blit(surface, fit(b.label, T.small, r.width - 8), T.small,
+                                   theme.TEXT if chosen else theme.TEXT_DIM, r.center, "center")
             else:
                 draw_row_button(surface, self.app, b, self.hover if over else None)
 
