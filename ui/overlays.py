@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pygame
 
-from engine import RunReport, modes
+from engine import PIECES, RunReport, modes
 from engine import rules as R
 from ui import theme
 from ui.console_view import outline_cells
@@ -226,11 +226,15 @@ class PauseScene(PlayOverlay):
         r = draw_dialog(surface, dialog, theme.CYAN)
         t, T, tr = self.app.text, lay.text, self.app.tr
         t.blit(surface, tr.t("pause.title"), T.title, theme.CYAN, (r.centerx, r.y + 36), "center")
-        note = tr.t("pause.idle")
-        lines = wrap(note, T.small, r.width - 24)[:2]
-        top = r.y + 70 - (len(lines) - 1) * (T.small + 3) // 2  # one line sits at y + 70
-        for i, line in enumerate(lines):
-            t.blit(surface, line, T.small, theme.TEXT_DIM, (r.centerx, top + i * (T.small + 3)), "center")
+        game = self.play.game
+        served = tr.num(game.served)
+        if game.goal == "serve":
+            served = tr.t("report.value.of_goal", n=served, goal=tr.num(R.GOAL_REQUESTS))
+        progress = tr.t("pause.progress", served=served, tokens=tr.num(game.tokens),
+                        minutes=f"{game.time_ms / 60_000:.1f}")
+        for i, line in enumerate((progress, tr.t("pause.idle"))):  # one line each, at y + 62 and y + 80
+            t.blit(surface, fit(line, T.small, r.width - 24), T.small, theme.TEXT if i == 0 else theme.TEXT_DIM,
+                   (r.centerx, r.y + 62 + i * (T.small + 5)), "center")
         s = self.app.settings
         labels = {"resume": tr.t("pause.resume"), "restart": tr.t("pause.restart"), "help": tr.t("pause.help"),
                   "mute": tr.t("pause.sound", state=tr.on_off(not s.muted)),
@@ -456,6 +460,51 @@ class DetailsScene(PlayOverlay):
     def click(self, name: str) -> None:
         self.app.back()
 
+    def stats_rows(self) -> list[tuple[tuple[str, str], ...]]:
+        """Every statistic of the run, as (label, value) pairs two to a row."""
+        tr, game = self.app.tr, self.play.game
+        tele = game.telemetry()
+        served = tr.num(tele.served)
+        if game.goal == "serve":
+            served = tr.t("report.value.of_goal", n=served, goal=tr.num(R.GOAL_REQUESTS))
+        pairs = [
+            (tr.t("details.vram_held"), tr.pct(tele.utilisation)), (tr.t("details.reserved"), str(tele.reserved)),
+            (tr.t("details.fragmentation"), tr.pct(tele.fragmentation)), (tr.t("details.usable_free"), str(tele.usable_free)),
+            (tr.t("details.waste"), tr.pct(tele.waste_share)), (tr.t("details.throughput"), tr.per_second(tele.throughput)),
+            (tr.t("details.running"), str(tele.resident)), (tr.t("details.waiting"), str(tele.waiting)),
+            (tr.t("details.preempted_swap"), str(tele.preempted_swap)),
+            (tr.t("details.preempted_recompute"), str(tele.preempted_recompute)),
+            (tr.t("details.cpu"), tr.t("report.value.of_goal", n=tele.cpu_used, goal=R.CPU_BLOCKS)),
+            (tr.t("details.never_used"), str(tele.reserved_wasted)),
+            (tr.t("details.served"), served), (tr.t("details.tokens"), tr.num(tele.tokens)),
+            (tr.t("details.minutes"), tr.t("report.value.minutes", value=f"{tele.minutes:.1f}")),
+            (tr.t("details.best"), tr.num(self.app.best(game.mode, game.goal))),
+        ]
+        return [tuple(pairs[i:i + 2]) for i in range(0, len(pairs), 2)]
+
+    def table_lines(self, rows: int, width: int) -> list[str]:
+        """One line per running request, newest first: its block table, logical page by page
+        (visible rows counted from the top), its tokens and its reserved blocks."""
+        tr, game = self.app.tr, self.play.game
+        small = self.app.layout.text.small
+        s = game.serving
+        running = sorted(s.running.values(), key=lambda r: -r.order)
+        if not running:
+            return wrap(tr.t("details.no_tables"), small, width)[:rows]
+        shown = running if len(running) <= rows else running[:rows - 1]
+        out = []
+        for req in shown:
+            bt = s.table(req)
+            held = bt.entries[:len(bt.entries) - bt.reserved]
+            cells = " ".join(f"{x},{R.visible_row(y)}" for _, (x, y) in held)
+            line = tr.t("details.table", id=bt.request_id, name=PIECES[bt.kind].name, tokens=bt.tokens, cells=cells)
+            if bt.reserved:
+                line = tr.t("details.table_reserved", line=line, n=bt.reserved)
+            out.append(fit(line, small, width))
+        if len(shown) < len(running):
+            out.append(tr.t("details.more", n=len(running) - len(shown)))
+        return out
+
     def draw(self, surface: pygame.Surface) -> None:
         lay = self.app.layout
         t, T, tr = self.app.text, lay.text, self.app.tr
@@ -464,24 +513,27 @@ class DetailsScene(PlayOverlay):
         t.blit(surface, tr.t("details.title"), T.large, theme.CYAN, (lay.margin + 4, hy), "midleft")
         t.blit(surface, tr.t("details.paused"), T.small, theme.TEXT_DIM, (lay.width - lay.margin - 4, hy), "midright")
         game = self.play.game
-        tele = game.telemetry()
-        sx, sy, sw, sh = lay.details["stats"]
-        draw_panel(surface, (sx, sy, sw, sh), t, tr.t("details.telemetry"), size=T.small)
         line_h = T.small + 3
-        rows = ((tr.t("details.vram_held", percent=tr.pct(tele.utilisation)), tr.t("details.reserved", n=tele.reserved)),
-                (tr.t("details.fragmentation", percent=tr.pct(tele.fragmentation)),
-                 tr.t("details.usable_free", n=tele.usable_free)),
-                (tr.t("details.throughput", value=tr.per_second(tele.throughput)),
-                 tr.t("details.peak", percent=tr.pct(tele.peak_utilisation))),
-                (tr.t("details.resident_free", resident=tele.resident, free=tele.free_cells),
-                 tr.t("details.sealed_best", sealed=tele.sealed_holes, best=tr.num(self.play.state.best))))
-        for i, (left, right) in enumerate(rows):
-            y = sy + 24 + i * line_h
-            t.blit(surface, fit(left, T.small, sw // 2 - 12), T.small, theme.TEXT, (sx + 8, y))
-            t.blit(surface, fit(right, T.small, sw // 2 - 12), T.small, theme.TEXT, (sx + sw // 2 + 4, y))
+        stats = self.stats_rows()
+        sx, sy, sw, _ = lay.details["stats"]
         bx, by, bw, bh = lay.details["blocks"]
-        draw_panel(surface, (bx, by, bw, bh), t, tr.t("hud.block_table"), size=T.small)
-        surface.blit(self.app.view.block_table(self.play.session, (bw - 4, bh - 24)), (bx + 2, by + 22))
+        area_bottom = by + bh  # the statistics take what they need of both panels' room
+        sh = 24 + line_h * len(stats) + 4
+        draw_panel(surface, (sx, sy, sw, sh), t, tr.t("details.telemetry"), size=T.small)
+        for i, pair in enumerate(stats):
+            y = sy + 24 + i * line_h
+            for j, (label, value) in enumerate(pair):
+                x0 = sx + 8 + j * (sw // 2)
+                right = x0 + sw // 2 - 20
+                lr = t.blit(surface, fit(label, T.small, sw // 2 - 70), T.small, theme.TEXT_DIM, (x0, y))
+                t.blit(surface, fit(value, T.small, right - lr.right - 6), T.small, theme.TEXT, (right, y), "topright")
+        ty = sy + sh + 6
+        draw_panel(surface, (bx, ty, bw, area_bottom - ty), t, tr.t("details.tables", n=len(game.serving.running)),
+                   size=T.small)
+        rows = (area_bottom - ty - 24) // line_h
+        for i, line in enumerate(self.table_lines(rows, bw - 16)):
+            t.blit(surface, line, T.small, theme.TEXT if i < rows - 1 or not line.startswith("+") else theme.TEXT_DIM,
+                   (bx + 8, ty + 22 + i * line_h))
         self.play.session.log.restyle(lay.log, T.small)
         self.play.session.log.draw(surface, t, tr=tr)
         for b in self.buttons:

@@ -1,6 +1,8 @@
 """Title / attract screen: the bot plays in the middle while the player picks a mode."""
 from __future__ import annotations
 
+import re
+
 import pygame
 
 from engine import Game, Input, modes
@@ -20,6 +22,8 @@ from ui.session import GameSession
 from ui.text import fit, short_number, wrap
 from ui.widgets import Button, hit, pulse
 
+# engine.replay.rules_mismatch: a share code recorded under other rules.
+OLD_RULES = re.compile(r"recorded under rules (\d+); this build plays rules (\d+)")
 HOW_TO = ("contiguous", "paged", "finish")  # title.how.<name>.head / .body
 # The goal switch keeps the layout's button name ("endless"): it steps through rules.GOALS.
 SIDE_BUTTONS = (("help", "HELP & CONCEPT MAP", HELP_KEY), ("lab", "MEMORY LAB", LAB_KEY),
@@ -350,8 +354,11 @@ class TitleScene(MenuScene):
         y = dr.bottom + 10
         self._draw_best_table(surface, x, y, r.right - 12)
         notice = self._notice_text()
-        if notice:
-            t.blit(surface, fit(notice, T.small, r.width - 24), T.small, theme.AMBER, (x, r.bottom - 22))
+        if notice:  # up to two lines at the bottom of the panel, under the best scores
+            lines = wrap(notice, T.small, r.width - 24)[:2]
+            for i, line in enumerate(lines):
+                t.blit(surface, fit(line, T.small, r.width - 24), T.small, theme.AMBER,
+                       (x, r.bottom - 6 - (len(lines) - i) * 16))
 
     def _draw_best_table(self, surface: pygame.Surface, x: int, y: int, right: int) -> None:
         """Best scores: a row per allocator, a column per goal and one for today's daily."""
@@ -375,11 +382,21 @@ class TitleScene(MenuScene):
                 value = self._best_of(mode, column)
                 t.blit(surface, score_text(value, T.small, w + spare - 6), T.small, theme.AMBER, (cx, yy), "topright")
 
+    @staticmethod
+    def localised_notice(notice: Msg | str) -> Msg | str:
+        """A replay link refused for its rules (engine.replay.rules_mismatch's one line) in the
+        player's language; any other notice as it is."""
+        if isinstance(notice, Msg) and notice.key == "title.replay_problem":
+            m = OLD_RULES.fullmatch(str(dict(notice.params).get("reason", "")))
+            if m:
+                return Msg.of("title.replay_old_rules", old=int(m.group(1)), now=int(m.group(2)))
+        return notice
+
     def _notice_text(self) -> str:
         """What the title must say: the LAB is missing, or how the Korean font is coming along."""
         tr = self.app.tr
         if self.notice:
-            return tr.msg(self.notice)
+            return tr.msg(self.localised_notice(self.notice))
         if self.app.wanted_language is not None:  # the browser is fetching the Korean pack
             return tr.t("common.font_loading")
         if self.app.font_problem:  # it could not: the game stays in English and says why
