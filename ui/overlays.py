@@ -57,7 +57,7 @@ def draw_row_button(surface: pygame.Surface, app, b: Button, hover: tuple[int, i
 
 def fact_rows(facts, size: int, width: int) -> list[tuple[tuple[str, str], ...]]:
     """The report's (label, value) facts in rows: two to a row where both fit half the width,
-    one to a row otherwise, in reading order."""
+    one to a row otherwise, in reading order (a half-width fact may pair up past a wide one)."""
     half = (width - 8) // 2
     rows: list[tuple[tuple[str, str], ...]] = []
     pending: tuple[str, str] | None = None
@@ -67,10 +67,7 @@ def fact_rows(facts, size: int, width: int) -> list[tuple[tuple[str, str], ...]]
         return theme.font_for(text, size).size(text)[0] + 8 <= room
 
     for fact in facts:
-        if not fits(fact, half):
-            if pending is not None:
-                rows.append((pending,))
-                pending = None
+        if not fits(fact, half):  # a wide one takes a row; a half-width one waits for its partner
             rows.append((fact,))
         elif pending is None:
             pending = fact
@@ -624,9 +621,9 @@ class ResultScene(Overlay):
         """Pixels the report's text takes under its heading (as draw() places it)."""
         lh = self.line_h
         T = self.app.layout.text
-        box = lh * (len(self.memory) + len(self.rows)) + 12 + (4 if self.memory else 0)
+        box = lh * (len(self.memory) + len(self.rows)) + 8 + (4 if self.memory else 0)
         score = theme.font(T.large).get_linesize()
-        h = lh * len(self.cause) + 6 + box + 8 + score + 4 + lh * len(self.tips)
+        h = lh * len(self.cause) + 6 + box + 6 + score + 4 + lh * len(self.tips)
         if with_best:
             h += 6 + theme.font(T.small).get_linesize() * len(self.best_lines)
         return h
@@ -717,10 +714,10 @@ class ResultScene(Overlay):
             y += line_h
         y += 6
         box = pygame.Rect(r.x + 16, y, r.width - 32,
-                          line_h * (len(self.memory) + len(self.rows)) + 12 + (4 if self.memory else 0))
+                          line_h * (len(self.memory) + len(self.rows)) + 8 + (4 if self.memory else 0))
         pygame.draw.rect(surface, (4, 6, 14), box, border_radius=4)
         pygame.draw.rect(surface, theme.PANEL_EDGE, box, 1, border_radius=4)
-        yy = box.y + 6
+        yy = box.y + 4
         for line in self.memory:
             t.blit(surface, line, px, theme.TEXT, (box.x + 8, yy))
             yy += line_h
@@ -735,7 +732,7 @@ class ResultScene(Overlay):
                 value = fit(value, px, right - lr.right - 8)
                 t.blit(surface, value, px, theme.TEXT, (right, yy), "topright")
             yy += line_h
-        y = box.bottom + 8
+        y = box.bottom + 6
         score = tr.t("report.score", score=tr.num(self.report.score))
         sr = t.blit(surface, score, T.large, theme.TEXT, (r.centerx, y), "midtop")
         if self.new_best:

@@ -365,16 +365,16 @@ MESSAGES: dict[str, str] = {
     "report.fact.served": "requests served",
     "report.fact.tokens": "tokens served",
     "report.fact.end_state": "running / waiting",
-    "report.fact.preemptions": "preempted swap / recompute",
-    "report.fact.waste": "reserved, never used",
-    "report.fact.vram": "VRAM held at the end",
+    "report.fact.preemptions": "swap / recompute",
+    "report.fact.waste": "reserved unused",
+    "report.fact.vram": "VRAM at end",
     "report.fact.allocator": "allocator",
     "report.fact_line": "{label}: {value}",
     "report.value.minutes": "{value} min",
     "report.value.of_goal": "{n} / {goal}",
     "report.value.pair": "{a} / {b}",
-    "report.value.vram": "{percent} ({reserved} reserved)",
-    "report.allocator_mixed": "mixed ({modes}): not a record of either mode",
+    "report.value.vram": "{percent}, {reserved} rsvd",
+    "report.allocator_mixed": "mixed ({modes}): no best score",
     "report.score": "SCORE {score}",
     "report.new_best": "NEW BEST",
     "report.best_scores": "{head}  {scores}",
@@ -415,21 +415,18 @@ MESSAGES: dict[str, str] = {
     "report.peek_back": "{key} or tap: back to the report",
     "tip.sealed": ("Paging would have used these {sealed} free blocks: they are sealed off where no whole "
                    "request can reach (external fragmentation). BOARD ({key}) outlines them."),
-    "tip.memory_full": ("Memory really was full: {free} free, {need} needed, while {reserved} blocks sat "
-                        "reserved for maximum lengths, still empty. A paged request holds only the blocks "
-                        "its tokens fill."),
+    "tip.memory_full": ("Memory really was full ({free} free, {need} needed) while {reserved} blocks sat reserved "
+                        "for maximum lengths, empty. A paged request holds only the blocks its tokens fill."),
     "tip.ceiling_reach": ("{usable} free blocks in this request's reach could still take it whole: it came "
                           "to rest on a tall stack. Slide it to a lower gap before it drops."),
     "tip.spawn_blocked": ("Requests enter at the top, and the entry was held while {usable} free blocks in "
                           "reach waited lower down. Keep the middle columns low."),
     "tip.gaps": ("{free} blocks were free, but {open} of them in gaps too small for this shape and {sealed} "
                  "sealed off. A paged request can use any free block, whole or scattered."),
-    "tip.paged_full": ("Paging used every free block and memory still ran out ({free} free, {need} needed). "
-                       "Keep a few blocks free (vLLM's watermark) so preemption can make room before a "
-                       "request waits {deadline} s."),
-    "tip.queue_full_memory": ("Memory was {percent} full: keep a few blocks free (vLLM's watermark) so "
-                              "running requests can grow without preemption. Each preemption sent a "
-                              "request back to the queue ({swap} swapped, {recompute} recomputed)."),
+    "tip.paged_full": ("Paging used every free block and memory still ran out ({free} free, {need} needed). Keep "
+                       "a few blocks free (vLLM's watermark) so preemption makes room within {deadline} s."),
+    "tip.queue_full_memory": ("Memory was {percent} full: keep a few blocks free (vLLM's watermark) so running "
+                              "requests can grow without being preempted back to the queue."),
     "tip.queue_full_reserved": ("{reserved} blocks were reserved for maximum lengths, still empty, so fewer "
                                 "requests ran at once and the queue backed up. Paging lets {low}-{high}x "
                                 "more requests run at once."),

@@ -361,16 +361,16 @@ MESSAGES: dict[str, str] = {
     "report.fact.served": "처리한 요청",
     "report.fact.tokens": "처리한 토큰",
     "report.fact.end_state": "실행 / 대기",
-    "report.fact.preemptions": "선점 스왑 / 재계산",
-    "report.fact.waste": "예약만 하고 안 쓴 블록",
-    "report.fact.vram": "끝의 VRAM 점유",
+    "report.fact.preemptions": "스왑 / 재계산",
+    "report.fact.waste": "안 쓴 예약",
+    "report.fact.vram": "끝의 VRAM",
     "report.fact.allocator": "할당기",
     "report.fact_line": "{label}: {value}",
     "report.value.minutes": "{value}분",
     "report.value.of_goal": "{n} / {goal}",
     "report.value.pair": "{a} / {b}",
-    "report.value.vram": "{percent} (예약 {reserved})",
-    "report.allocator_mixed": "혼합 ({modes}): 어느 모드의 기록도 아님",
+    "report.value.vram": "{percent}, 예약 {reserved}",
+    "report.allocator_mixed": "혼합 ({modes}): 최고 점수 없음",
     "report.score": "점수 {score}",
     "report.new_best": "최고 기록",
     "report.best_scores": "{head}  {scores}",
@@ -411,7 +411,7 @@ MESSAGES: dict[str, str] = {
     "report.peek_back": "{key} 또는 탭: 리포트로 돌아가기",
     "tip.sealed": ("페이징이었다면 이 빈 블록 {sealed}개를 썼을 것입니다: 어떤 요청도 통째로 닿을 수 없게 "
                    "막혀 있습니다 (외부 파편화). 보드({key})에서 표시됩니다."),
-    "tip.memory_full": ("메모리가 정말 꽉 찼습니다: 빈 블록 {free}개, 필요 {need}개. 그동안 {reserved}개 블록이 "
+    "tip.memory_full": ("메모리가 정말 꽉 찼습니다 (빈 블록 {free}개, 필요 {need}개). 그동안 {reserved}개 블록이 "
                         "최대 길이용으로 예약된 채 비어 있었습니다. 페이징 요청은 토큰이 채운 블록만 씁니다."),
     "tip.ceiling_reach": ("이 요청이 닿을 수 있는 빈 블록 {usable}개가 아직 요청을 통째로 받을 수 있었습니다: 높은 "
                           "더미 위에 멈췄습니다. 떨어뜨리기 전에 낮은 틈으로 옮기세요."),
@@ -420,11 +420,9 @@ MESSAGES: dict[str, str] = {
     "tip.gaps": ("빈 블록이 {free}개였지만 {open}개는 이 모양에 너무 작은 틈에, {sealed}개는 막힌 곳에 있었습니다. "
                  "페이징 요청은 빈 블록을 통째로든 흩어져서든 모두 쓸 수 있습니다."),
     "tip.paged_full": ("페이징이 빈 블록을 모두 썼는데도 메모리가 모자랐습니다 (빈 블록 {free}개, 필요 {need}개). "
-                       "블록 몇 개를 비워 두면 (vLLM의 워터마크) 요청이 {deadline}초를 기다리기 전에 선점이 "
-                       "자리를 만들 수 있습니다."),
+                       "블록 몇 개를 비워 두면 (vLLM의 워터마크) {deadline}초 안에 선점이 자리를 만듭니다."),
     "tip.queue_full_memory": ("메모리가 {percent} 찼습니다: 블록 몇 개를 비워 두면 (vLLM의 워터마크) 실행 중인 "
-                              "요청이 선점 없이 자랄 수 있습니다. 선점될 때마다 요청이 대기열로 돌아갔습니다 "
-                              "(스왑 {swap}, 재계산 {recompute})."),
+                              "요청이 선점되어 대기열로 돌아가지 않고 자랄 수 있습니다."),
     "tip.queue_full_reserved": ("블록 {reserved}개가 최대 길이용으로 예약된 채 비어 있어 동시에 도는 요청이 줄고 "
                                 "대기열이 밀렸습니다. 페이징은 동시에 도는 요청을 {low}-{high}배로 늘립니다."),
     "tip.queue_full_slow": ("빈 블록이 {free}개였는데 요청 {waiting}개가 밀렸습니다: 요청은 멈춰 자리 잡을 때만 "
