@@ -527,10 +527,12 @@ class DetailsScene(PlayOverlay):
         ty = sy + sh + 6
         draw_panel(surface, (bx, ty, bw, area_bottom - ty), t, tr.t("details.tables", n=len(game.serving.running)),
                    size=T.small)
-        rows = (area_bottom - ty - 24) // line_h
+        rows = (area_bottom - ty - 24) // line_h - 1  # the last row says how to read the coordinates
         for i, line in enumerate(self.table_lines(rows, bw - 16)):
-            t.blit(surface, line, T.small, theme.TEXT if i < rows - 1 or not line.startswith("+") else theme.TEXT_DIM,
+            t.blit(surface, line, T.small, theme.TEXT_DIM if line.startswith("+") else theme.TEXT,
                    (bx + 8, ty + 22 + i * line_h))
+        note = tr.t("details.coords", bottom=R.VISIBLE - 1)
+        t.blit(surface, fit(note, T.small, bw - 16), T.small, theme.TEXT_DIM, (bx + 8, ty + 22 + rows * line_h))
         self.play.session.log.restyle(lay.log, T.small)
         self.play.session.log.draw(surface, t, tr=tr)
         for b in self.buttons:

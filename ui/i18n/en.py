@@ -221,6 +221,7 @@ MESSAGES: dict[str, str] = {
     "details.table_reserved": "{line} +{n} rsvd",
     "details.more": "+{n} more",
     "details.no_tables": "No request is running: an admitted request's block table shows here.",
+    "details.coords": "blocks as col,row: row 0 is the top, {bottom} the bottom",
     "report.peek_back_tap": "tap: back to the report",
     # ------------------------------------------------------------------ play console
     "hud.header.help": "HELP",

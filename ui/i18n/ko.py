@@ -220,6 +220,7 @@ MESSAGES: dict[str, str] = {
     "details.table_reserved": "{line} +예약 {n}",
     "details.more": "+{n}개 더",
     "details.no_tables": "실행 중인 요청이 없습니다: 받아들여진 요청의 블록 테이블이 여기 나옵니다.",
+    "details.coords": "블록은 열,행: 0행이 맨 위, {bottom}행이 맨 아래",
     "report.peek_back_tap": "탭: 리포트로 돌아가기",
     # ------------------------------------------------------------------ 플레이 콘솔
     "hud.header.help": "도움말",
