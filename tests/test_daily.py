@@ -78,8 +78,11 @@ def test_daily_run_from_the_title_uses_todays_seed_and_keeps_its_best(tmp_path):
 
     force_oom(play)
     pump(app, int(END_DELAY_MS / theme.STEP_MS) + 2)
-    assert app.settings.daily_best[today.isoformat()] == play.game.score
-    assert Storage(directory=tmp_path).load().daily_best == {today.isoformat(): play.game.score}
+    mode, day = play.game.mode, today.isoformat()
+    assert play.game.score > 0 and app.daily_best(day, mode) == play.game.score
+    assert app.best(mode, "serve") == 0, "a daily run keeps its own best, not the ordinary one"
+    assert Storage(directory=tmp_path).load().daily == {day: {m: play.game.score if m == mode else 0
+                                                             for m in ("contiguous", "paged")}}
     assert sharecode.decode(play.share_code).daily == today.isoformat()
     # A restart from the report plays the same day's requests again.
     key(app, pygame.K_RETURN)
@@ -87,10 +90,12 @@ def test_daily_run_from_the_title_uses_todays_seed_and_keeps_its_best(tmp_path):
 
 
 def test_daily_bests_are_validated_and_bounded():
-    raw = {f"2026-{m:02d}-{d:02d}": 10 * d for m in range(1, 6) for d in range(1, 29)}
-    raw.update({"yesterday": 5, "2026-13-01": 7, "2026-06-01": -3, "2026-06-02": True})
-    settings_ = Settings.from_dict({"daily_best": raw})
-    assert len(settings_.daily_best) == MAX_DAILY_DAYS
-    assert "yesterday" not in settings_.daily_best and "2026-13-01" not in settings_.daily_best
-    assert settings_.daily_best["2026-06-01"] == 0 and settings_.daily_best["2026-06-02"] == 0
-    assert max(settings_.daily_best) == "2026-06-02"
+    raw = {f"2026-{m:02d}-{d:02d}": {"paged": 10 * d} for m in range(1, 6) for d in range(1, 29)}
+    raw.update({"yesterday": {"paged": 5}, "2026-13-01": {"paged": 7}, "2026-06-01": {"paged": -3},
+                "2026-06-02": {"paged": True, "contiguous": 4, "mixed": 9}})
+    settings_ = Settings.from_dict({"daily": raw})
+    assert len(settings_.daily) == MAX_DAILY_DAYS
+    assert "yesterday" not in settings_.daily and "2026-13-01" not in settings_.daily
+    assert settings_.daily["2026-06-01"] == {"contiguous": 0, "paged": 0}
+    assert settings_.daily["2026-06-02"] == {"contiguous": 4, "paged": 0}  # no mixed entry, no bool score
+    assert max(settings_.daily) == "2026-06-02"

@@ -31,24 +31,24 @@ def sample_settings() -> Settings:
     return Settings(
         muted=True,
         cards_enabled=False,
-        best_scores={"contiguous": 1200, "paged": 5400},
+        best={"contiguous": {"serve": 1200, "endless": 0}, "paged": {"serve": 5400, "endless": 77}},
         seen_cards={"split", "sealed_hole"},
         mode="contiguous",
-        endless=True,
+        goal="endless",
         games_played=7,
     )
 
 
 def test_defaults() -> None:
     s = Settings()
-    assert s.muted is False and s.cards_enabled is True and s.endless is False
+    assert s.muted is False and s.cards_enabled is True and s.goal == "serve" and s.endless is False
     assert s.mode == "contiguous"  # new players meet the problem before the fix
-    assert s.best_scores == {"contiguous": 0, "paged": 0}
-    assert s.seen_cards == set()
+    assert s.best == {"contiguous": {"serve": 0, "endless": 0}, "paged": {"serve": 0, "endless": 0}}
+    assert s.seen_cards == set() and s.daily == {}
     # defaults are per instance, not shared
-    s.best_scores["paged"] = 9
+    s.best["paged"]["serve"] = 9
     s.seen_cards.add("x")
-    assert Settings().best_scores["paged"] == 0 and Settings().seen_cards == set()
+    assert Settings().best["paged"]["serve"] == 0 and Settings().seen_cards == set()
 
 
 def test_dict_round_trip() -> None:
@@ -108,26 +108,27 @@ def test_wrong_types_fall_back_per_field() -> None:
     data = {
         "muted": "yes",             # not a bool
         "cards_enabled": False,     # fine
-        "best_scores": {"contiguous": "100", "paged": 300, "other": 5},
+        "best": {"contiguous": {"serve": "100"}, "paged": {"serve": 300, "endless": -1}, "other": {"serve": 5}},
         "seen_cards": ["split", 3, None, "oom"],
         "mode": "tetris",           # unknown mode
-        "endless": 1,               # int is not bool
+        "goal": "forty_lines",      # unknown goal
         "games_played": -4,
     }
     s = Settings.from_dict(data)
     assert s.muted is False
     assert s.cards_enabled is False
-    assert s.best_scores == {"contiguous": 0, "paged": 300}
+    assert s.best == {"contiguous": {"serve": 0, "endless": 0}, "paged": {"serve": 300, "endless": 0}}
     assert s.seen_cards == {"split", "oom"}
     assert s.mode == "contiguous"
-    assert s.endless is False
+    assert s.goal == "serve"
     assert s.games_played == 0
 
 
-@pytest.mark.parametrize("best", [None, [], "x", 5, {"paged": True}, {"paged": 1.5},
-                                  {"paged": -10}, {"paged": None}])
+@pytest.mark.parametrize("best", [None, [], "x", 5, {"paged": True}, {"paged": 1.5}, {"paged": 500},
+                                  {"paged": {"serve": True}}, {"paged": {"serve": 1.5}},
+                                  {"paged": {"serve": -10}}, {"paged": {"serve": None}}, {"paged": {"forty": 9}}])
 def test_bad_best_scores(best: object) -> None:
-    assert Settings.from_dict({"best_scores": best}).best_scores == {"contiguous": 0, "paged": 0}
+    assert Settings.from_dict({"best": best}).best == Settings().best
 
 
 @pytest.mark.parametrize("seen", [None, "split", 5, {"split": 1}])
@@ -149,21 +150,23 @@ def test_a_saved_mode_is_kept_and_a_bad_one_falls_back_to_contiguous() -> None:
 
 def test_a_mixed_run_sets_no_best_score() -> None:
     s = Settings()
-    assert record_best(s, "mixed", 10_000) is False
-    assert s.best_scores == {"contiguous": 0, "paged": 0}
+    assert record_best(s, "mixed", "serve", 10_000) is False
+    assert s.best == Settings().best
 
 
-def test_record_best() -> None:
+def test_record_best_is_kept_per_allocator_and_goal() -> None:
     s = Settings()
-    assert record_best(s, "paged", 0) is False
-    assert record_best(s, "paged", 500) is True
-    assert record_best(s, "paged", 400) is False
-    assert record_best(s, "paged", 500) is False
-    assert record_best(s, "paged", 501) is True
-    assert s.best_scores == {"contiguous": 0, "paged": 501}
-    assert record_best(s, "contiguous", 10) is True
-    assert record_best(s, "nonsense", 10_000) is False
-    assert set(s.best_scores) == set(MODES)
+    assert record_best(s, "paged", "serve", 0) is False
+    assert record_best(s, "paged", "serve", 500) is True
+    assert record_best(s, "paged", "serve", 400) is False
+    assert record_best(s, "paged", "serve", 500) is False
+    assert record_best(s, "paged", "serve", 501) is True
+    assert record_best(s, "paged", "endless", 90) is True  # its own record: lower than serve's, still a best
+    assert s.best == {"contiguous": {"serve": 0, "endless": 0}, "paged": {"serve": 501, "endless": 90}}
+    assert record_best(s, "contiguous", "endless", 10) is True
+    assert record_best(s, "nonsense", "serve", 10_000) is False
+    assert record_best(s, "paged", "forty_lines", 10_000) is False
+    assert set(s.best) == set(MODES) and all(set(row) == {"serve", "endless"} for row in s.best.values())
 
 
 def test_unwritable_directory_does_not_raise(tmp_path: Path) -> None:
@@ -298,8 +301,9 @@ json_values = st.recursive(
     | st.dictionaries(st.text(max_size=12), children, max_size=6),
     max_leaves=30,
 )
-field_names = st.sampled_from(["muted", "cards_enabled", "best_scores", "seen_cards", "mode",
-                               "endless", "games_played", "version", "contiguous", "paged"])
+field_names = st.sampled_from(["muted", "cards_enabled", "best", "seen_cards", "mode", "goal", "daily",
+                               "endless", "best_scores", "games_played", "version", "contiguous", "paged",
+                               "serve"])
 
 
 @given(st.one_of(json_values, st.dictionaries(field_names, json_values, max_size=9)))
@@ -307,10 +311,11 @@ field_names = st.sampled_from(["muted", "cards_enabled", "best_scores", "seen_ca
 def test_from_dict_never_raises(data: object) -> None:
     s = Settings.from_dict(data)
     assert isinstance(s.muted, bool) and isinstance(s.cards_enabled, bool)
-    assert isinstance(s.endless, bool)
+    assert isinstance(s.endless, bool) and s.goal in ("serve", "endless")
     assert s.mode in MODES
-    assert set(s.best_scores) == set(MODES)
-    assert all(type(v) is int and v >= 0 for v in s.best_scores.values())
+    assert set(s.best) == set(MODES)
+    assert all(type(v) is int and v >= 0 for row in s.best.values() for v in row.values())
+    assert all(type(v) is int and v >= 0 for row in s.daily.values() for v in row.values())
     assert all(isinstance(c, str) for c in s.seen_cards)
     # whatever came in, what goes out survives a JSON round trip unchanged
     assert Settings.from_dict(json.loads(json.dumps(s.to_dict()))) == s
@@ -333,19 +338,27 @@ def kept_aside(folder: Path) -> list[Path]:
     return sorted(folder.glob(FILE_NAME + ".bad-*"))
 
 
+def serve_bests(s: Settings) -> dict[str, int]:
+    """Each allocator's best score for the ordinary goal."""
+    return {mode: s.best[mode]["serve"] for mode in MODES}
+
+
+BESTS = '"best": {"contiguous": {"serve": 1234}, "paged": {"serve": 5678}}'  # as JSON text
+
+
 def test_byte_order_mark_is_read_and_scores_kept(tmp_path: Path) -> None:
-    text = json.dumps({"best_scores": {"contiguous": 1234, "paged": 5678}, "muted": True})
+    text = json.dumps({"best": {"contiguous": {"serve": 1234}, "paged": {"serve": 5678}}, "muted": True})
     (tmp_path / FILE_NAME).write_bytes(b"\xef\xbb\xbf" + text.encode())
     store = Storage(tmp_path)
     s = store.load()
-    assert s.best_scores == {"contiguous": 1234, "paged": 5678} and s.muted is True
+    assert serve_bests(s) == {"contiguous": 1234, "paged": 5678} and s.muted is True
     store.save(s)
-    assert Storage(tmp_path).load().best_scores["paged"] == 5678
+    assert Storage(tmp_path).load().best["paged"]["serve"] == 5678
 
 
 @pytest.mark.parametrize("damage", ["latin1", "truncated", "huge_number", "trailing_garbage"])
 def test_undecodable_save_is_kept_aside_and_readable_fields_survive(tmp_path: Path, damage: str) -> None:
-    good = json.dumps({"best_scores": {"contiguous": 1234, "paged": 5678}, "muted": True,
+    good = json.dumps({"best": {"contiguous": {"serve": 1234}, "paged": {"serve": 5678}}, "muted": True,
                        "seen_cards": ["caf\u00e9", "split"], "games_played": 9}, indent=1, ensure_ascii=False).encode()
     raw = {
         "latin1": good.replace("caf\u00e9".encode(), b"caf\xe9"),
@@ -356,26 +369,26 @@ def test_undecodable_save_is_kept_aside_and_readable_fields_survive(tmp_path: Pa
     (tmp_path / FILE_NAME).write_bytes(raw)
     store = Storage(tmp_path)
     s = store.load()
-    assert s.best_scores == {"contiguous": 1234, "paged": 5678}
+    assert serve_bests(s) == {"contiguous": 1234, "paged": 5678}
     assert s.muted is True
     assert store.last_error is not None and "kept as" in store.last_error
     copies = kept_aside(tmp_path)
     assert len(copies) == 1 and copies[0].read_bytes() == raw
     store.save(s)  # the next save replaces the file, the copy stays
     assert kept_aside(tmp_path) == copies and copies[0].read_bytes() == raw
-    assert Storage(tmp_path).load().best_scores["paged"] == 5678
+    assert Storage(tmp_path).load().best["paged"]["serve"] == 5678
 
 
 def test_same_bad_save_is_kept_once(tmp_path: Path) -> None:
-    (tmp_path / FILE_NAME).write_bytes(b'{"best_scores": {"paged": 77')
+    (tmp_path / FILE_NAME).write_bytes(b'{"best": {"paged": {"serve": 77')
     for _ in range(3):
-        assert Storage(tmp_path).load().best_scores["paged"] == 77
+        assert Storage(tmp_path).load().best["paged"]["serve"] == 77
     assert len(kept_aside(tmp_path)) == 1
 
 
 def test_unreadable_save_is_moved_aside_before_a_save_replaces_it(tmp_path: Path,
                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
-    raw = json.dumps({"best_scores": {"paged": 5678}}).encode()
+    raw = json.dumps({"best": {"paged": {"serve": 5678}}}).encode()
     (tmp_path / FILE_NAME).write_bytes(raw)
 
     def denied(self) -> bytes:
@@ -394,11 +407,11 @@ def test_unreadable_save_is_moved_aside_before_a_save_replaces_it(tmp_path: Path
 def test_absurd_best_scores_are_clamped_and_the_original_kept(tmp_path: Path, digits: int) -> None:
     from engine.rules import MAX_SCORE
 
-    raw = '{"best_scores": {"contiguous": 12, "paged": %s}}' % ("9" * digits)
+    raw = '{"best": {"contiguous": {"serve": 12}, "paged": {"serve": %s}}}' % ("9" * digits)
     (tmp_path / FILE_NAME).write_text(raw)
     store = Storage(tmp_path)
     s = store.load()
-    assert s.best_scores == {"contiguous": 12, "paged": MAX_SCORE}
+    assert serve_bests(s) == {"contiguous": 12, "paged": MAX_SCORE}
     assert [p.read_text() for p in kept_aside(tmp_path)] == [raw]
 
 
@@ -406,13 +419,13 @@ def test_scores_and_counts_never_exceed_their_maxima() -> None:
     from engine.rules import MAX_SCORE
     from ui.storage import MAX_GAMES
 
-    s = Settings.from_dict({"best_scores": {"paged": MAX_SCORE * 10}, "games_played": 10**30})
-    assert s.best_scores["paged"] == MAX_SCORE and s.games_played == MAX_GAMES
-    assert record_best(s, "contiguous", 10**400) and s.best_scores["contiguous"] == MAX_SCORE
+    s = Settings.from_dict({"best": {"paged": {"endless": MAX_SCORE * 10}}, "games_played": 10**30})
+    assert s.best["paged"]["endless"] == MAX_SCORE and s.games_played == MAX_GAMES
+    assert record_best(s, "contiguous", "serve", 10**400) and s.best["contiguous"]["serve"] == MAX_SCORE
 
 
 def test_unknown_fields_are_kept_aside_before_they_would_be_dropped(tmp_path: Path) -> None:
-    raw = json.dumps({"best_scores": {"paged": 5}, "from_a_newer_version": [1, 2]})
+    raw = json.dumps({"best": {"paged": {"serve": 5}}, "from_a_newer_version": [1, 2]})
     (tmp_path / FILE_NAME).write_text(raw)
     Storage(tmp_path).load()
     assert [p.read_text() for p in kept_aside(tmp_path)] == [raw]
@@ -426,24 +439,24 @@ def test_a_clean_save_is_never_copied(tmp_path: Path) -> None:
 
 
 def test_browser_keeps_a_bad_save_aside_in_local_storage(browser: FakeLocalStorage) -> None:
-    browser.items[LOCAL_STORAGE_KEY] = '{"best_scores": {"contiguous": 1234, "paged": 5678}, "mu'
+    browser.items[LOCAL_STORAGE_KEY] = '{' + BESTS + ', "mu'
     store = Storage()
     s = store.load()
-    assert s.best_scores == {"contiguous": 1234, "paged": 5678}
+    assert serve_bests(s) == {"contiguous": 1234, "paged": 5678}
     copies = [k for k in browser.items if k.startswith(LOCAL_STORAGE_KEY + ".bad-")]
     assert len(copies) == 1 and browser.items[copies[0]].endswith('"mu')
     store.save(s)
     assert browser.items[copies[0]].endswith('"mu')
-    assert json.loads(browser.items[LOCAL_STORAGE_KEY])["best_scores"]["paged"] == 5678
+    assert json.loads(browser.items[LOCAL_STORAGE_KEY])["best"]["paged"]["serve"] == 5678
 
 
 # --- A save that cannot be decoded: every field that can be read is kept ------------------
 
 FULL = {
-    "version": 1, "muted": True, "cards_enabled": False, "mode": "paged", "endless": True,
+    "version": 2, "muted": True, "cards_enabled": False, "mode": "paged", "goal": "endless",
     "games_played": 9, "language": "ko",
-    "best_scores": {"contiguous": 1234, "paged": 5678},
-    "daily_best": {"2026-11-30": 4321, "2026-12-01": 999},
+    "best": {"contiguous": {"serve": 1234, "endless": 50}, "paged": {"serve": 5678, "endless": 4000}},
+    "daily": {"2026-11-30": {"contiguous": 0, "paged": 4321}, "2026-12-01": {"contiguous": 999, "paged": 0}},
     "seen_cards": ["sealed_hole", "split"],
 }
 
@@ -463,7 +476,7 @@ def damaged(how: str) -> tuple[bytes, dict]:
         raw = good.replace(b'"split"', b'"spl\xe9t"')
         want["seen_cards"] = ["sealed_hole", "spl\ufffdt"]
     elif how == "nul block":
-        raw = good.replace(b'"endless": true,', b'"endless": true,' + b"\0" * 512)
+        raw = good.replace(b'"goal": "endless",', b'"goal": "endless",' + b"\0" * 512)
     elif how == "nul tail":
         raw = good + b"\0" * 4096
     elif how == "utf-16 with bom":
@@ -513,10 +526,12 @@ def test_the_full_save_holds_every_field_of_the_schema() -> None:
 
 
 CONTEXT = [
-    '{"best_scores": [["paged", 5]], "paged": 5, "contiguous": 9}',
-    '{"best_scores": {"contiguous": 10}, "paged": 5, "muted": "x", "daily_best": {"2026-12-01": 7, "paged": 9}}',
-    '{"settings": {"language": "ko", "muted": true, "best_scores": {"paged": 5}}, "seen_cards": "split"}',
-    '{"daily_best": {"2026-12-01": {"paged": 5}}, "games_played": {"games_played": 4}, "x": ["ko", {"mode": "paged"}]}',
+    '{"best": [["paged", {"serve": 5}]], "paged": {"serve": 5}, "contiguous": 9, "serve": 4}',
+    '{"best": {"contiguous": {"serve": 10}, "serve": 5}, "paged": {"serve": 5}, "muted": "x",'
+    ' "daily": {"2026-12-01": {"paged": 7}, "paged": {"paged": 9}}}',
+    '{"settings": {"language": "ko", "muted": true, "best": {"paged": {"serve": 5}}}, "seen_cards": "split"}',
+    '{"daily": {"2026-12-01": {"serve": 5}}, "games_played": {"games_played": 4}, "x": ["ko", {"mode": "paged"}],'
+    ' "goal": {"goal": "endless"}}',
 ]
 
 
@@ -526,30 +541,36 @@ def test_a_value_is_taken_only_from_where_it_belongs(tmp_path: Path, text: str, 
     raw = text.encode() + (b"\xff" if broken else b"")
     (tmp_path / FILE_NAME).write_bytes(raw)
     s = Storage(tmp_path).load()
-    assert s.best_scores["paged"] == 0 and s.language is None and s.mode == "contiguous"
-    assert s.muted is False and s.games_played == 0 and s.seen_cards == set()
-    assert all(day == "2026-12-01" for day in s.daily_best)
-    assert s.best_scores["contiguous"] in (0, 10)
+    assert s.best["paged"]["serve"] == 0 and s.language is None and s.mode == "contiguous"
+    assert s.muted is False and s.games_played == 0 and s.seen_cards == set() and s.goal == "serve"
+    assert all(day == "2026-12-01" for day in s.daily)
+    assert all(v in (0, 7) for row in s.daily.values() for v in row.values())
+    assert s.best["contiguous"]["serve"] in (0, 10)
     assert [p.read_bytes() for p in kept_aside(tmp_path)] == [raw]
 
 
-@pytest.mark.parametrize("text, field, key, best", [
-    ('{"best_scores": {"paged": 500, "paged": NaN}}', "best_scores", "paged", 500),
-    ('{"best_scores": {"paged": NaN, "paged": 500}}', "best_scores", "paged", 500),
-    ('{"best_scores": {"paged": 500, "paged": 3}}', "best_scores", "paged", 500),
-    ('{"best_scores": {"paged": 500}, "best_scores": {"contiguous": 7}}', "best_scores", "paged", 500),
-    ('{"best_scores": {"paged": 500}, "best_scores": {"contiguous": 7}}', "best_scores", "contiguous", 7),
-    ('{"best_scores": {"paged": -Infinity, "paged": 12, "paged": 1e999}}', "best_scores", "paged", 12),
-    ('{"daily_best": {"2026-12-01": 50, "2026-12-01": Infinity}}', "daily_best", "2026-12-01", 50),
-    ('{"daily_best": {"2026-12-01": 50}, "daily_best": {"2026-12-01": 40, "2026-11-30": 3}}', "daily_best", "2026-12-01", 50),
-    ('{"best_scores": {"paged": NaN}}', "best_scores", "paged", 0),
+@pytest.mark.parametrize("text, path, best", [
+    ('{"best": {"paged": {"serve": 500, "serve": NaN}}}', ("best", "paged", "serve"), 500),
+    ('{"best": {"paged": {"serve": NaN, "serve": 500}}}', ("best", "paged", "serve"), 500),
+    ('{"best": {"paged": {"serve": 500, "serve": 3}}}', ("best", "paged", "serve"), 500),
+    ('{"best": {"paged": {"serve": 500}, "paged": {"endless": 7}}}', ("best", "paged", "serve"), 500),
+    ('{"best": {"paged": {"serve": 500}}, "best": {"contiguous": {"endless": 7}}}', ("best", "paged", "serve"), 500),
+    ('{"best": {"paged": {"serve": 500}}, "best": {"contiguous": {"endless": 7}}}', ("best", "contiguous", "endless"), 7),
+    ('{"best": {"paged": {"serve": -Infinity, "serve": 12, "serve": 1e999}}}', ("best", "paged", "serve"), 12),
+    ('{"daily": {"2026-12-01": {"paged": 50, "paged": Infinity}}}', ("daily", "2026-12-01", "paged"), 50),
+    ('{"daily": {"2026-12-01": {"paged": 50}}, "daily": {"2026-12-01": {"paged": 40}, "2026-11-30": {"paged": 3}}}',
+     ("daily", "2026-12-01", "paged"), 50),
+    ('{"best": {"paged": {"serve": NaN}}}', ("best", "paged", "serve"), 0),
 ])
 @pytest.mark.parametrize("broken", [False, True], ids=["json", "truncated"])
-def test_nan_and_repeated_keys_keep_the_largest_valid_value(tmp_path: Path, text: str, field: str, key: str,
+def test_nan_and_repeated_keys_keep_the_largest_valid_value(tmp_path: Path, text: str, path: tuple[str, ...],
                                                             best: int, broken: bool) -> None:
     raw = (text[:-1] if broken else text).encode()
     live, copies = load_then_save(tmp_path, raw)
-    assert live[field][key] == best
+    value = live
+    for key in path:
+        value = value[key]
+    assert value == best
     assert [p.read_bytes() for p in copies] == [raw]
 
 
@@ -573,3 +594,54 @@ def test_the_salvage_follows_the_schema_it_is_given() -> None:
     got = save_schema.read(schema, salvage(text, 10**30))
     assert got == {"best": {"contiguous": {"short": 100, "long": 0}, "paged": {"short": 7, "long": 60}},
                    "goal": "long"}
+
+
+# --- A save from rules 1 ---------------------------------------------------------------------
+
+RULES1 = {"version": 1, "muted": True, "cards_enabled": False, "mode": "paged", "endless": True,
+          "games_played": 9, "language": "ko", "seen_cards": ["sealed_hole", "split"],
+          "best_scores": {"contiguous": 1234, "paged": 5678}, "daily_best": {"2026-12-01": 999}}
+
+
+def test_a_rules_1_save_keeps_its_settings_but_not_its_scores(tmp_path: Path) -> None:
+    raw = json.dumps(RULES1, indent=1)
+    (tmp_path / FILE_NAME).write_text(raw)
+    store = Storage(tmp_path)
+    s = store.load()
+    assert (s.muted, s.cards_enabled, s.mode, s.games_played, s.language) == (True, False, "paged", 9, "ko")
+    assert s.seen_cards == {"sealed_hole", "split"} and s.goal == "endless"  # its endless choice is the goal
+    assert s.best == Settings().best and s.daily == {}  # rules-1 scores are no record of rules 2
+    assert store.last_error is not None and "rules 1" in store.last_error and "kept as" in store.last_error
+    assert [p.read_text() for p in kept_aside(tmp_path)] == [raw]  # the old scores are not lost
+    store.save(s)
+    saved = json.loads((tmp_path / FILE_NAME).read_text())
+    assert saved["version"] == 2 and "best_scores" not in saved and "daily_best" not in saved
+    again = Storage(tmp_path)
+    assert again.load() == s and again.last_error is None and len(kept_aside(tmp_path)) == 1
+
+
+def test_a_rules_1_save_without_endless_plays_the_ordinary_goal() -> None:
+    assert Settings.from_dict({**RULES1, "endless": False}).goal == "serve"
+    assert Settings.from_dict({"endless": True, "goal": "serve"}).goal == "serve"  # a stored goal wins
+
+
+# --- The daily challenge: a best per allocator and day -----------------------------------------
+
+
+def test_record_daily_keeps_a_best_per_allocator_and_day() -> None:
+    from ui.storage import MAX_DAILY_DAYS, record_daily
+
+    s = Settings()
+    assert record_daily(s, "2026-12-01", "paged", 500) is True
+    assert record_daily(s, "2026-12-01", "paged", 400) is False
+    assert record_daily(s, "2026-12-01", "contiguous", 40) is True  # the other allocator's own best
+    assert s.daily == {"2026-12-01": {"contiguous": 40, "paged": 500}}
+    assert record_daily(s, "2026-12-01", "mixed", 10_000) is False
+    assert record_daily(s, "not a day", "paged", 10_000) is False
+    assert record_daily(s, "2026-12-02", "paged", 0) is False and "2026-12-02" not in s.daily
+    assert s.best == Settings().best  # the ordinary bests are untouched
+    from datetime import date, timedelta
+
+    for n in range(1, MAX_DAILY_DAYS + 1):
+        assert record_daily(s, (date(2027, 1, 1) + timedelta(days=n)).isoformat(), "paged", n)
+    assert len(s.daily) == MAX_DAILY_DAYS and "2026-12-01" not in s.daily

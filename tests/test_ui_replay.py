@@ -14,6 +14,7 @@ from tests.uikit import canvas, centre, click, key, make_app, pump
 from ui import share, theme
 from ui.headless import force_oom
 from ui.overlays import ResultScene
+from ui.storage import Settings
 from ui.play_scene import END_DELAY_MS, PlayScene
 from ui.replay_scene import ReplayScene
 from ui.title_scene import TitleScene
@@ -175,7 +176,7 @@ def test_a_run_that_switched_allocator_is_mixed_and_replays_exactly(tmp_path):
     app = make_app(tmp_path)
     played = finished_run(app, mode="paged", switch=True)
     assert played.tape.mixed and played.tape.mode == "mixed"
-    assert app.settings.best_scores == {"contiguous": 0, "paged": 0}  # never a best of either mode
+    assert app.settings.best == Settings().best  # never a best of either mode
     assert app.settings.games_played == 1
     decoded = sharecode.decode(played.share_code)
     out, problem = decoded.check()
@@ -194,7 +195,7 @@ def test_choosing_the_allocator_before_the_first_request_is_not_mixed(tmp_path):
     assert not play.tape.mixed and play.tape.mode == "contiguous"
     out, problem = sharecode.decode(play.share_code).check()
     assert problem is None and out.mode == "contiguous"
-    assert app.settings.best_scores["contiguous"] == play.game.score
+    assert app.best("contiguous", "serve") == play.game.score
 
 
 def test_the_title_has_a_daily_button(tmp_path):
@@ -302,3 +303,37 @@ def test_the_daily_button_and_share_row_fit_each_layout(tmp_path, layout):
     for a, b in itertools.combinations(report.buttons, 2):
         assert not pygame.Rect(a.rect).colliderect(b.rect), (a.name, b.name)
     assert not pygame.Rect(report.code_box).colliderect(report.share_buttons[0].rect)
+
+
+@pytest.mark.parametrize("language, words", [
+    ("en", "replay link: recorded under rules 1; this build plays rules 2"),
+    ("ko", "리플레이 링크: 규칙 1에서 기록됨. 이 빌드는 규칙 2를 씁니다")])
+def test_an_old_share_code_is_refused_with_the_engines_one_line(tmp_path, monkeypatch, language, words):
+    from engine.replay import ReplayError, rules_mismatch
+    from tests.test_sharecode import GOLDEN
+    from ui.i18n import Msg
+
+    with pytest.raises(ReplayError) as refused:
+        sharecode.decode(GOLDEN[1][0][3])
+    assert str(refused.value) == rules_mismatch(1)
+    app = make_app(tmp_path, language=language)
+    title = TitleScene(app, seed=1)
+    title.notice = Msg.of("title.replay_problem", reason=str(refused.value))  # as main.py passes it on
+    assert title._notice_text() == words
+    drawn: list[str] = []
+    blit = app.text.blit
+    monkeypatch.setattr(app.text, "blit", lambda s, text, *a, **k: (drawn.append(text), blit(s, text, *a, **k))[1])
+    title._draw_left(canvas()) if not app.layout.portrait else title._draw_side(canvas())
+    shown = [t for t in drawn if t and (t in words)]
+    assert " ".join(shown).split() == words.split(), "the whole line is on the title, none of it cut"
+
+
+def test_a_finished_replay_names_its_outcome(tmp_path):
+    app = make_app(tmp_path)
+    scene = ReplayScene.__new__(ReplayScene)  # only the banner's words: no console drawn
+    scene.app, scene.claimed, scene.label, scene.paused, scene.speed = app, 10, "paged", False, 1
+    scene.replay = type("R", (), {"daily": None})()
+    for outcome, words in (("oom", "CUDA OOM"), ("overload", "OVERLOADED"), ("victory", "WORKLOAD COMPLETE")):
+        scene.game = type("G", (), {"result": type("Rep", (), {"outcome": outcome})(), "score": 10})()
+        scene.done, scene.verdict = True, None
+        assert words in scene.banner_text()[1] and "verified" in scene.banner_text()[1]

@@ -17,6 +17,7 @@ from ui.lab_scene import LabScene
 from ui.cli import Options
 from ui.overlays import HelpScene, PauseScene, ResultScene
 from ui.play_scene import END_DELAY_MS, PlayScene
+from ui.storage import Settings
 from ui.title_scene import TitleScene
 
 pytestmark = pytest.mark.usefixtures("clean_event_queue")
@@ -41,22 +42,24 @@ def test_title_enter_starts_a_game_in_the_chosen_mode(tmp_path):
     assert app.top.game.mode == "contiguous"
 
 
-def test_endless_run_is_chosen_on_the_title_and_persists(tmp_path):
+def test_the_goal_is_chosen_on_the_title_and_persists(tmp_path):
+    from engine import rules as R
+
     app = make_app(tmp_path)
     app.reset(TitleScene(app, seed=1))
     pump(app, 5)
-    assert not app.settings.endless
-    endless = next(b for b in app.top.side_buttons if b.name == "endless")
-    click(app, centre(endless.rect))
-    assert app.settings.endless
+    assert app.settings.goal == "serve" and R.GOALS == ("serve", "endless")
+    goal = next(b for b in app.top.side_buttons if b.name == "endless")  # the goal switch
+    click(app, centre(goal.rect))
+    assert app.settings.goal == "endless"
     key(app, pygame.K_e)
-    assert not app.settings.endless
+    assert app.settings.goal == "serve"
     key(app, pygame.K_e)
     app2 = make_app(tmp_path)
-    assert app2.settings.endless
+    assert app2.settings.goal == "endless"
     app2.reset(TitleScene(app2, seed=1))
     key(app2, pygame.K_RETURN)
-    assert isinstance(app2.top, PlayScene) and app2.top.game.endless
+    assert isinstance(app2.top, PlayScene) and app2.top.game.endless and app2.top.game.goal == "endless"
 
 
 def test_title_start_button_and_attract_bot(tmp_path):
@@ -217,8 +220,8 @@ def test_oom_shows_the_engine_crash_report_then_restart(tmp_path):
     pump(app, int(END_DELAY_MS / theme.STEP_MS) + 2)
     top = app.top
     assert isinstance(top, ResultScene) and top.report is play.game.result
-    assert app.settings.best_scores["contiguous"] == play.game.score > 0
-    assert app.storage.load().best_scores["contiguous"] == play.game.score
+    assert app.best("contiguous", "serve") == play.game.score > 0
+    assert app.storage.load().best["contiguous"] == {"serve": play.game.score, "endless": 0}
     key(app, pygame.K_RETURN)
     assert isinstance(app.top, PlayScene) and app.top is not play
     assert not app.top.game.over and app.top.game.mode == "contiguous"
@@ -252,7 +255,7 @@ def test_a_run_that_switched_allocator_is_mixed_and_sets_no_best(tmp_path):
     force_oom(play)
     pump(app, int(END_DELAY_MS / theme.STEP_MS) + 2)
     assert isinstance(app.top, ResultScene) and app.top.report.record_mode == "mixed"
-    assert app.settings.best_scores == {"contiguous": 0, "paged": 0}
+    assert app.settings.best == Settings().best
     assert app.settings.games_played == 1
 
 
@@ -518,7 +521,7 @@ def test_title_redraws_its_panels_only_when_they_change(tmp_path, monkeypatch):
     key(app, pygame.K_2)  # the allocator choice is shown on the left panel
     app.draw()
     assert len(renders) == 2 and app.settings.mode == "paged"
-    app.settings.best_scores["paged"] = 4321
+    app.settings.best["paged"]["serve"] = 4321
     app.draw()
     assert len(renders) == 3
 
@@ -561,18 +564,18 @@ def test_a_long_toast_stays_over_the_board(tmp_path):
     assert theme.font(size).size(text)[0] + 18 <= L.BOARD[2]  # its plate (text + 18 px) fits
 
 
-def test_victory_tip_counts_the_lines_the_run_really_served(tmp_path):
+def test_victory_tip_counts_the_requests_the_run_really_served(tmp_path):
     import dataclasses
 
     app = make_app(tmp_path)
     play = start_play(app, mode="contiguous")
     force_oom(play)
-    won = dataclasses.replace(play.game.result, outcome="victory", cause_code="victory", lines=41)
+    won = dataclasses.replace(play.game.result, outcome="victory", cause_code="victory", requests_served=301)
     tip = ResultScene(app, play, won).tip()
-    assert tip.startswith("41 lines served"), tip
+    assert tip.startswith("301 requests served"), tip
 
 
-def test_ceiling_tip_says_when_free_blocks_could_still_take_the_request(tmp_path):
+def test_ceiling_tip_says_when_free_blocks_in_reach_could_still_take_the_request(tmp_path):
     import dataclasses
 
     from engine import rules as R
@@ -580,26 +583,29 @@ def test_ceiling_tip_says_when_free_blocks_could_still_take_the_request(tmp_path
     app = make_app(tmp_path)
     play = start_play(app, mode="contiguous")
     force_oom(play)
-    crash = play.game.result
-    roomy = dataclasses.replace(crash, cause_code="ceiling", usable_blocks=120)
+    crash = dataclasses.replace(play.game.result, cause_code="ceiling", free_cells=130, sealed_holes=2)
+    roomy = dataclasses.replace(crash, usable_blocks=120, open_unusable=8)
     tip = ResultScene(app, play, roomy).tip()
-    assert "120 free blocks elsewhere could still take this request" in tip
+    assert "120 free blocks in this request's reach could still take it whole" in tip
     assert "lock above" not in tip  # no engine jargon for a newcomer
-    short = dataclasses.replace(crash, cause_code="ceiling", usable_blocks=R.BLOCKS_PER_REQUEST - 1)
+    short = dataclasses.replace(crash, usable_blocks=R.BLOCKS_PER_REQUEST - 1, open_unusable=125)
     tip = ResultScene(app, play, short).tip()
-    assert tip.startswith("Reservations and holes pushed the stack to the ceiling")
+    assert tip.startswith("130 blocks were free, but 125 of them in gaps too small for this shape")
+
+
+CAUSES = {"memory_full": "oom", "no_free_range": "oom", "spawn_blocked": "oom", "ceiling": "oom",
+          "queue_full": "overload", "deadline": "overload", "victory": "victory"}
 
 
 @pytest.mark.parametrize("layout", ["landscape", "portrait"])
-@pytest.mark.parametrize("cause", ["memory_full", "no_free_range", "spawn_blocked", "ceiling", "victory"])
+@pytest.mark.parametrize("cause", sorted(CAUSES))
 def test_the_report_tip_is_never_cut_short(tmp_path, monkeypatch, layout, cause):
     import dataclasses
 
     app = make_app(tmp_path, layout=layout)
     play = start_play(app, mode="contiguous")
     force_oom(play)
-    report = dataclasses.replace(play.game.result, cause_code=cause, usable_blocks=120,
-                                 outcome="victory" if cause == "victory" else "oom")
+    report = dataclasses.replace(play.game.result, cause_code=cause, usable_blocks=120, outcome=CAUSES[cause])
     scene = ResultScene(app, play, report)
     assert " ".join(scene.tips).split() == scene.tip().split()
     app.push(scene)

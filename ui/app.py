@@ -15,6 +15,8 @@ from typing import TYPE_CHECKING, Callable, Generator
 
 import pygame
 
+from engine.reports import RunReport
+from engine.rules import GOALS
 from ui import i18n, packs, theme
 from ui.console_view import ConsoleView
 from ui.layout import LANDSCAPE, Layout, layout_for
@@ -323,10 +325,16 @@ class GameApp:
         self.save_settings()
         return self.settings.cards_enabled
 
-    def toggle_endless(self) -> bool:
-        self.settings.endless = not self.settings.endless
+    def next_goal(self) -> str:
+        """The title's goal choice: the next of rules.GOALS (serve GOAL_REQUESTS, or endless)."""
+        goals = GOALS
+        self.settings.goal = goals[(goals.index(self.settings.goal) + 1) % len(goals)]
         self.save_settings()
-        return self.settings.endless
+        return self.settings.goal
+
+    def toggle_endless(self) -> bool:
+        """The goal switch (Command.TOGGLE_ENDLESS); True when the goal is now endless."""
+        return self.next_goal() == "endless"
 
     # ------------------------------------------------------------------ language
     @property
@@ -404,25 +412,45 @@ class GameApp:
             self.settings.seen_cards.add(card_id)
             self.save_settings()
 
-    def record_result(self, mode: str, score: int) -> bool:
-        """Count a finished run; True if it set a new best for its mode."""
+    def record_run(self, report: RunReport, daily: "date | str | None" = None) -> bool:
+        """Count a finished run and keep its score where it belongs; True if it set a new best.
+
+        A daily run counts for that day's daily best of its allocator only; any other run for the
+        best of its (allocator, goal). A mixed run (allocator switched mid-run) sets no best.
+        """
         self.settings.games_played += 1
-        best = record_best(self.settings, mode, score)
+        if daily is not None:
+            day = daily if isinstance(daily, str) else daily.isoformat()
+            best = record_daily(self.settings, day, report.record_mode, report.score)
+        else:
+            best = record_best(self.settings, report.record_mode, report.goal, report.score)
         self.save_settings()
         return best
 
-    def best(self, mode: str) -> int:
-        return self.settings.best_scores.get(mode, 0)
+    def record_result(self, mode: str, score: int, goal: str | None = None) -> bool:
+        """Count a finished run of no daily challenge; True if it set a new best for (mode, goal)
+        (goal: the chosen one by default). Prefer record_run, which reads both from the report."""
+        self.settings.games_played += 1
+        best = record_best(self.settings, mode, goal or self.settings.goal, score)
+        self.save_settings()
+        return best
 
-    def record_daily(self, day: str, score: int) -> bool:
-        """Count a daily-challenge score; True if it is the best of that day."""
-        best = record_daily(self.settings, day, score)
+    def best(self, mode: str, goal: str | None = None) -> int:
+        """The best score of (mode, goal); goal: the chosen one by default."""
+        return self.settings.best.get(mode, {}).get(goal or self.settings.goal, 0)
+
+    def record_daily(self, day: str, score: int, mode: str | None = None) -> bool:
+        """Count a daily-challenge score of `mode` (the chosen allocator by default); True if it
+        is that allocator's best of the day."""
+        best = record_daily(self.settings, day, mode or self.settings.mode, score)
         if best:
             self.save_settings()
         return best
 
-    def daily_best(self, day: str) -> int | None:
-        return self.settings.daily_best.get(day)
+    def daily_best(self, day: str, mode: str | None = None) -> int | None:
+        """The daily best of `mode` (the chosen allocator by default) on `day`; None: not played."""
+        score = self.settings.daily.get(day, {}).get(mode or self.settings.mode, 0)
+        return score or None
 
     def today(self) -> "date":
         """Today's UTC date: the daily challenge's day."""

@@ -3,12 +3,17 @@
 Keys are named from the one key table (ui.input.KEYS); everything else comes from the player's
 catalogue: a control row's action is help.do.<name>, a concept row is help.concept.<name> (the
 game's mechanic) and help.meaning.<name> (what it is in a serving engine), a touch row is
-help.touch.<name> and help.touch_do.<name>.
+help.touch.<name> and help.touch_do.<name>. The page "vLLM or game?" is RULES: a heading
+help.rules.<section> and its lines help.rules.<section>.<n>.
+
+Every number a help text quotes is a placeholder filled from the engine's constants (FACTS) or
+the paper's measurements (ui.i18n.game_text.PAPER), never typed into the catalogue.
 """
 from __future__ import annotations
 
 from engine import rules as R
 from ui.i18n import Catalogue
+from ui.i18n.game_text import PAPER
 from ui.input import Command
 from ui.keys import key_hint
 
@@ -20,6 +25,7 @@ CONTROLS: tuple[tuple[str, str | None], ...] = (
     ("hard", key_hint("hard_drop")),
     ("hold", key_hint("hold")),
     ("split", key_hint("split")),
+    ("preempt", key_hint("preempt")),
     ("modes", f"{key_hint('mode_contiguous')} / {key_hint('mode_paged')} / {key_hint('mode_toggle')}"),
     ("pause", key_hint(Command.PAUSE)),
     ("toggles", f"{key_hint(Command.MUTE)}  /  {key_hint(Command.TOGGLE_CARDS)}  /  "
@@ -29,23 +35,48 @@ CONTROLS: tuple[tuple[str, str | None], ...] = (
     ("touch", None),
 )
 
-CONCEPTS: tuple[str, ...] = ("piece", "board", "hatched", "hole", "row", "top", "paged", "table", "split",
-                             "hold", "usable")
+CONCEPTS: tuple[str, ...] = ("piece", "board", "queue", "hatched", "hole", "finish", "paged", "preempt",
+                             "split", "hold")
+
+# The page "vLLM or game?": which decisions a real serving engine makes, which are the game's own,
+# and what the paper measured. (section, how many lines it has)
+RULES: tuple[tuple[str, int], ...] = (("real", 3), ("game", 5), ("paper", 3))
 
 # The same controls for a finger: the buttons under the board, and gestures on the board itself.
 TOUCH_CONTROLS: tuple[str, ...] = ("drag", "tap", "down", "flick", "swipe", "long", "allocator", "details")
 
 
+def facts(tr: Catalogue) -> dict[str, object]:
+    """The numbers help texts quote, from the engine's rules and the paper, in `tr`'s digits."""
+    paper = {f"paper_{k}": "-".join(tr.num(n) for n in v) for k, v in PAPER.items()}
+    return {"cells": R.VISIBLE_CELLS, "tokens": R.TOKENS_PER_BLOCK, "blocks": R.BLOCKS_PER_REQUEST,
+            "max_tokens": R.MAX_SEQ_TOKENS, "queue": R.QUEUE_MAX, "deadline": round(R.DEADLINE_MS / 1000),
+            "cpu": R.CPU_BLOCKS, "requests": tr.num(R.GOAL_REQUESTS), "step": f"{R.DECODE_STEP_MS / 1000:g}",
+            "preempt_key": key_hint("preempt") or "-", "split_key": key_hint("split"), **paper}
+
+
 def controls(tr: Catalogue) -> list[tuple[str, str]]:
-    """(keys, what they do) rows in `tr`'s language."""
-    return [(keys if keys is not None else tr.t(f"help.keys.{name}"), tr.t(f"help.do.{name}"))
-            for name, keys in CONTROLS]
+    """(keys, what they do) rows in `tr`'s language (a row whose keys are not bound is left out)."""
+    return [(keys if keys is not None else tr.t(f"help.keys.{name}"), tr.t(f"help.do.{name}", **facts(tr)))
+            for name, keys in CONTROLS if keys != ""]
 
 
 def concepts(tr: Catalogue) -> list[tuple[str, str]]:
     """(mechanic, meaning) rows in `tr`'s language."""
-    facts = {"cells": R.VISIBLE_CELLS, "tokens": R.TOKENS_PER_BLOCK}
-    return [(tr.t(f"help.concept.{name}", **facts), tr.t(f"help.meaning.{name}", **facts)) for name in CONCEPTS]
+    f = facts(tr)
+    return [(tr.t(f"help.concept.{name}", **f), tr.t(f"help.meaning.{name}", **f)) for name in CONCEPTS]
+
+
+def rules(tr: Catalogue) -> list[tuple[str, list[str]]]:
+    """(heading, lines) of the page "vLLM or game?" in `tr`'s language."""
+    f = facts(tr)
+    return [(tr.t(f"help.rules.{name}"), [tr.t(f"help.rules.{name}.{i}", **f) for i in range(1, n + 1)])
+            for name, n in RULES]
+
+
+def goal(tr: Catalogue) -> str:
+    """The goal and the mixed-run rule, in one paragraph."""
+    return tr.t("help.goal", **facts(tr))
 
 
 def touch_controls(tr: Catalogue) -> list[tuple[str, str]]:

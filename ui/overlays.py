@@ -3,12 +3,12 @@ from __future__ import annotations
 
 import pygame
 
-from engine import RunReport, modes
+from engine import PIECES, RunReport, modes
 from engine import rules as R
 from ui import theme
 from ui.console_view import outline_cells
-from ui.help_content import concepts, controls, touch_controls
-from ui.i18n.game_text import mode_name, report_lines, tip
+from ui.help_content import concepts, controls, goal, rules, touch_controls
+from ui.i18n.game_text import goal_name, mode_name, report_text
 from ui.input import Command, InputMapper
 from ui.keys import (BOARD_KEY, CARDS_KEY, COPY_KEY, HELP_KEY, LANGUAGE_KEY, MUTE_KEY, PAUSE_KEY, QUIT_KEY, START_KEY,
                      WATCH_KEY)
@@ -53,6 +53,30 @@ def draw_row_button(surface: pygame.Surface, app, b: Button, hover: tuple[int, i
     app.text.blit(surface, label or b.label, T.body, theme.TEXT, (r.x + 14, r.centery), "midleft")
     if b.hint:
         app.text.blit(surface, b.hint, T.small, theme.TEXT_DIM, (r.right - 12, r.centery), "midright")
+
+
+def fact_rows(facts, size: int, width: int) -> list[tuple[tuple[str, str], ...]]:
+    """The report's (label, value) facts in rows: two to a row where both fit half the width,
+    one to a row otherwise, in reading order (a half-width fact may pair up past a wide one)."""
+    half = (width - 8) // 2
+    rows: list[tuple[tuple[str, str], ...]] = []
+    pending: tuple[str, str] | None = None
+
+    def fits(fact: tuple[str, str], room: int) -> bool:
+        text = f"{fact[0]}  {fact[1]}"
+        return theme.font_for(text, size).size(text)[0] + 8 <= room
+
+    for fact in facts:
+        if not fits(fact, half):  # a wide one takes a row; a half-width one waits for its partner
+            rows.append((fact,))
+        elif pending is None:
+            pending = fact
+        else:
+            rows.append((pending, fact))
+            pending = None
+    if pending is not None:
+        rows.append((pending,))
+    return rows
 
 
 class Overlay(MenuScene):
@@ -199,11 +223,15 @@ class PauseScene(PlayOverlay):
         r = draw_dialog(surface, dialog, theme.CYAN)
         t, T, tr = self.app.text, lay.text, self.app.tr
         t.blit(surface, tr.t("pause.title"), T.title, theme.CYAN, (r.centerx, r.y + 36), "center")
-        note = tr.t("pause.idle")
-        lines = wrap(note, T.small, r.width - 24)[:2]
-        top = r.y + 70 - (len(lines) - 1) * (T.small + 3) // 2  # one line sits at y + 70
-        for i, line in enumerate(lines):
-            t.blit(surface, line, T.small, theme.TEXT_DIM, (r.centerx, top + i * (T.small + 3)), "center")
+        game = self.play.game
+        served = tr.num(game.served)
+        if game.goal == "serve":
+            served = tr.t("report.value.of_goal", n=served, goal=tr.num(R.GOAL_REQUESTS))
+        progress = tr.t("pause.progress", served=served, tokens=tr.num(game.tokens),
+                        minutes=f"{game.time_ms / 60_000:.1f}")
+        for i, line in enumerate((progress, tr.t("pause.idle"))):  # one line each, at y + 62 and y + 80
+            t.blit(surface, fit(line, T.small, r.width - 24), T.small, theme.TEXT if i == 0 else theme.TEXT_DIM,
+                   (r.centerx, r.y + 62 + i * (T.small + 5)), "center")
         s = self.app.settings
         labels = {"resume": tr.t("pause.resume"), "restart": tr.t("pause.restart"), "help": tr.t("pause.help"),
                   "mute": tr.t("pause.sound", state=tr.on_off(not s.muted)),
@@ -218,13 +246,16 @@ HELP_BG = (3, 4, 10)
 
 
 class HelpScene(Overlay):
-    """Controls, and what every mechanic stands for in a real serving engine.
+    """Controls, what every mechanic stands for in a real serving engine, and which rules are vLLM's
+    and which the game's.
 
-    Landscape shows both on one page; a phone shows the concept map and the controls as two
-    pages with a tab for each.
+    Landscape shows the controls beside one of two pages (the concept map, "vLLM or game?") with a
+    tab for each; a phone shows the concept map, "vLLM or game?" and the controls as three pages.
     """
 
     opaque = True  # a full page: nothing of the game below shows through the text
+    PAGES = ("map", "rules", "controls")
+    TABS = {"map": "help.concept_map", "rules": "help.vllm_or_game", "controls": "help.controls"}
 
     def __init__(self, app) -> None:
         super().__init__(app)
@@ -237,15 +268,21 @@ class HelpScene(Overlay):
         self._page = None
         tr = self.app.tr
         if not lay.portrait:
+            if self.page_name == "controls":
+                self.page_name = "map"  # landscape shows the controls beside every page
+            cx, cy, cw, ch = lay.help_close
+            tab_w = 124
             self.buttons = [Button("close", lay.help_close, tr.t("help.close_key", key=PAUSE_KEY), touch=lay.touch)]
+            self.buttons += [Button(name, (cx - (2 - i) * (tab_w + 8), cy, tab_w, ch), tr.t(self.TABS[name]),
+                                    touch=lay.touch) for i, name in enumerate(self.PAGES[:2])]
             return
         w, h = lay.size
-        tab_w = (w - 2 * lay.margin - 8) // 2
+        n = len(self.PAGES)
+        tab_w = (w - 2 * lay.margin - 8 * (n - 1)) // n
         y = h - lay.margin - lay.touch
-        self.buttons = [Button("close", lay.help_close, tr.t("help.close_tap"), touch=lay.touch),
-                        Button("map", (lay.margin, y, tab_w, lay.touch), tr.t("help.concept_map"), touch=lay.touch),
-                        Button("controls", (lay.margin + tab_w + 8, y, tab_w, lay.touch), tr.t("help.controls"),
-                               touch=lay.touch)]
+        self.buttons = [Button("close", lay.help_close, tr.t("help.close_tap"), touch=lay.touch)]
+        self.buttons += [Button(name, (lay.margin + i * (tab_w + 8), y, tab_w, lay.touch), tr.t(self.TABS[name]),
+                                touch=lay.touch) for i, name in enumerate(self.PAGES)]
 
     def command(self, cmd: Command) -> None:
         if cmd in (Command.PAUSE, Command.HELP, Command.START, Command.QUIT):
@@ -254,7 +291,7 @@ class HelpScene(Overlay):
             self.app.toggle_mute()
 
     def click(self, name: str) -> None:
-        if name in ("map", "controls"):
+        if name in self.PAGES:
             self.page_name = name
             self._page = None
         else:
@@ -271,7 +308,11 @@ class HelpScene(Overlay):
         t, tr = self.app.text, self.app.tr
         page = pygame.Surface(lay.size, pygame.SRCALPHA)
         r = t.blit(page, tr.t("help.title"), theme.LARGE, theme.CYAN, (20, 16))
-        t.blit(page, tr.t("help.subtitle"), theme.SMALL, theme.TEXT_DIM, (max(166, r.right + 12), 20))
+        subtitle = tr.t("help.subtitle")
+        first_tab = min(b.rect[0] for b in self.buttons)
+        x0 = max(166, r.right + 12)
+        if x0 + theme.font_for(subtitle, theme.SMALL).size(subtitle)[0] <= first_tab - 8:
+            t.blit(page, subtitle, theme.SMALL, theme.TEXT_DIM, (x0, 20))
         # Controls column.
         x, y = 20, 54
         t.blit(page, tr.t("help.controls"), theme.SMALL, theme.PANEL_TITLE, (x, y))
@@ -283,24 +324,45 @@ class HelpScene(Overlay):
                 t.blit(page, line, theme.SMALL, theme.TEXT, (x + 12, y))
                 y += 16
             y += 4
-        # Concept map.
         W = lay.width
         cx, cy = 280, 54
+        if self.page_name == "rules":
+            self._render_rules(page, cx, cy, W - 20 - cx, theme.SMALL)
+            return page
+        # Concept map.
         t.blit(page, tr.t("help.concept_map"), theme.SMALL, theme.PANEL_TITLE, (cx, cy))
         t.blit(page, tr.t("help.in_game"), theme.SMALL, theme.TEXT_DIM, (cx, cy + 20))
-        t.blit(page, tr.t("help.in_engine"), theme.SMALL, theme.TEXT_DIM,
-               (cx + 150, cy + 20))
+        t.blit(page, tr.t("help.in_engine"), theme.SMALL, theme.TEXT_DIM, (cx + 150, cy + 20))
         cy += 44
         for mechanic, meaning in concepts(tr):
             pygame.draw.line(page, theme.PANEL_EDGE, (cx, cy - 4), (W - 20, cy - 4))
-            t.blit(page, mechanic, theme.SMALL, theme.MAGENTA, (cx, cy))
+            for i, line in enumerate(wrap(mechanic, theme.SMALL, 140)[:2]):
+                t.blit(page, line, theme.SMALL, theme.MAGENTA, (cx, cy + i * 16))
             lines = wrap(meaning, theme.SMALL, W - 20 - (cx + 150))
             for i, line in enumerate(lines):
                 t.blit(page, line, theme.SMALL, theme.TEXT, (cx + 150, cy + i * 16))
-            cy += max(1, len(lines)) * 16 + 10
-        for i, line in enumerate(wrap(tr.t("help.goal", lines=R.VICTORY_LINES), theme.SMALL, W - 300)):
-            t.blit(page, line, theme.SMALL, theme.GREEN, (cx, max(cy + 6, 500) + i * 16))
+            cy += max(1, len(lines), min(2, len(wrap(mechanic, theme.SMALL, 140)))) * 16 + 8
         return page
+
+    def _render_rules(self, page: pygame.Surface, x: int, y: int, width: int, size: int) -> int:
+        """The page "vLLM or game?" from (x, y), `width` px wide; returns the y under it."""
+        t, tr = self.app.text, self.app.tr
+        line_h = theme.font(size).get_linesize()
+        for head, lines in rules(tr):
+            t.blit(page, head, size, theme.PANEL_TITLE, (x, y))
+            y += line_h + 3
+            for text in lines:
+                for i, line in enumerate(wrap(text, size, width - 14)):
+                    if i == 0:
+                        t.blit(page, "-", size, theme.MAGENTA, (x, y))
+                    t.blit(page, line, size, theme.TEXT, (x + 14, y))
+                    y += line_h
+                y += 2
+            y += 8
+        for line in wrap(goal(tr), size, width):
+            t.blit(page, line, size, theme.GREEN, (x, y))
+            y += line_h
+        return y
 
     def _render_portrait(self, lay: Layout) -> pygame.Surface:
         t, T, tr = self.app.text, lay.text, self.app.tr
@@ -308,8 +370,8 @@ class HelpScene(Overlay):
         m = lay.margin + 4
         width = lay.width - 2 * m
         hy = lay.header[3] // 2
-        title = tr.t("help.concept_map" if self.page_name == "map" else "help.title")
-        t.blit(page, title, T.large, theme.CYAN, (m, hy), "midleft")
+        title = tr.t(self.TABS[self.page_name]) if self.page_name != "controls" else tr.t("help.title")
+        t.blit(page, fit(title, T.large, lay.help_close[0] - m - 8), T.large, theme.CYAN, (m, hy), "midleft")
         line_h = T.small + 3
         y = lay.header[3] + 6
         if self.page_name == "map":
@@ -324,7 +386,9 @@ class HelpScene(Overlay):
                 for line in wrap(meaning[len(first):].strip(), T.small, width - 10) if first != meaning else ():
                     t.blit(page, line, T.small, theme.TEXT, (m + 10, y))
                     y += line_h
-                y += 5
+                y += 4
+        elif self.page_name == "rules":
+            self._render_rules(page, m, y, width, T.small)
         else:
             for head, rows in ((tr.t("help.on_touch"), touch_controls(tr)), (tr.t("help.with_keyboard"), controls(tr)[:-1])):
                 t.blit(page, head, T.small, theme.PANEL_TITLE, (m, y))
@@ -340,9 +404,6 @@ class HelpScene(Overlay):
                         t.blit(page, line, T.small, theme.TEXT, (m + 10, y))
                         y += line_h
                 y += 8
-            for line in wrap(tr.t("help.goal", lines=R.VICTORY_LINES), T.small, width):
-                t.blit(page, line, T.small, theme.GREEN, (m, y))
-                y += line_h
         return page
 
     def draw(self, surface: pygame.Surface) -> None:
@@ -350,11 +411,17 @@ class HelpScene(Overlay):
         if self._page is None:
             self._page = self._render()
         surface.blit(self._page, (0, 0))
+        T = self.app.layout.text
         for b in self.buttons:
             over = self.hover is not None and b.contains(self.hover)
-            if b.name == self.page_name:
-                draw_row_button(surface, self.app, b, None, accent=theme.CYAN)
-                pygame.draw.rect(surface, theme.CYAN, b.rect, 2, border_radius=5)
+            if b.name in self.PAGES:  # tabs: the label in the middle, small enough to fit
+                r = pygame.Rect(b.rect)
+                chosen = b.name == self.page_name
+                pygame.draw.rect(surface, theme.BUTTON_HOVER if over else theme.BUTTON, r, border_radius=5)
+                pygame.draw.rect(surface, theme.CYAN if chosen else theme.PANEL_EDGE, r, 2 if chosen else 1,
+                                 border_radius=5)
+                self.app.text.blit(surface, fit(b.label, T.small, r.width - 8), T.small,
+                                   theme.TEXT if chosen else theme.TEXT_DIM, r.center, "center")
             else:
                 draw_row_button(surface, self.app, b, self.hover if over else None)
 
@@ -390,6 +457,51 @@ class DetailsScene(PlayOverlay):
     def click(self, name: str) -> None:
         self.app.back()
 
+    def stats_rows(self) -> list[tuple[tuple[str, str], ...]]:
+        """Every statistic of the run, as (label, value) pairs two to a row."""
+        tr, game = self.app.tr, self.play.game
+        tele = game.telemetry()
+        served = tr.num(tele.served)
+        if game.goal == "serve":
+            served = tr.t("report.value.of_goal", n=served, goal=tr.num(R.GOAL_REQUESTS))
+        pairs = [
+            (tr.t("details.vram_held"), tr.pct(tele.utilisation)), (tr.t("details.reserved"), str(tele.reserved)),
+            (tr.t("details.fragmentation"), tr.pct(tele.fragmentation)), (tr.t("details.usable_free"), str(tele.usable_free)),
+            (tr.t("details.waste"), tr.pct(tele.waste_share)), (tr.t("details.throughput"), tr.per_second(tele.throughput)),
+            (tr.t("details.running"), str(tele.resident)), (tr.t("details.waiting"), str(tele.waiting)),
+            (tr.t("details.preempted_swap"), str(tele.preempted_swap)),
+            (tr.t("details.preempted_recompute"), str(tele.preempted_recompute)),
+            (tr.t("details.cpu"), tr.t("report.value.of_goal", n=tele.cpu_used, goal=R.CPU_BLOCKS)),
+            (tr.t("details.never_used"), str(tele.reserved_wasted)),
+            (tr.t("details.served"), served), (tr.t("details.tokens"), tr.num(tele.tokens)),
+            (tr.t("details.minutes"), tr.t("report.value.minutes", value=f"{tele.minutes:.1f}")),
+            (tr.t("details.best"), tr.num(self.app.best(game.mode, game.goal))),
+        ]
+        return [tuple(pairs[i:i + 2]) for i in range(0, len(pairs), 2)]
+
+    def table_lines(self, rows: int, width: int) -> list[str]:
+        """One line per running request, newest first: its block table, logical page by page
+        (visible rows counted from the top), its tokens and its reserved blocks."""
+        tr, game = self.app.tr, self.play.game
+        small = self.app.layout.text.small
+        s = game.serving
+        running = sorted(s.running.values(), key=lambda r: -r.order)
+        if not running:
+            return wrap(tr.t("details.no_tables"), small, width)[:rows]
+        shown = running if len(running) <= rows else running[:rows - 1]
+        out = []
+        for req in shown:
+            bt = s.table(req)
+            held = bt.entries[:len(bt.entries) - bt.reserved]
+            cells = " ".join(f"{x},{R.visible_row(y)}" for _, (x, y) in held)
+            line = tr.t("details.table", id=bt.request_id, name=PIECES[bt.kind].name, tokens=bt.tokens, cells=cells)
+            if bt.reserved:
+                line = tr.t("details.table_reserved", line=line, n=bt.reserved)
+            out.append(fit(line, small, width))
+        if len(shown) < len(running):
+            out.append(tr.t("details.more", n=len(running) - len(shown)))
+        return out
+
     def draw(self, surface: pygame.Surface) -> None:
         lay = self.app.layout
         t, T, tr = self.app.text, lay.text, self.app.tr
@@ -398,24 +510,29 @@ class DetailsScene(PlayOverlay):
         t.blit(surface, tr.t("details.title"), T.large, theme.CYAN, (lay.margin + 4, hy), "midleft")
         t.blit(surface, tr.t("details.paused"), T.small, theme.TEXT_DIM, (lay.width - lay.margin - 4, hy), "midright")
         game = self.play.game
-        tele = game.telemetry()
-        sx, sy, sw, sh = lay.details["stats"]
-        draw_panel(surface, (sx, sy, sw, sh), t, tr.t("details.telemetry"), size=T.small)
         line_h = T.small + 3
-        rows = ((tr.t("details.vram_held", percent=tr.pct(tele.utilisation)), tr.t("details.reserved", n=tele.reserved)),
-                (tr.t("details.fragmentation", percent=tr.pct(tele.fragmentation)),
-                 tr.t("details.usable_free", n=tele.usable_free)),
-                (tr.t("details.throughput", value=tr.per_second(tele.throughput)),
-                 tr.t("details.peak", percent=tr.pct(tele.peak_utilisation))),
-                (tr.t("details.resident_free", resident=tele.resident, free=tele.free_cells),
-                 tr.t("details.sealed_best", sealed=tele.sealed_holes, best=tr.num(self.play.state.best))))
-        for i, (left, right) in enumerate(rows):
-            y = sy + 24 + i * line_h
-            t.blit(surface, fit(left, T.small, sw // 2 - 12), T.small, theme.TEXT, (sx + 8, y))
-            t.blit(surface, fit(right, T.small, sw // 2 - 12), T.small, theme.TEXT, (sx + sw // 2 + 4, y))
+        stats = self.stats_rows()
+        sx, sy, sw, _ = lay.details["stats"]
         bx, by, bw, bh = lay.details["blocks"]
-        draw_panel(surface, (bx, by, bw, bh), t, tr.t("hud.block_table"), size=T.small)
-        surface.blit(self.app.view.block_table(self.play.session, (bw - 4, bh - 24)), (bx + 2, by + 22))
+        area_bottom = by + bh  # the statistics take what they need of both panels' room
+        sh = 24 + line_h * len(stats) + 4
+        draw_panel(surface, (sx, sy, sw, sh), t, tr.t("details.telemetry"), size=T.small)
+        for i, pair in enumerate(stats):
+            y = sy + 24 + i * line_h
+            for j, (label, value) in enumerate(pair):
+                x0 = sx + 8 + j * (sw // 2)
+                right = x0 + sw // 2 - 20
+                lr = t.blit(surface, fit(label, T.small, sw // 2 - 70), T.small, theme.TEXT_DIM, (x0, y))
+                t.blit(surface, fit(value, T.small, right - lr.right - 6), T.small, theme.TEXT, (right, y), "topright")
+        ty = sy + sh + 6
+        draw_panel(surface, (bx, ty, bw, area_bottom - ty), t, tr.t("details.tables", n=len(game.serving.running)),
+                   size=T.small)
+        rows = (area_bottom - ty - 24) // line_h - 1  # the last row says how to read the coordinates
+        for i, line in enumerate(self.table_lines(rows, bw - 16)):
+            t.blit(surface, line, T.small, theme.TEXT_DIM if line.startswith("+") else theme.TEXT,
+                   (bx + 8, ty + 22 + i * line_h))
+        note = tr.t("details.coords", bottom=R.VISIBLE - 1)
+        t.blit(surface, fit(note, T.small, bw - 16), T.small, theme.TEXT_DIM, (bx + 8, ty + 22 + rows * line_h))
         self.play.session.log.restyle(lay.log, T.small)
         self.play.session.log.draw(surface, t, tr=tr)
         for b in self.buttons:
@@ -442,6 +559,7 @@ class ResultScene(Overlay):
         self.code: str | None = getattr(play, "share_code", None)  # the run's share code
         self.copy_state: str | None = None  # what COPY did (ui.share.copy_code)
         self.oom = report.outcome == "oom"
+        self.show_best = True
         self.peeking = False  # the report put aside to look at the board it describes
         self.build()
 
@@ -474,24 +592,61 @@ class ResultScene(Overlay):
                                             tr.t("report.code_tail", n=len(self.code)))
         self.content_bottom = share_y if self.code else self.report_buttons[0].rect[1]
         self.buttons = [] if self.peeking else self.report_buttons
-        # Wrapped once per layout: the report's own lines may be long (big numbers, a long cause).
-        width = w - 40
-        lines = report_lines(self.report, tr)
-        self.heading = lines[0]
-        # A phone's tall dialog has room to spare: the report in the body size when it all fits.
-        room = h - bh - 16 - 56 - 120  # under the heading, above the buttons, less score and tips
-        most_tips = 5 if lay.portrait else 3  # the narrow dialog wraps the same tip into more lines
-        if self.code:
-            room -= bh + 8  # the share row
+        self.text = report_text(self.report, tr)
+        self.heading = self.text.heading
+        self.heading_px = next((size for size in (T.title, T.large) if
+                                theme.font_for(self.heading, size).size(self.heading)[0] <= w - 24), T.body)
+        # Wrapped once per layout. Everything is drawn, the tip above all: a phone's tall dialog
+        # takes the body size when it all fits, and the best-scores line gives way first.
+        room = self.content_bottom - 6 - (y + 56)
         for size in ((T.body, T.small) if lay.portrait else (T.small,)):
-            self.px = size
-            self.cause = wrap(lines[1], size, width)[:3]
-            self.body = [part for line in lines[2:] for part in wrap(line, size, width - 12)]
-            tips = wrap(self.tip(), size, width)
-            self.tips = tips[:most_tips]
-            used = theme.font_for(lines[1], size).get_linesize() * (len(self.cause) + len(self.body) + len(self.tips) + 1)
-            if used <= room and len(tips) <= most_tips:
+            self._flow(size, w - 40)
+            if self.height(with_best=True) <= room:
+                self.show_best = True
                 break
+            self.show_best = False
+            if self.height(with_best=False) <= room:
+                break
+
+    def _flow(self, size: int, width: int) -> None:
+        """Wrap every part of the report at `size` for a column `width` px wide."""
+        text = self.text
+        self.px = size
+        self.line_h = theme.font_for(text.cause + text.tip, size).get_linesize()
+        self.cause = wrap(text.cause, size, width)
+        self.memory = wrap(text.memory, size, width - 16)
+        self.rows = fact_rows(text.facts, size, width - 16)
+        self.tips = wrap(text.tip, size, width)
+        self.best_lines = wrap(self.best_line(), self.app.layout.text.small, width)
+
+    def height(self, with_best: bool) -> int:
+        """Pixels the report's text takes under its heading (as draw() places it)."""
+        lh = self.line_h
+        T = self.app.layout.text
+        box = lh * (len(self.memory) + len(self.rows)) + 8 + (4 if self.memory else 0)
+        score = theme.font(T.large).get_linesize()
+        h = lh * len(self.cause) + 6 + box + 6 + score + 4 + lh * len(self.tips)
+        if with_best:
+            h += 6 + theme.font(T.small).get_linesize() * len(self.best_lines)
+        return h
+
+    def best_line(self) -> str:
+        """The records this run is measured against: its goal's bests, or the daily's, or none."""
+        tr, rep = self.app.tr, self.report
+        if rep.mixed:
+            return tr.t("report.mixed_no_best")
+        daily = getattr(self.play, "daily", None)
+        each = self.app.layout.dialog[2] // 5
+        if daily is not None:
+            day = daily.isoformat()
+            scores = [(m, self.app.daily_best(day, m) or 0) for m in modes.NAMES]
+            head = tr.t("report.best_daily", day=day)
+        else:
+            scores = [(m, self.app.best(m, rep.goal)) for m in modes.NAMES]
+            head = tr.t("report.best_goal", goal=goal_name(tr, rep.goal))
+        return tr.t("report.best_scores", head=head, scores="   ".join(
+            tr.t("report.best_entry", mode=mode_name(tr, m), score=short_number(v, theme.SMALL, each))
+            for m, v in scores))
 
     def command(self, cmd: Command) -> None:
         if cmd is Command.START:
@@ -541,80 +696,66 @@ class ResultScene(Overlay):
 
     def tip(self) -> str:
         """What to take away, matching the cause the engine found."""
-        return tip(self.report, self.app.tr)
+        return self.text.tip
 
     def draw(self, surface: pygame.Surface) -> None:
         lay = self.app.layout
         t, T, tr = self.app.text, lay.text, self.app.tr
-        px = self.px
-        line_h = theme.font_for(self.heading + "".join(self.body), px).get_linesize()
-        edge = theme.RED if self.oom else theme.GREEN
+        px, line_h = self.px, self.line_h
+        edge = {"oom": theme.RED, "overload": theme.AMBER}.get(self.report.outcome, theme.GREEN)
         if self.peeking:
-            self.draw_plain_backdrop(surface)
-            if lay.portrait:  # over the teaching-card strip, under the board
-                bar = pygame.Rect(lay.panels["strip"])
-            else:
-                controls = [pygame.Rect(r) for r in lay.controls.values()]
-                y, h = controls[0].y, controls[0].height
-                bar = pygame.Rect(lay.board[0] - 4, y, lay.board[2] + 8, h)
-            rep = self.report
-            outline_cells(surface, lay, rep.sealed_cells, SEALED_COLOUR)
-            outline_cells(surface, lay, rep.reserved_cells, RESERVED_COLOUR)
-            pygame.draw.rect(surface, (9, 12, 26), bar, border_radius=6)
-            pygame.draw.rect(surface, edge, bar, 2, border_radius=6)
-            back = tr.t("report.peek_back_tap") if lay.portrait else tr.t("report.peek_back", key=BOARD_KEY)
-            room = bar.width - 8
-            t.blit(surface, fit(tr.t("report.peek_sealed", n=len(rep.sealed_cells)), T.small, room), T.small,
-                   SEALED_COLOUR, (bar.centerx, bar.centery - 20), "center")
-            t.blit(surface, fit(tr.t("report.peek_reserved", n=len(rep.reserved_cells)), T.small, room), T.small,
-                   RESERVED_COLOUR, (bar.centerx, bar.centery), "center")
-            t.blit(surface, fit(back, T.small, room), T.small, theme.CYAN, (bar.centerx, bar.centery + 20), "center")
+            self._draw_peek(surface, edge)
             return
         self.draw_backdrop(surface)
         r = draw_dialog(surface, lay.dialog, edge)
-        t.blit(surface, self.heading, T.title, edge, (r.centerx, r.y + 30), "center")
+        t.blit(surface, self.heading, self.heading_px, edge, (r.centerx, r.y + 30), "center")
         y = r.y + 56
         for line in self.cause:
-            t.blit(surface, line, px, theme.AMBER if self.oom else theme.TEXT, (r.centerx, y), "midtop")
+            t.blit(surface, line, px, theme.AMBER if self.report.outcome != "victory" else theme.TEXT,
+                   (r.centerx, y), "midtop")
             y += line_h
         y += 6
-        box = pygame.Rect(r.x + 16, y, r.width - 32, line_h * len(self.body) + 12)
+        box = pygame.Rect(r.x + 16, y, r.width - 32,
+                          line_h * (len(self.memory) + len(self.rows)) + 8 + (4 if self.memory else 0))
         pygame.draw.rect(surface, (4, 6, 14), box, border_radius=4)
         pygame.draw.rect(surface, theme.PANEL_EDGE, box, 1, border_radius=4)
-        yy = box.y + 6
-        for line in self.body:
-            t.blit(surface, line, px, theme.TEXT, (box.x + 10, yy))
+        yy = box.y + 4
+        for line in self.memory:
+            t.blit(surface, line, px, theme.TEXT, (box.x + 8, yy))
             yy += line_h
-        y = box.bottom + 10
+        if self.memory:
+            yy += 4
+        half = (box.width - 16) // 2
+        for row in self.rows:
+            for i, (label, value) in enumerate(row):
+                x0 = box.x + 8 + i * (half + 8 if len(row) > 1 else 0)
+                right = x0 + (half - 8 if len(row) > 1 else box.width - 16)
+                lr = t.blit(surface, label, px, theme.TEXT_DIM, (x0, yy))
+                value = fit(value, px, right - lr.right - 8)
+                t.blit(surface, value, px, theme.TEXT, (right, yy), "topright")
+            yy += line_h
+        y = box.bottom + 6
         score = tr.t("report.score", score=tr.num(self.report.score))
         sr = t.blit(surface, score, T.large, theme.TEXT, (r.centerx, y), "midtop")
         if self.new_best:
             p = round(pulse(self.clock_ms, 700) * 6) / 6  # few distinct colours: cached text
             best_label = theme.mix(theme.AMBER, (255, 255, 255), p)
             new_best = tr.t("report.new_best")
-            if sr.right + 12 + theme.font_for(new_best, T.body).size(new_best)[0] <= r.right - 8:
+            nb = theme.font_for(new_best, T.body).size(new_best)[0]
+            if sr.right + 12 + nb <= r.right - 8:
                 t.blit(surface, new_best, T.body, best_label, (sr.right + 12, sr.centery), "midleft")
-            else:
-                sr = t.blit(surface, new_best, T.body, best_label, (r.centerx, sr.bottom + 2), "midtop")
-        y = sr.bottom + 6
-        room = (self.content_bottom - 6 - y) // line_h  # the tip gives way to a long report
-        for line in self.tips if len(self.tips) <= room else ():
+            else:  # a long score: the label goes left of it instead
+                t.blit(surface, new_best, T.body, best_label, (max(r.x + 8, sr.left - 12 - nb), sr.centery),
+                       "midleft")
+        y = sr.bottom + 4
+        for line in self.tips:  # always drawn: build() made room for every line
             t.blit(surface, line, px, theme.CYAN, (r.centerx, y), "midtop")
             y += line_h
-        if y + 10 + line_h <= self.content_bottom - 6:  # the two allocators side by side
-            best = self.app.settings.best_scores
-            each = r.width // 5  # both scores and their labels stay inside the report
-            line = tr.t("report.best_scores", scores="   ".join(
-                tr.t("report.best_entry", mode=mode_name(tr, m), score=short_number(best.get(m, 0), theme.SMALL, each))
-                for m in modes.NAMES))
-            if self.report.mixed:
-                line = tr.t("report.mixed_no_best", line=line)
-            yy = y + 10
-            for part in wrap(line, T.small, r.width - 24):
-                if yy + line_h > self.content_bottom - 6:
-                    break
-                t.blit(surface, part, T.small, theme.TEXT_DIM, (r.centerx, yy), "midtop")
-                yy += line_h
+        if self.show_best:
+            y += 6
+            for part in self.best_lines:
+                t.blit(surface, part, T.small, theme.TEXT_DIM, (r.centerx, y), "midtop")
+                y += theme.font(T.small).get_linesize()
         for b in self.report_buttons:
             if b in self.share_buttons:
                 b.draw(surface, t, hover=self.hover is not None and b.contains(self.hover), accent=edge,
@@ -623,6 +764,30 @@ class ResultScene(Overlay):
                 draw_row_button(surface, self.app, b, self.hover, accent=edge)
         if self.code:
             self._draw_code(surface)
+
+    def _draw_peek(self, surface: pygame.Surface, edge: theme.Colour) -> None:
+        """The BOARD view: the board the report describes, its sealed and reserved-empty cells outlined."""
+        lay = self.app.layout
+        t, T, tr = self.app.text, lay.text, self.app.tr
+        self.draw_plain_backdrop(surface)
+        if lay.portrait:  # over the teaching-card strip, under the board
+            bar = pygame.Rect(lay.panels["strip"])
+        else:
+            controls = [pygame.Rect(r) for r in lay.controls.values()]
+            y, h = controls[0].y, controls[0].height
+            bar = pygame.Rect(lay.board[0] - 4, y, lay.board[2] + 8, h)
+        rep = self.report
+        outline_cells(surface, lay, rep.sealed_cells, SEALED_COLOUR)
+        outline_cells(surface, lay, rep.reserved_cells, RESERVED_COLOUR)
+        pygame.draw.rect(surface, (9, 12, 26), bar, border_radius=6)
+        pygame.draw.rect(surface, edge, bar, 2, border_radius=6)
+        back = tr.t("report.peek_back_tap") if lay.portrait else tr.t("report.peek_back", key=BOARD_KEY)
+        room = bar.width - 8
+        t.blit(surface, fit(tr.t("report.peek_sealed", n=len(rep.sealed_cells)), T.small, room), T.small,
+               SEALED_COLOUR, (bar.centerx, bar.centery - 20), "center")
+        t.blit(surface, fit(tr.t("report.peek_reserved", n=len(rep.reserved_cells)), T.small, room), T.small,
+               RESERVED_COLOUR, (bar.centerx, bar.centery), "center")
+        t.blit(surface, fit(back, T.small, room), T.small, theme.CYAN, (bar.centerx, bar.centery + 20), "center")
 
     COPY_NOTES = ("pending", "copied", "selected", "printed")  # catalogue keys report.copy_note.<state>
 

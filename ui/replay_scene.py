@@ -162,9 +162,11 @@ class ReplayScene(Scene):
             state = tr.t("replay.paused") if self.paused else f"{self.speed}x"
             clock = f"{_clock(self.game.time_ms)} / {_clock(self.total_ms)}"
             return what, tr.t("replay.running", score=score, clock=clock, state=state)
+        result = self.game.result
+        outcome = tr.t(f"replay.outcome.{result.outcome if result is not None else 'none'}")
         if self.verdict is None:
-            return what, tr.t("replay.verified", score=tr.num(self.game.score))
-        return what, tr.t("replay.mismatch", score=tr.num(self.game.score))
+            return what, tr.t("replay.verified", outcome=outcome, score=tr.num(self.game.score))
+        return what, tr.t("replay.mismatch", outcome=outcome, score=tr.num(self.game.score))
 
     def _draw_banner(self, surface: pygame.Surface) -> None:
         """Across the header: what this is (left) and where the run is (right, or under it)."""

@@ -10,6 +10,12 @@ UTF-16, truncation) is read as far as it goes (ui/loose_json.py) and every field
 its own place by the one description of the save, SCHEMA (ui/save_schema.py): a repeated key or
 a NaN keeps the largest valid score, never resets it. Loading and saving never raise; a game must not crash over
 a settings file.
+
+Best scores are kept per (allocator, goal), and the daily challenge's per allocator; a mixed run
+sets none, and a daily run sets only the daily best. A save from rules 1 (version 1: a 40-line
+goal, rows that cleared) keeps every setting (sound, cards, language, allocator, cards seen, games
+played; its endless choice becomes the goal) but not its scores, which no rules-2 run can be
+compared with: the game says so once and keeps the old save aside, scores and all.
 """
 
 from __future__ import annotations
@@ -23,18 +29,22 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from engine import modes as _modes
-from engine.rules import MAX_SCORE
+from engine.rules import GOALS, MAX_SCORE
 from ui import loose_json, save_schema
 from ui.i18n import LANGUAGES
 from ui.loose_json import NOT_A_VALUE, Pairs
 
-MODES: tuple[str, ...] = _modes.NAMES  # one best score per allocator in the engine's registry
+MODES: tuple[str, ...] = _modes.NAMES  # one best score per allocator in the engine's registry...
 DEFAULT_MODE = _modes.DEFAULT  # new players start in CONTIGUOUS: the problem before the fix
+DEFAULT_GOAL = GOALS[0]  # ...and per goal: serve rules.GOAL_REQUESTS requests, or endless
 APP_DIR_NAME = "vram-tetris"
 FILE_NAME = "settings.json"
 LOCAL_STORAGE_KEY = "vram-tetris.settings"
 ENV_DATA_DIR = "VRAM_TETRIS_DATA_DIR"
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: rules 2 (best scores per mode and goal, daily bests per mode)
+# Fields of a version-1 save (rules 1: a 40-line goal, rows that cleared). Its scores are not
+# comparable with rules 2 and are not carried over; "endless" becomes the goal (see Storage.load).
+RULES1_FIELDS = ("best_scores", "daily_best", "endless")
 MAX_SEEN_CARDS = 256  # a save is small; refuse to grow without bound from a hostile file
 MAX_GAMES = 10**9
 MAX_SAVE_BYTES = 1 << 20  # a real save is well under 4 KB; read no more than this
@@ -43,8 +53,8 @@ MAX_KEPT_ASIDE = 50  # copies compared before keeping another (identical ones ar
 MAX_DAILY_DAYS = 62  # daily bests kept: about two months, the oldest dropped first
 
 
-def _default_best() -> dict[str, int]:
-    return {mode: 0 for mode in MODES}
+def _default_best() -> dict[str, dict[str, int]]:
+    return {mode: {goal: 0 for goal in GOALS} for mode in MODES}
 
 
 @dataclass
@@ -53,13 +63,18 @@ class Settings:
 
     muted: bool = False
     cards_enabled: bool = True
-    best_scores: dict[str, int] = field(default_factory=_default_best)
+    best: dict[str, dict[str, int]] = field(default_factory=_default_best)  # mode -> goal -> score
     seen_cards: set[str] = field(default_factory=set)
     mode: str = DEFAULT_MODE
-    endless: bool = False
+    goal: str = DEFAULT_GOAL
     games_played: int = 0
     language: str | None = None  # None: follow the reader's browser or locale
-    daily_best: dict[str, int] = field(default_factory=dict)  # UTC date (YYYY-MM-DD) -> best score
+    daily: dict[str, dict[str, int]] = field(default_factory=dict)  # UTC day -> mode -> score
+
+    @property
+    def endless(self) -> bool:
+        """The chosen goal is the endless run (no victory)."""
+        return self.goal == "endless"
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict (sets become sorted lists so saves diff cleanly)."""
@@ -69,8 +84,12 @@ class Settings:
     @classmethod
     def from_dict(cls, data: object) -> Settings:
         """Build settings from untrusted data (a dict, or loose_json's Pairs with every repeated
-        key): each missing or malformed field gets its default (see SCHEMA)."""
-        return cls(**save_schema.read(SCHEMA, data))
+        key): each missing or malformed field gets its default (see SCHEMA). A version-1 save's
+        "endless" choice becomes the goal when no goal is stored; its scores are left behind."""
+        fields = save_schema.read(SCHEMA, data)
+        if not save_schema.stored(data, "goal") and save_schema.Flag(False).take(save_schema.stored(data, "endless")):
+            fields["goal"] = "endless"
+        return cls(**fields)
 
 
 def _is_day(text: object) -> bool:
@@ -90,38 +109,49 @@ def _is_day(text: object) -> bool:
 SCHEMA: tuple[tuple[str, save_schema.Kind], ...] = (
     ("muted", save_schema.Flag(False)),
     ("cards_enabled", save_schema.Flag(True)),
-    ("best_scores", save_schema.Table(save_schema.Count(MAX_SCORE), keys=MODES)),
+    ("best", save_schema.Table(save_schema.Table(save_schema.Count(MAX_SCORE), keys=GOALS), keys=MODES)),
     ("seen_cards", save_schema.Names(MAX_SEEN_CARDS)),
     ("mode", save_schema.Choice(MODES, DEFAULT_MODE)),
-    ("endless", save_schema.Flag(False)),
+    ("goal", save_schema.Choice(GOALS, DEFAULT_GOAL)),
     ("games_played", save_schema.Count(MAX_GAMES)),
     ("language", save_schema.Choice(LANGUAGES, None)),
-    ("daily_best", save_schema.Table(save_schema.Count(MAX_SCORE), accept=_is_day, keep=MAX_DAILY_DAYS)),
+    ("daily", save_schema.Table(save_schema.Table(save_schema.Count(MAX_SCORE), keys=MODES), accept=_is_day,
+                                keep=MAX_DAILY_DAYS)),
 )
 
 
-def record_daily(settings: Settings, day: str, score: int) -> bool:
-    """Store `score` as the best of the daily challenge of `day`; True when it beat the old one."""
-    if not _is_day(day) or isinstance(score, bool) or not isinstance(score, int) or score < 0:
+def _score(score: object) -> int | None:
+    if isinstance(score, bool) or not isinstance(score, int) or score < 0:
+        return None
+    return min(score, MAX_SCORE)
+
+
+def record_daily(settings: Settings, day: str, mode: str, score: int) -> bool:
+    """Store `score` as the best of `mode` in the daily challenge of `day`; True when it beat the
+    old one. A mixed run is a record of no mode."""
+    value = _score(score)
+    if not _is_day(day) or mode not in MODES or value is None:
         return False
-    score = min(score, MAX_SCORE)
-    best = settings.daily_best
-    if day in best and score <= best[day]:
+    best = settings.daily
+    row = dict(best.get(day) or {m: 0 for m in MODES})
+    if value <= row.get(mode, 0):
         return False
-    best[day] = score
+    row[mode] = value
+    best[day] = row
     for old in sorted(best)[:-MAX_DAILY_DAYS]:
         del best[old]
-    return True
+    return day in best
 
 
-def record_best(settings: Settings, mode: str, score: int) -> bool:
-    """Store `score` as the best for `mode` if it beats the old one; True when it did. A mixed
-    run (allocator changed mid-run) is a record of no mode."""
-    if mode not in MODES or isinstance(score, bool) or not isinstance(score, int):
+def record_best(settings: Settings, mode: str, goal: str, score: int) -> bool:
+    """Store `score` as the best for (`mode`, `goal`) if it beats the old one; True when it did.
+    A mixed run (allocator changed mid-run) is a record of no mode."""
+    value = _score(score)
+    if mode not in MODES or goal not in GOALS or value is None:
         return False
-    score = min(score, MAX_SCORE)
-    if score > settings.best_scores.get(mode, 0):
-        settings.best_scores[mode] = score
+    row = settings.best.setdefault(mode, {g: 0 for g in GOALS})
+    if value > row.get(goal, 0):
+        row[goal] = value
         return True
     return False
 
@@ -392,8 +422,12 @@ class Storage:
         settings = Settings.from_dict(parsed)
         if problem is None and not isinstance(parsed, Pairs):
             problem = "not a settings object"
+        rules1 = [name for name in RULES1_FIELDS if save_schema.stored(parsed, name)]
         if problem is not None:
             self.last_error = f"settings corrupt at {where} ({problem}); using what could be read"
+        elif rules1:
+            self.last_error = (f"settings at {where} were saved under rules 1: their best scores are not "
+                               "comparable with rules 2 and start again; every other setting is kept")
         elif _would_change(dict(parsed) if isinstance(parsed, Pairs) else {}, settings.to_dict()):
             self.last_error = (f"settings at {where} held values the game cannot keep "
                                "(out of range or unknown); corrected")

@@ -1,6 +1,8 @@
 """Title / attract screen: the bot plays in the middle while the player picks a mode."""
 from __future__ import annotations
 
+import re
+
 import pygame
 
 from engine import Game, Input, modes
@@ -13,17 +15,21 @@ from ui.keys import (CARDS_KEY, DAILY_KEY, ENDLESS_KEY, HELP_KEY, HOLD_KEY, LAB_
 from ui.autopilot import AutoPilot
 from ui.console_view import ViewState, mode_accent
 from ui.i18n import Msg
-from ui.i18n.game_text import mode_label, mode_name, mode_note
+from ui.i18n.game_text import goal_name, mode_label, mode_name, mode_note
 from ui.input import Command, InputMapper
 from ui.scene import MenuScene
 from ui.session import GameSession
 from ui.text import fit, short_number, wrap
 from ui.widgets import Button, hit, pulse
 
-HOW_TO = ("contiguous", "paged", "row")  # title.how.<name>.head / .body
+# engine.replay.rules_mismatch: a share code recorded under other rules.
+OLD_RULES = re.compile(r"recorded under rules (\d+); this build plays rules (\d+)")
+HOW_TO = ("contiguous", "paged", "finish")  # title.how.<name>.head / .body
+# The goal switch keeps the layout's button name ("endless"): it steps through rules.GOALS.
 SIDE_BUTTONS = (("help", "HELP & CONCEPT MAP", HELP_KEY), ("lab", "MEMORY LAB", LAB_KEY),
                 ("cards", "TEACHING CARDS", CARDS_KEY), ("mute", "SOUND", MUTE_KEY),
-                ("endless", "RUN", ENDLESS_KEY), ("language", "LANGUAGE", LANGUAGE_KEY))
+                ("endless", "GOAL", ENDLESS_KEY), ("language", "LANGUAGE", LANGUAGE_KEY))
+BEST_COLUMNS = (*R.GOALS, "daily")  # the landscape best-score table: one column per goal, and today's daily
 
 
 def layer_areas(lay) -> tuple[pygame.Rect, ...]:
@@ -109,7 +115,7 @@ class TitleScene(MenuScene):
         elif cmd is Command.TOGGLE_CARDS:
             self.app.toggle_cards()
         elif cmd is Command.TOGGLE_ENDLESS:
-            self.app.toggle_endless()
+            self.app.next_goal()
         elif cmd is Command.LANGUAGE:
             self.app.next_language()
 
@@ -191,15 +197,22 @@ class TitleScene(MenuScene):
         if self.hover is not None:
             b = hit([*self.mode_buttons, *self.side_buttons, self.daily_button], self.hover)
             over = b.name if b is not None else None
-        return (s.mode, s.muted, s.cards_enabled, s.endless, *(self.app.best(m) for m in modes.NAMES),
-                self.notice, over, self.today, self.app.daily_best(self.today), self.app.language,
-                self.app.wanted_language, self.app.font_problem)
+        return (s.mode, s.muted, s.cards_enabled, s.goal, *(self._best_of(m, c) for m in modes.NAMES
+                                                             for c in BEST_COLUMNS),
+                self.notice, over, self.today, self.app.language, self.app.wanted_language, self.app.font_problem)
+
+    def _best_of(self, mode: str, column: str) -> int | None:
+        """The best score of `mode` for a goal, or in today's daily challenge (None: none yet)."""
+        if column == "daily":
+            return self.app.daily_best(self.today, mode)
+        return self.app.best(mode, column) or None
 
     def _best_rows(self) -> list[tuple[str, int | None]]:
-        """Each allocator's best score, and today's daily best (None: not played today)."""
+        """A phone's best scores: each allocator's for the chosen goal, then today's daily."""
         tr = self.app.tr
-        return [*((mode_name(tr, m), self.app.best(m)) for m in modes.NAMES),
-                (tr.t("title.daily_best"), self.app.daily_best(self.today))]
+        goal = self.app.settings.goal
+        return [*((mode_name(tr, m), self._best_of(m, goal)) for m in modes.NAMES),
+                *((tr.t("title.daily_of", mode=mode_name(tr, m)), self._best_of(m, "daily")) for m in modes.NAMES)]
 
     def _render_layer(self) -> None:
         lay = self.app.layout
@@ -249,7 +262,7 @@ class TitleScene(MenuScene):
         t, T, tr = self.app.text, self.app.layout.text, self.app.tr
         line_h = T.small + 3
         y = slot.y + 6
-        for line in wrap(tr.t("title.pitch", lines=R.VICTORY_LINES), T.small, slot.width - 16)[:4]:
+        for line in wrap(tr.t("title.pitch_short", requests=tr.num(R.GOAL_REQUESTS)), T.small, slot.width - 16)[:4]:
             t.blit(surface, line, T.small, theme.TEXT, (slot.x + 8, y))
             y += line_h
         t.blit(surface, fit(tr.t("title.demo_tap_board"), T.small, slot.width - 16), T.small, theme.CYAN,
@@ -271,7 +284,8 @@ class TitleScene(MenuScene):
             y += T.small + 3
         rows = self._best_rows()
         y = self.start_button.rect[1] - 26 - 20 * len(rows)
-        t.blit(surface, tr.t("title.best_scores"), T.small, theme.PANEL_TITLE, (r.x, y))
+        head = tr.t("title.best_goal", goal=goal_name(tr, self.app.settings.goal))
+        t.blit(surface, fit(head, T.small, r.width), T.small, theme.PANEL_TITLE, (r.x, y))
         for i, (name, value) in enumerate(rows):
             yy = y + 22 + i * 20
             label = t.blit(surface, name, T.small, theme.TEXT, (r.x, yy))
@@ -286,12 +300,12 @@ class TitleScene(MenuScene):
         """A phone's row of switches: what each is, and its state under it."""
         t, T, tr = self.app.text, self.app.layout.text, self.app.tr
         s = self.app.settings
-        run = tr.t("title.switch.endless") if s.endless else tr.t("title.switch.lines", lines=R.VICTORY_LINES)
+        run = tr.t(f"title.switch.goal.{s.goal}", requests=tr.num(R.GOAL_REQUESTS))
         labels = {"help": (tr.t("title.switch.help"), tr.t("title.switch.help_state")),
                   "lab": (tr.t("title.switch.lab"), tr.t("title.switch.lab_state")),
                   "cards": (tr.t("title.switch.cards"), tr.t("title.switch.on" if s.cards_enabled else "title.switch.off")),
                   "mute": (tr.t("title.switch.sound"), tr.t("title.switch.off" if s.muted else "title.switch.on")),
-                  "endless": (tr.t("title.switch.run"), run),
+                  "endless": (tr.t("title.switch.goal"), run),
                   "daily": (tr.t("title.switch.daily"), self.today[5:]),
                   "language": (tr.t("title.switch.language"), tr.name)}
         for b in (*self.side_buttons, self.daily_button):
@@ -318,7 +332,7 @@ class TitleScene(MenuScene):
         t.blit(surface, tr.t("game.title_prefix"), T.large, theme.MAGENTA, (x, r.y + 14))
         t.blit(surface, tr.t("game.title"), T.title + 4, theme.CYAN, (x, r.y + 38))
         y = r.y + 82
-        for line in wrap(tr.t("title.pitch", lines=R.VICTORY_LINES), T.small, r.width - 24):
+        for line in wrap(tr.t("title.pitch", requests=tr.num(R.GOAL_REQUESTS)), T.small, r.width - 24):
             t.blit(surface, line, T.small, theme.TEXT, (x, y))
             y += 17
         t.blit(surface, tr.t("title.allocator"), T.small, theme.PANEL_TITLE, (x, 242))
@@ -338,21 +352,51 @@ class TitleScene(MenuScene):
         t.blit(surface, f"{self.today}  {DAILY_KEY}", T.small, theme.TEXT_DIM, (dr.right - 12, dr.centery),
                "midright")
         y = dr.bottom + 10
-        t.blit(surface, tr.t("title.best_scores"), T.small, theme.PANEL_TITLE, (x, y))
-        for i, (name, value) in enumerate(self._best_rows()):
-            yy = y + 20 + i * 19
-            label = t.blit(surface, name, T.body, theme.TEXT, (x, yy))
-            room = r.right - 12 - label.right - 8  # the score never runs into its label
-            t.blit(surface, score_text(value, T.body, room), T.body, theme.AMBER, (r.right - 12, yy), "topright")
+        self._draw_best_table(surface, x, y, r.right - 12)
         notice = self._notice_text()
-        if notice:
-            t.blit(surface, fit(notice, T.small, r.width - 24), T.small, theme.AMBER, (x, r.bottom - 22))
+        if notice:  # up to two lines at the bottom of the panel, under the best scores
+            lines = wrap(notice, T.small, r.width - 24)[:2]
+            for i, line in enumerate(lines):
+                t.blit(surface, fit(line, T.small, r.width - 24), T.small, theme.AMBER,
+                       (x, r.bottom - 6 - (len(lines) - i) * 16))
+
+    def _draw_best_table(self, surface: pygame.Surface, x: int, y: int, right: int) -> None:
+        """Best scores: a row per allocator, a column per goal and one for today's daily."""
+        t, T, tr = self.app.text, self.app.layout.text, self.app.tr
+        t.blit(surface, tr.t("title.best_scores"), T.small, theme.PANEL_TITLE, (x, y))
+        names = [mode_name(tr, m) for m in modes.NAMES]
+        label_w = max(theme.font_for(n, T.small).size(n)[0] for n in names) + 8
+        heads = [tr.t("title.best_col.daily") if c == "daily" else
+                 tr.t(f"title.best_col.{c}", requests=tr.num(R.GOAL_REQUESTS)) for c in BEST_COLUMNS]
+        # Each column as wide as its heading, and the room left shared out evenly.
+        least = theme.font(T.small).size("88,888")[0] + 6  # a good score in full
+        widths = [max(least, theme.font_for(h, T.small).size(h)[0] + 8) for h in heads]
+        spare = max(0, right - x - label_w - sum(widths)) // len(widths)
+        rights = [x + label_w + sum(widths[:j + 1]) + (j + 1) * spare for j in range(len(widths))]
+        for head, cx, w in zip(heads, rights, widths):
+            t.blit(surface, fit(head, T.small, w + spare - 4), T.small, theme.TEXT_DIM, (cx, y + 18), "topright")
+        for i, (mode, name) in enumerate(zip(modes.NAMES, names)):
+            yy = y + 36 + i * 18
+            t.blit(surface, name, T.small, theme.TEXT, (x, yy))
+            for column, cx, w in zip(BEST_COLUMNS, rights, widths):
+                value = self._best_of(mode, column)
+                t.blit(surface, score_text(value, T.small, w + spare - 6), T.small, theme.AMBER, (cx, yy), "topright")
+
+    @staticmethod
+    def localised_notice(notice: Msg | str) -> Msg | str:
+        """A replay link refused for its rules (engine.replay.rules_mismatch's one line) in the
+        player's language; any other notice as it is."""
+        if isinstance(notice, Msg) and notice.key == "title.replay_problem":
+            m = OLD_RULES.fullmatch(str(dict(notice.params).get("reason", "")))
+            if m:
+                return Msg.of("title.replay_old_rules", old=int(m.group(1)), now=int(m.group(2)))
+        return notice
 
     def _notice_text(self) -> str:
         """What the title must say: the LAB is missing, or how the Korean font is coming along."""
         tr = self.app.tr
         if self.notice:
-            return tr.msg(self.notice)
+            return tr.msg(self.localised_notice(self.notice))
         if self.app.wanted_language is not None:  # the browser is fetching the Korean pack
             return tr.t("common.font_loading")
         if self.app.font_problem:  # it could not: the game stays in English and says why
@@ -388,11 +432,10 @@ class TitleScene(MenuScene):
         t.blit(surface, tr.t("title.keys_2", drop=key_hint('hard_drop', 1), hold=HOLD_KEY, pause=PAUSE_KEY), T.small,
                theme.TEXT_DIM, (x, y + 18))
         s = self.app.settings
-        run = tr.t("title.run_endless") if s.endless else tr.t("title.run_lines", lines=R.VICTORY_LINES)
         labels = {"help": tr.t("title.help"), "lab": tr.t("title.lab"),
                   "cards": tr.t("title.cards", state=tr.on_off(s.cards_enabled)),
                   "mute": tr.t("title.sound", state=tr.on_off(not s.muted)),
-                  "endless": tr.t("title.run", state=run),
+                  "endless": tr.t("title.goal", goal=goal_name(tr, s.goal).upper()),
                   "language": tr.t("common.language_button", name=tr.name)}
         for b in self.side_buttons:
             br = pygame.Rect(b.rect)

@@ -7,6 +7,7 @@ thing. An event this module does not know yet is shown with the engine's English
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 from engine import PIECES, modes
 from engine import events as ev
@@ -26,6 +27,12 @@ def mode_name(tr: Catalogue, name: str) -> str:
     """The mode as running text names it ("contiguous" in English, as saves and reports do)."""
     key = f"mode.{name}.name"
     return tr.t(key) if tr.has(key) else name
+
+
+def goal_name(tr: Catalogue, goal: str) -> str:
+    """A run's goal as running text: "serve 300" (rules.GOAL_REQUESTS) or "endless"."""
+    key = f"title.goal.{goal}"
+    return tr.t(key, requests=tr.num(R.GOAL_REQUESTS)) if tr.has(key) else goal
 
 
 def mode_note(tr: Catalogue, name: str) -> str:
@@ -104,62 +111,151 @@ def _warning(event: ev.Alert) -> Msg | str:
     return event.text
 
 
+# ---------------------------------------------------------------- the run report
+# Everything below reads one RunReport: the cause, the facts and the tip quote the same fields,
+# so their numbers agree (free, need, sealed, waiting, ...).
+
+# The PagedAttention paper's measurements the texts quote (Kwon et al., SOSP 2023): how many more
+# requests paging runs at once, its waste, the share of KV memory contiguous systems waste, the
+# tokens of a ShareGPT request's blocks and the paper's maximum sequence length.
+PAPER: dict[str, tuple[int, ...]] = {"concurrency": (2, 4), "paged_waste": (4,), "contiguous_waste": (60, 80),
+                                     "sharegpt_blocks": (30,), "max_length": (2048,)}
+
+HEADINGS = {"oom": "report.oom", "overload": "report.overload", "victory": "report.victory"}
+NEAR_FULL = R.VRAM_WARN  # utilisation at which a queue that overflowed is a memory problem
+
+
+@dataclass(frozen=True)
+class ReportText:
+    """The run report in one language: what the report screen draws, line by line."""
+
+    heading: str
+    cause: str
+    memory: str  # the refused request against free memory ("" for a victory)
+    facts: tuple[tuple[str, str], ...]  # (label, value) pairs, in reading order
+    tip: str
+
+
+def _paged(report: RunReport) -> bool:
+    return not modes.get(report.mode).allocator.external_fragmentation
+
+
+def _req_text(report: RunReport) -> Msg:
+    return Msg.of("log.req", id=report.request_id, name=report.request_name)
+
+
 def cause_message(report: RunReport) -> Msg:
-    """Why the run ended, from the report's numbers (engine.memory.cause_text's sentence)."""
-    code = report.cause_code
-    if report.outcome != "oom" or code == "victory":
-        return Msg.of("cause.victory", lines=report.lines, served=report.requests_served,
-                      tokens=report.tokens)
-    if code == "memory_full":
-        return Msg.of("cause.memory_full", free=report.free_cells, need=R.BLOCKS_PER_REQUEST)
-    if code == "no_free_range":
-        return Msg.of("cause.no_free_range", free=report.free_cells)
-    if code == "ceiling":
-        return Msg.of("cause.ceiling", free=report.free_cells)
-    return Msg.of("cause.spawn_blocked", free=report.free_cells, usable=report.usable_blocks)
-
-
-def report_lines(report: RunReport, tr: Catalogue) -> list[str]:
-    """The run report in `tr`'s language: heading, cause, then the breakdown lines."""
+    """Why the run ended, from the report's numbers (the same ones its other lines show)."""
     r = report
-    if r.mixed:
-        allocator = tr.t("report.allocator_mixed",
-                         modes=" -> ".join(mode_name(tr, m) for m in r.modes_used))
-    else:
-        allocator = mode_name(tr, r.mode)
-    counts = tr.t("report.counts", pieces=tr.num(r.pieces), lines=tr.num(r.lines), tokens=tr.num(r.tokens))
-    score = tr.t("report.score_uptime", score=tr.num(r.score), uptime=tr.seconds(r.time_ms))
-    if r.outcome == "oom":
-        return [
-            tr.t("report.oom"),
-            tr.msg(cause_message(r)),
-            tr.t("report.failed", id=r.request_id, name=r.request_name),
-            tr.t("report.vram_at_crash", percent=tr.pct(r.utilisation, 1), reserved=r.reserved_blocks),
-            tr.t("report.free_breakdown", free=r.free_cells, usable=r.usable_blocks, sealed=r.sealed_holes,
-                 open=r.open_unusable),
-            tr.t("report.finished_holding", served=r.requests_served, resident=r.resident),
-            counts,
-            score,
-            tr.t("report.allocator", allocator=allocator),
-        ]
+    code = r.cause_code
+    req = _req_text(r)
+    if r.outcome == "victory":
+        return Msg.of("cause.victory", served=r.requests_served, tokens=r.tokens)
+    if code == "queue_full":
+        return Msg.of("cause.queue_full", waiting=r.waiting, most=R.QUEUE_MAX, free=r.free_cells,
+                      running=r.resident)
+    if code == "deadline":
+        return Msg.of("cause.deadline", req=req, seconds=round(r.waited_ms / 1000),
+                      deadline=round(R.DEADLINE_MS / 1000), need=r.need, free=r.free_cells)
+    if code == "memory_full":
+        if _paged(r):
+            return Msg.of("cause.memory_full_paged", req=req, need=r.need, free=r.free_cells,
+                          seconds=round(r.waited_ms / 1000))
+        return Msg.of("cause.memory_full", req=req, need=r.need, free=r.free_cells)
+    if code == "no_free_range":
+        return Msg.of("cause.no_free_range", req=req, free=r.free_cells, sealed=r.sealed_holes,
+                      open=r.open_unusable)
+    if code == "ceiling":
+        return Msg.of("cause.ceiling", req=req, free=r.free_cells, sealed=r.sealed_holes)
+    return Msg.of("cause.spawn_blocked", req=req, free=r.free_cells, sealed=r.sealed_holes)
+
+
+def memory_line(report: RunReport, tr: Catalogue) -> str:
+    """The refused (or timed-out) request's need against the free blocks, split by reach."""
+    r = report
+    if r.outcome == "victory":
+        return tr.t("report.memory_victory", peak=tr.pct(r.peak_utilisation), free=r.free_cells)
+    req = tr.msg(_req_text(r))
+    if _paged(r):
+        return tr.t("report.memory_paged", req=req, need=r.need, free=r.free_cells)
+    return tr.t("report.memory_contiguous", req=req, need=r.need, free=r.free_cells, usable=r.usable_blocks,
+                sealed=r.sealed_holes, open=r.open_unusable)
+
+
+def allocator_text(report: RunReport, tr: Catalogue) -> str:
+    if report.mixed:
+        return tr.t("report.allocator_mixed", modes=" -> ".join(mode_name(tr, m) for m in report.modes_used))
+    return mode_name(tr, report.mode)
+
+
+def report_facts(report: RunReport, tr: Catalogue) -> list[tuple[str, str]]:
+    """The run's numbers as (label, value) pairs: time, work done, the end state, waste, allocator."""
+    r = report
+    served = tr.num(r.requests_served)
+    if r.goal == "serve":
+        served = tr.t("report.value.of_goal", n=served, goal=tr.num(R.GOAL_REQUESTS))
     return [
-        tr.t("report.victory"),
-        tr.msg(cause_message(r)),
-        tr.t("report.finished_end", served=r.requests_served, resident=r.resident),
-        tr.t("report.peak", peak=tr.pct(r.peak_utilisation, 1), frag=tr.pct(r.fragmentation, 1)),
-        counts,
-        score,
-        tr.t("report.allocator", allocator=allocator),
+        (tr.t("report.fact.minutes"), tr.t("report.value.minutes", value=f"{r.minutes:.1f}")),
+        (tr.t("report.fact.served"), served),
+        (tr.t("report.fact.tokens"), tr.num(r.tokens)),
+        (tr.t("report.fact.end_state"), tr.t("report.value.pair", a=r.resident, b=r.waiting)),
+        (tr.t("report.fact.preemptions"), tr.t("report.value.pair", a=r.preempted_swap, b=r.preempted_recompute)),
+        (tr.t("report.fact.waste"), tr.blocks(r.reserved_wasted)),
+        (tr.t("report.fact.vram"), tr.t("report.value.vram", percent=tr.pct(r.utilisation),
+                                        reserved=r.reserved_blocks)),
+        (tr.t("report.fact.allocator"), allocator_text(r, tr)),
     ]
 
 
+def report_text(report: RunReport, tr: Catalogue) -> ReportText:
+    """The whole run report in `tr`'s language."""
+    return ReportText(tr.t(HEADINGS[report.outcome]), tr.msg(cause_message(report)), memory_line(report, tr),
+                      tuple(report_facts(report, tr)), tip(report, tr))
+
+
+def report_lines(report: RunReport, tr: Catalogue) -> list[str]:
+    """The run report as plain lines: heading, cause, memory, then "label: value" per fact."""
+    text = report_text(report, tr)
+    return [text.heading, text.cause, text.memory,
+            *(tr.t("report.fact_line", label=label, value=value) for label, value in text.facts),
+            tr.t("report.score", score=tr.num(report.score))]
+
+
 def tip(report: RunReport, tr: Catalogue) -> str:
-    """What to take away, matching the cause the engine found."""
-    if report.outcome != "oom":
-        return tr.t("tip.victory", lines=report.lines, peak=tr.pct(report.peak_utilisation))
-    if report.cause_code in ("memory_full", "no_free_range", "spawn_blocked"):
-        return tr.t(f"tip.{report.cause_code}")
-    paged = tr.t("tip.paged_ceiling")
-    if report.usable_blocks >= R.BLOCKS_PER_REQUEST:  # the player stacked one spot, memory was not short
-        return tr.t("tip.ceiling_tall", usable=report.usable_blocks, paged=paged)
-    return tr.t("tip.ceiling", paged=paged)
+    """What to take away: the honest lesson of the cause the engine found, with its numbers."""
+    from ui.keys import BOARD_KEY, SPLIT_KEY  # the key table imports pygame: only when a tip is worded
+
+    r = report
+    code = r.cause_code
+    paged = _paged(r)
+    if r.outcome == "victory":
+        return tr.t("tip.victory", served=tr.num(r.requests_served), minutes=f"{r.minutes:.1f}",
+                    peak=tr.pct(r.peak_utilisation), wasted=r.reserved_wasted)
+    short = r.free_cells < r.need  # memory really was short of what the request needed
+    if r.outcome == "oom":
+        if paged:
+            return tr.t("tip.paged_full", free=r.free_cells, need=r.need,
+                        deadline=round(R.DEADLINE_MS / 1000))
+        if r.sealed_holes >= R.BLOCKS_PER_REQUEST:  # external fragmentation cost the run
+            return tr.t("tip.sealed", sealed=r.sealed_holes, key=BOARD_KEY)
+        if code == "memory_full":
+            return tr.t("tip.memory_full", free=r.free_cells, need=r.need, reserved=r.reserved_blocks)
+        if r.usable_blocks >= r.need:  # the player's placement, not the memory, ended it
+            return tr.t("tip.ceiling_reach" if code == "ceiling" else "tip.spawn_blocked",
+                        usable=r.usable_blocks)
+        return tr.t("tip.gaps", free=r.free_cells, open=r.open_unusable, sealed=r.sealed_holes)
+    if code == "queue_full":
+        if r.utilisation >= NEAR_FULL or short:
+            return tr.t("tip.queue_full_memory", percent=tr.pct(r.utilisation), swap=r.preempted_swap,
+                        recompute=r.preempted_recompute)
+        if not paged and r.reserved_blocks >= r.free_cells // 2:
+            low, high = PAPER["concurrency"]
+            return tr.t("tip.queue_full_reserved", reserved=r.reserved_blocks, low=low, high=high)
+        return tr.t("tip.queue_full_slow", free=r.free_cells, waiting=r.waiting)
+    if short:
+        if paged:
+            return tr.t("tip.deadline_memory", free=r.free_cells, need=r.need)
+        return tr.t("tip.memory_full", free=r.free_cells, need=r.need, reserved=r.reserved_blocks)
+    if paged:
+        return tr.t("tip.deadline_split", free=r.free_cells, split=SPLIT_KEY)
+    return tr.t("tip.deadline_slow", free=r.free_cells, req=tr.msg(_req_text(r)))

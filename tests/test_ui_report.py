@@ -1,0 +1,200 @@
+"""The run report under rules 2: every ending, both layouts, both languages, numbers that agree."""
+from __future__ import annotations
+
+import dataclasses
+import itertools
+import re
+import types
+
+import pygame
+import pytest
+from tests.reportkit import reports
+from tests.uikit import make_app
+
+from engine import rules as R
+from ui import overlays
+from ui.i18n import catalogue
+from ui.i18n.game_text import report_text, tip
+from ui.keys import SPLIT_KEY
+from ui.overlays import ResultScene
+
+pytestmark = pytest.mark.usefixtures("clean_event_queue")
+NAMES = sorted(reports())
+EN, KO = catalogue("en"), catalogue("ko")
+CODE = "VT2" + "x" * 300  # a share code as long as a long run's: the report then has a share row
+
+
+def report_scene(tmp_path, layout: str, language: str, report, code: str | None = CODE,
+                 daily=None) -> ResultScene:
+    """The report over a stand-in for the game below (its snapshot made up front)."""
+    app = make_app(tmp_path, layout=layout, language=language)
+    play = types.SimpleNamespace(share_code=code, daily=daily, replay=None, tape=None,
+                                 restart=lambda: None, state=types.SimpleNamespace(muted=False))
+    scene = ResultScene(app, play, report)
+    app.scenes.append(scene)
+    scene._backdrop = pygame.Surface(app.layout.size)
+    scene._plain = pygame.Surface(app.layout.size)
+    return scene
+
+
+def drawn_text(scene: ResultScene, monkeypatch) -> list[tuple[str, pygame.Rect]]:
+    drawn: list[tuple[str, pygame.Rect]] = []
+    text = scene.app.text
+    blit = text.blit
+
+    def recording(surface, s, size, colour, pos, anchor="topleft"):
+        r = blit(surface, s, size, colour, pos, anchor)
+        drawn.append((s, r))
+        return r
+
+    monkeypatch.setattr(text, "blit", recording)
+    scene.draw(scene.app.surface)
+    return drawn
+
+
+def numbers(text: str) -> list[int]:
+    return [int(n.replace(",", "")) for n in re.findall(r"\d[\d,]*", text)]
+
+
+def test_the_real_reports_cover_every_ending():
+    rs = reports().values()
+    assert {r.outcome for r in rs} == {"oom", "overload", "victory"}
+    assert {(r.mode, r.cause_code) for r in rs} >= {
+        ("contiguous", "ceiling"), ("contiguous", "memory_full"), ("contiguous", "spawn_blocked"),
+        ("contiguous", "deadline"), ("paged", "queue_full"), ("paged", "deadline"), ("paged", "memory_full"),
+        ("paged", "victory")}
+
+
+@pytest.mark.parametrize("mixed", [False, True], ids=["", "mixed"])
+@pytest.mark.parametrize("language", ["en", "ko"])
+@pytest.mark.parametrize("layout", ["landscape", "portrait"])
+@pytest.mark.parametrize("name", NAMES)
+def test_the_tip_is_drawn_whole_in_every_report(tmp_path, monkeypatch, layout, language, name, mixed):
+    report = reports()[name]
+    if mixed:  # the longest allocator line
+        report = dataclasses.replace(report, mixed=True, modes_used=("contiguous", "paged", "contiguous"))
+    scene = report_scene(tmp_path, layout, language, report)
+    drawn = drawn_text(scene, monkeypatch)
+    texts = [t for t, _ in drawn]
+    assert scene.tips and " ".join(scene.tips).split() == scene.tip().split()
+    assert all(line in texts for line in scene.tips), "every line of the tip is on screen"
+    # ... and everything drawn is legible: in the dialog, above the share row, never overlapping.
+    dialog = pygame.Rect(scene.app.layout.dialog)
+    buttons = [pygame.Rect(b.rect) for b in scene.buttons] + [pygame.Rect(scene.code_box)]
+    body = [(t, r) for t, r in drawn if not any(b.contains(r) for b in buttons)]  # a button's own label
+    for t, r in body:
+        assert dialog.contains(r), (t, r)
+        assert r.bottom <= scene.content_bottom, (t, r)
+    for (ta, a), (tb, b) in itertools.combinations(body, 2):
+        if a != b:
+            assert not a.inflate(0, -4).colliderect(b.inflate(0, -4)), (ta, tb)
+    assert scene.px >= scene.app.layout.text.small
+
+
+@pytest.mark.parametrize("tr", [EN, KO], ids=["en", "ko"])
+@pytest.mark.parametrize("name", NAMES)
+def test_the_report_numbers_agree(name, tr):
+    r = reports()[name]
+    text = report_text(r, tr)
+    cause, memory = numbers(text.cause), numbers(text.memory)
+    if r.outcome == "victory":
+        assert r.requests_served >= R.GOAL_REQUESTS and r.requests_served in cause and r.tokens in cause
+        return
+    assert r.free_cells in cause and r.free_cells in memory, (text.cause, text.memory)
+    assert r.need in memory
+    if r.outcome == "oom" and r.mode == "contiguous":
+        assert r.need == R.BLOCKS_PER_REQUEST  # a contiguous request holds its whole shape
+        assert r.free_cells == r.usable_blocks + r.sealed_holes + r.open_unusable
+        assert [r.free_cells, r.usable_blocks, r.sealed_holes, r.open_unusable] == memory[-4:]
+        if r.cause_code != "memory_full":
+            assert r.sealed_holes in cause
+    if r.outcome == "oom" and r.mode == "paged":
+        assert r.free_cells < r.need and r.need in cause  # paged: an OOM only when memory is short
+    if r.cause_code == "queue_full":
+        assert r.waiting > R.QUEUE_MAX and {r.waiting, R.QUEUE_MAX} <= set(cause)
+    if r.cause_code == "deadline":
+        assert {round(r.waited_ms / 1000), round(R.DEADLINE_MS / 1000), r.need} <= set(cause)
+    facts = dict(text.facts)
+    assert tr.num(r.tokens) in facts[tr.t("report.fact.tokens")]
+    assert str(r.resident) in facts[tr.t("report.fact.end_state")]
+
+
+def test_sealed_off_memory_says_paging_would_have_used_it():
+    r = reports()["contiguous_sealed"]
+    assert r.sealed_holes >= R.BLOCKS_PER_REQUEST
+    words = tip(r, EN)
+    assert f"Paging would have used these {r.sealed_holes} free blocks" in words
+    few = dataclasses.replace(r, sealed_holes=1, usable_blocks=r.free_cells - 1, open_unusable=0)
+    assert "Paging would have used" not in tip(few, EN)  # one sealed block did not end this run
+    assert "in this request's reach could still take it whole" in tip(few, EN)
+
+
+def test_a_paged_deadline_with_memory_free_points_at_split():
+    r = reports()["paged_idle"]
+    assert r.cause_code == "deadline" and r.free_cells >= r.need
+    assert f"split ({SPLIT_KEY}) admits a request that cannot be placed whole at once" in tip(r, EN)
+    short = reports()["paged_short"]
+    assert short.cause_code == "deadline" and short.free_cells < short.need
+    assert "split" not in tip(short, EN) and "watermark" in tip(short, EN)  # split could not have helped
+
+
+def test_a_full_queue_with_memory_near_full_asks_for_a_watermark():
+    busy, idle = reports()["paged_busy"], reports()["paged_centre"]
+    assert busy.cause_code == idle.cause_code == "queue_full"
+    assert busy.utilisation >= R.VRAM_WARN > idle.utilisation
+    assert "keep a few blocks free (vLLM's watermark)" in tip(busy, EN)
+    assert "watermark" not in tip(idle, EN) and "admitted only when it comes to rest" in tip(idle, EN)
+
+
+def test_a_paged_oom_gives_both_numbers_and_memory_really_was_full():
+    r = reports()["paged_full"]
+    assert (r.outcome, r.cause_code) == ("oom", "memory_full")
+    text = report_text(r, EN)
+    assert f"for {r.need} block(s) with {r.free_cells} free" in text.cause
+    assert "Paging used every free block" in text.tip
+
+
+@pytest.mark.parametrize("layout", ["landscape", "portrait"])
+def test_the_board_view_outlines_sealed_and_reserved_empty_cells(tmp_path, monkeypatch, layout):
+    r = reports()["contiguous_bot"]
+    assert r.sealed_cells and r.reserved_cells
+    scene = report_scene(tmp_path, layout, "en", r)
+    outlined = []
+    monkeypatch.setattr(overlays, "outline_cells", lambda surface, lay, cells, colour: outlined.append((cells, colour)))
+    scene.click("board")
+    drawn = drawn_text(scene, monkeypatch)
+    assert outlined == [(r.sealed_cells, overlays.SEALED_COLOUR), (r.reserved_cells, overlays.RESERVED_COLOUR)]
+    assert any(str(len(r.sealed_cells)) in t for t, _ in drawn)
+    assert len(r.sealed_cells) == r.sealed_holes  # the outline is the count the report gives
+
+
+def test_the_best_line_names_the_runs_goal_or_its_daily(tmp_path):
+    from datetime import date
+
+    r = reports()["paged_victory"]
+    scene = report_scene(tmp_path, "landscape", "en", r)
+    assert "serve 300" in scene.best_line()
+    daily = report_scene(tmp_path, "landscape", "en", r, daily=date(2026, 12, 1))
+    assert "daily 2026-12-01" in daily.best_line()
+    mixed = report_scene(tmp_path, "landscape", "en", dataclasses.replace(r, mixed=True))
+    assert mixed.best_line() == "mixed run: it sets no best score"
+
+
+def test_record_run_keeps_bests_per_allocator_and_goal_and_the_daily_apart(tmp_path):
+    app = make_app(tmp_path)
+    r = reports()["paged_victory"]
+    assert r.goal == "serve" and r.score > 0
+    assert app.record_run(r)
+    assert app.best("paged", "serve") == r.score and app.best("paged", "endless") == 0
+    endless = dataclasses.replace(r, goal="endless", score=r.score // 2)
+    assert app.record_run(endless) and app.best("paged", "endless") == r.score // 2
+    assert app.best("paged", "serve") == r.score
+    daily = dataclasses.replace(r, score=r.score * 3)
+    assert app.record_run(daily, daily="2026-12-01")
+    assert app.daily_best("2026-12-01", "paged") == r.score * 3 and app.daily_best("2026-12-01", "contiguous") is None
+    assert app.best("paged", "serve") == r.score, "a daily run sets no ordinary best"
+    assert not app.record_run(dataclasses.replace(r, mixed=True, score=r.score * 10))
+    assert app.best("paged", "serve") == r.score and app.settings.games_played == 4
+    stored = app.storage.load()
+    assert stored.best["paged"] == {"serve": r.score, "endless": r.score // 2}
+    assert stored.daily == {"2026-12-01": {"contiguous": 0, "paged": r.score * 3}}
