@@ -141,6 +141,11 @@ class Game:
             self.active = None
             self._spawn(s.requests[a.request_id])
 
+    def set_workload(self, workload: Workload) -> None:
+        """Take the requests still to arrive from `workload` (puzzles, lessons, tests: e.g. a
+        workload.Scripted list of arrivals); those already arrived stay where they are."""
+        self._workload = workload
+
     def set_active(self, kind: Kind, rotation: int = 0, x: int | None = None,
                    y: int | None = None) -> None:
         """Make the falling request a `kind` at a given pose (puzzles, lessons, tests).

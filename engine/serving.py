@@ -96,7 +96,7 @@ class Serving:
         self.reserved_wasted = 0  # reserved blocks still empty when their request finished
         self.preempted_swap = 0
         self.preempted_recompute = 0
-        self.finished_holding_max = 0  # blocks a finished request still held (always 0)
+        self.finished_holding_max = 0  # most blocks a request held once finished (counted; must be 0)
         self.events: list[ev.Event] = []
 
     # ------------------------------------------------------------------ reading
@@ -276,6 +276,10 @@ class Serving:
     def _finish(self, req: Request) -> None:
         wasted = req.reserved
         cells = self._release(req)
+        # Measured, not assumed: blocks the board still gives this request once it finished.
+        kept = sum(row.count(req.id) for row in self.board.grid)
+        if kept > self.finished_holding_max:
+            self.finished_holding_max = kept
         req.done = req.output
         req.state = FINISHED
         req.blocks = []
