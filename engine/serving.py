@@ -293,8 +293,11 @@ class Serving:
     def preempt(self, req: Request) -> None:
         """Take every block of a running request and put it back at the front of the queue, to
         be swapped back in or recomputed as the preemption mode says."""
-        generated = self.generated_of(req)
         n = len(req.blocks)
+        # Preempted in the step it was to grow in, it got no block for that step's token: only
+        # what its blocks hold was generated (as vLLM preempts before the step runs).
+        generated = min(self.generated_of(req),
+                        (n - req.reserved) * R.TOKENS_PER_BLOCK - req.prompt)
         cells = self._release(req)
         req.done = generated
         req.blocks = []
