@@ -621,6 +621,12 @@ class Game:
     def _retry_blocked(self) -> None:
         req = self.blocked
         assert req is not None
+        if not self._mode.allocator.pages_on_demand:
+            # The allocator changed while it waited (it is not admitted yet): it enters again,
+            # as a request of the new allocator, instead of waiting for pages that never come.
+            self.blocked = None
+            self._spawn(req)
+            return
         s = self.serving
         if s.step <= self._blocked_step:
             return

@@ -629,12 +629,26 @@ def test_contiguous_never_waits_it_runs_out_of_memory():
     assert game.over and game.blocked is None and game.result.outcome == "oom"
 
 
+def test_a_waiting_request_enters_again_when_the_allocator_switches_to_contiguous():
+    game = game_with(["#########."] * 20, Kind.O, mode="paged", prompt=40, output=10)
+    req = game.falling
+    game.update(0, [Input.HARD_DROP])
+    assert game.blocked is req
+    game.update(0, [Input.MODE_CONTIGUOUS])
+    events = game.update(10)
+    assert game.blocked is None and game.active is not None and game.active.request_id == req.id
+    assert of(events, ev.Spawned)[0].request_id == req.id and not game.over
+    game.update(0, [Input.HARD_DROP])  # still no room for an O: now a contiguous OOM
+    r = game.result
+    assert r.outcome == "oom" and r.cause_code == "ceiling" and r.free_cells == 20 >= r.need
+
+
 def preempt_board(mode: str = "recompute") -> tuple[Game, object, object]:
-    """Two free blocks; A (older) and B (newer) take one each and both need a second at the
-    same decode step: B is preempted so A can grow."""
+    """Two free blocks; A (older, 16 tokens) and B (newer, 10) take one each; A needs a second
+    at the first decode step, none is free: B is preempted so A can grow."""
     rows = ["##########"] * 18 + ["#########."] * 2
     game = game_with(rows, Kind.O, mode="paged", prompt=16, output=16,
-                     arrivals=[arrival(2, 1.0, Kind.T, prompt=16, output=40)])
+                     arrivals=[arrival(2, 1.0, Kind.T, prompt=10, output=40)])
     if mode != game.preempt_mode:
         events = game.toggle_preempt()
         assert of(events, ev.PreemptModeSwitched)[0].mode == mode == game.preempt_mode
@@ -657,14 +671,29 @@ def test_no_free_block_preempts_the_newest_running_request_by_recompute():
     assert a.state == "running" and len(a.blocks) == 2 and cells_of(game, b.id) == set()
     assert s.preempted_recompute == 1 and s.preempted_swap == 0 and s.cpu_used == 0
     # Its generated tokens join its prompt: it needs room for all of them again.
-    assert b.done == pre[0].generated >= 1 and b.recomputed == b.done
-    assert s.need(b) == R.blocks_for(16 + b.done) and s.prefill_ms(b) == 12.0 * (16 + b.done)
+    assert b.done == pre[0].generated == 1 and b.recomputed == b.done
+    assert s.need(b) == 1 and s.prefill_ms(b) == R.PREFILL_MS_PER_TOKEN * (10 + 1)
     assert b.state == "queued" and game.time_ms - 100 < b.queued_ms <= game.time_ms
     # It comes back first, before anything newer, when blocks free up.
     run_until(game, lambda: b.state == "running")
     assert a.state == "finished" and b.state == "running"
     assert b.done + b.prompt <= game.serving.tokens_of(b)
     assert game.tokens == a.output
+
+
+def test_a_request_preempted_in_the_step_it_grows_in_keeps_only_what_its_blocks_hold():
+    # A and B both fill their one block at the first step; A grows first and takes B's place.
+    rows = ["##########"] * 18 + ["#########."] * 2
+    game = game_with(rows, Kind.O, mode="paged", prompt=16, output=16,
+                     arrivals=[arrival(2, 1.0, Kind.T, prompt=16, output=40)])
+    game.toggle_preempt()  # swap: it comes back with the blocks it had
+    game.update(0, [Input.SPLIT])
+    game.update(10)
+    b = game.falling
+    game.update(0, [Input.SPLIT])
+    pre = of(run_until(game, lambda: b.state != "running"), ev.Preempted)[0]
+    assert pre.how == "swap" and pre.generated == 0 and b.done == 0
+    assert game.serving.tokens_of(b) == 16 == len(pre.cells) * R.TOKENS_PER_BLOCK
 
 
 def test_swap_preemption_moves_blocks_to_the_cpu_and_back():
