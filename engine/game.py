@@ -111,9 +111,7 @@ class Game:
         tokens and never finish; the falling request goes back to its spawn position.
         """
         s = self.serving
-        for rid in list(s.running):
-            s.board.free(s.running[rid].blocks)
-            del s.running[rid]
+        s.clear_running()
         self.board.grid = [row[:] for row in board.grid]
         self.board.masks = board.masks[:]
         self.board.reserved = board.reserved[:]
@@ -123,23 +121,27 @@ class Game:
             for x, owner in enumerate(row):
                 if owner:
                     owned.setdefault(owner, []).append((x, y))
-        s.held = sum(len(c) for c in owned.values())
-        s.reserved = sum(map(int.bit_count, board.reserved))
         base = 10**9 + max((r.id for r in s.requests.values()), default=0)
         for i, (owner, cells) in enumerate(sorted(owned.items())):
             rid = base + i if owner in s.requests else owner
-            tokens = min(R.MAX_SEQ_TOKENS, R.TOKENS_PER_BLOCK * len(cells))
-            req = Request(rid, Kind(owner % len(Kind)), tokens, 10**9, 0.0, 0.0, state=RUNNING,
-                          mode=self.mode, blocks=logical_order(cells), static=True)
+            order = logical_order(cells)
+            empty = [(x, y) for x, y in order if self.board.reserved[y] >> x & 1]
+            full = [c for c in order if c not in empty]
+            req = Request(rid, Kind(owner % len(Kind)), R.TOKENS_PER_BLOCK * len(full), 10**9,
+                          0.0, 0.0, mode=self.mode, blocks=[*full, *empty], reserved=len(empty))
             if rid != owner:
                 self.board.place(cells, rid)
-            s.requests[rid] = req
-            s.running[rid] = req
+            s.hold_static(req)
         self._stats = None
         a = self.active
         if a is not None:
             self.active = None
             self._spawn(s.requests[a.request_id])
+
+    def set_workload(self, workload: Workload) -> None:
+        """Take the requests still to arrive from `workload` (puzzles, lessons, tests: e.g. a
+        workload.Scripted list of arrivals); those already arrived stay where they are."""
+        self._workload = workload
 
     def set_active(self, kind: Kind, rotation: int = 0, x: int | None = None,
                    y: int | None = None) -> None:
@@ -616,6 +618,12 @@ class Game:
     def _retry_blocked(self) -> None:
         req = self.blocked
         assert req is not None
+        if not self._mode.allocator.pages_on_demand:
+            # The allocator changed while it waited (it is not admitted yet): it enters again,
+            # as a request of the new allocator, instead of waiting for pages that never come.
+            self.blocked = None
+            self._spawn(req)
+            return
         s = self.serving
         if s.step <= self._blocked_step:
             return

@@ -90,19 +90,20 @@ class Serving:
         self.cpu_used = 0  # blocks in the CPU swap space
         self.held = 0  # visible blocks held (tokens and reservations)
         self.reserved = 0  # held blocks reserved for a maximum length, still empty
-        self._token_base = 0  # sum of (context - start_step) over running requests
+        self._token_base = 0  # sum of (context - start_step) over running requests (static: context)
+        self.static_running = 0  # running requests set up by a puzzle or test: they never decode
         self.served = 0
         self.tokens_served = 0  # output tokens of finished requests
         self.reserved_wasted = 0  # reserved blocks still empty when their request finished
         self.preempted_swap = 0
         self.preempted_recompute = 0
-        self.finished_holding_max = 0  # blocks a finished request still held (always 0)
+        self.finished_holding_max = 0  # most blocks a request held once finished (counted; must be 0)
         self.events: list[ev.Event] = []
 
     # ------------------------------------------------------------------ reading
     def tokens_of(self, req: Request) -> int:
         """Tokens in a request's KV cache now."""
-        if req.state == RUNNING:
+        if req.state == RUNNING and not req.static:
             return req.context + self.step - req.start_step
         return req.context
 
@@ -111,7 +112,7 @@ class Serving:
 
     def tokens_stored(self) -> int:
         """Tokens held in VRAM by every running request."""
-        return self._token_base + len(self.running) * self.step
+        return self._token_base + (len(self.running) - self.static_running) * self.step
 
     def need(self, req: Request) -> int:
         """Blocks `req` must be given to be admitted: its swapped blocks, or its context's."""
@@ -137,6 +138,31 @@ class Serving:
         page = req.blocks.index(cell)
         tokens = self.tokens_of(req) - page * R.TOKENS_PER_BLOCK
         return req, page, max(0, min(R.TOKENS_PER_BLOCK, tokens))
+
+    # ------------------------------------------------------------------ puzzles and tests
+    def clear_running(self) -> None:
+        """Forget every running request and free its blocks (a puzzle sets up a new board)."""
+        for req in self.running.values():
+            self.board.free(req.blocks)
+            self._token_base -= req.context if req.static else req.context - req.start_step
+            self.held -= len(req.blocks)
+            self.reserved -= req.reserved
+            req.version += 1
+            self.requests.pop(req.id, None)
+        self.running.clear()
+        self.static_running = 0
+
+    def hold_static(self, req: Request) -> None:
+        """Count `req`, already on the board, as running: it holds its blocks full of tokens and
+        never decodes, grows or finishes."""
+        req.static = True
+        req.state = RUNNING
+        self.requests[req.id] = req
+        self.running[req.id] = req
+        self.static_running += 1
+        self._token_base += req.context
+        self.held += len(req.blocks)
+        self.reserved += req.reserved
 
     # ------------------------------------------------------------------ the queue
     def arrive(self, a: Arrival) -> Request:
@@ -276,6 +302,10 @@ class Serving:
     def _finish(self, req: Request) -> None:
         wasted = req.reserved
         cells = self._release(req)
+        # Measured, not assumed: blocks the board still gives this request once it finished.
+        kept = sum(row.count(req.id) for row in self.board.grid)
+        if kept > self.finished_holding_max:
+            self.finished_holding_max = kept
         req.done = req.output
         req.state = FINISHED
         req.blocks = []
@@ -289,8 +319,11 @@ class Serving:
     def preempt(self, req: Request) -> None:
         """Take every block of a running request and put it back at the front of the queue, to
         be swapped back in or recomputed as the preemption mode says."""
-        generated = self.generated_of(req)
         n = len(req.blocks)
+        # Preempted in the step it was to grow in, it got no block for that step's token: only
+        # what its blocks hold was generated (as vLLM preempts before the step runs).
+        generated = min(self.generated_of(req),
+                        (n - req.reserved) * R.TOKENS_PER_BLOCK - req.prompt)
         cells = self._release(req)
         req.done = generated
         req.blocks = []

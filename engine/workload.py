@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 import random
 from collections import deque
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from . import rules as R
@@ -98,3 +99,27 @@ class Workload:
     def peek_kinds(self, n: int) -> tuple[Kind, ...]:
         """The shapes of the next `n` requests still to arrive (for previews and puzzles)."""
         return (self._upcoming[0].kind, *self._bag.peek(n - 1)) if n > 0 else ()
+
+
+class Scripted(Workload):
+    """A given list of requests instead of the seeded stream (puzzles, lessons, tests): each
+    arrives at its own time_ms; after the last, none. Install it with Game.set_workload."""
+
+    __slots__ = ("_script",)
+
+    def __init__(self, arrivals: Iterable[Arrival] = ()) -> None:  # the seeded streams stay unused
+        self._script: deque[Arrival] = deque(sorted(arrivals, key=lambda a: a.time_ms))
+
+    @property
+    def next_time_ms(self) -> float:
+        return self._script[0].time_ms if self._script else math.inf
+
+    def arrivals_until(self, time_ms: float) -> list[Arrival]:
+        out: list[Arrival] = []
+        script = self._script
+        while script and script[0].time_ms <= time_ms:
+            out.append(script.popleft())
+        return out
+
+    def peek_kinds(self, n: int) -> tuple[Kind, ...]:
+        return tuple(a.kind for a in list(self._script)[:max(0, n)])

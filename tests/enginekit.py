@@ -1,20 +1,54 @@
-"""Small builders for engine tests: boards from text and a chosen falling piece."""
+"""Small builders for engine tests: boards from text, a chosen falling request, scripted arrivals."""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
+
 from engine import Board, Game, Input, Kind
+from engine import events as ev
+from engine import rules as R
 from engine.game import Active
+from engine.serving import Request
+from engine.workload import Arrival, Scripted
+
+FRAME_MS = 1000.0 / 60.0
+
+
+def of(events: Iterable[ev.Event], cls: type) -> list:
+    return [e for e in events if isinstance(e, cls)]
 
 
 def game_with(rows: list[str], kind: Kind | None = None, mode: str = "contiguous",
-              seed: int = 0, **kwargs: object) -> Game:
-    """A game whose board is `rows` (bottom-aligned text) and, optionally, whose piece is `kind`."""
+              seed: int = 0, prompt: int | None = None, output: int | None = None,
+              arrivals: Iterable[Arrival] | None = (), **kwargs: object) -> Game:
+    """A game whose board is `rows` (bottom-aligned text, static requests that never finish),
+    whose falling request is `kind` with the given lengths, and after which exactly `arrivals`
+    arrive (none by default; None keeps the seeded stream)."""
     game = Game(seed=seed, mode=mode, **kwargs)  # type: ignore[arg-type]
+    if arrivals is not None:
+        game.set_workload(Scripted(arrivals))
     if rows:
         game.set_board(Board.from_strings(rows, owner=100))
     if kind is not None and not game.over:
         put_piece(game, kind)
+    if game.falling is not None:
+        lengths(game.falling, prompt, output)
     return game
+
+
+def lengths(req: Request, prompt: int | None = None, output: int | None = None) -> Request:
+    """Give a request that is not admitted yet its prompt and (hidden) output, in tokens."""
+    assert req.state == "queued"
+    if prompt is not None:
+        req.prompt = prompt
+    if output is not None:
+        req.output = output
+    return req
+
+
+def arrival(rid: int, at_ms: float, kind: Kind = Kind.O, prompt: int = 16,
+            output: int = 16) -> Arrival:
+    return Arrival(rid, kind, at_ms, prompt, output)
 
 
 def put_piece(game: Game, kind: Kind, rotation: int = 0, x: int | None = None,
@@ -26,26 +60,39 @@ def put_piece(game: Game, kind: Kind, rotation: int = 0, x: int | None = None,
     return game.active
 
 
-def clear_lines(game: Game, count: int) -> None:
-    """Clear `count` lines by play: I pieces dropped into a well in column 9 of a prepared
-    board, four lines at a time. The board is empty afterwards; level follows the lines."""
-    while count > 0:
-        n = min(4, count)
-        game.set_board(Board.from_strings(["#########."] * n, owner=100))
-        game.set_active(Kind.I, rotation=1, x=7)  # vertical, in column 9
-        before = game.lines
-        game.update(0, [Input.HARD_DROP])
-        assert game.lines == before + n and not game.over
-        count -= n
+def drop(game: Game, kind: Kind, rotation: int = 0, x: int | None = None,
+         prompt: int | None = None, output: int | None = None) -> Request:
+    """Hard-drop the falling request as `kind` at column x (its admission follows)."""
+    put_piece(game, kind, rotation, x)
+    req = game.falling
+    assert req is not None
+    lengths(req, prompt, output)
+    game.update(0, [Input.HARD_DROP])
+    return req
 
 
-def spend_split(game: Game) -> None:
-    """Split the falling piece (paged mode, full meter): the meter is spent afterwards (empty, or
-    a quarter per line the pages completed)."""
-    assert game.mode == "paged" and game.charge == 1.0
-    game.update(0, [Input.SPLIT])
-    assert game.charge < 1.0
+def run_until(game: Game, done: Callable[[], bool], dt: float = 100.0,
+              limit_ms: float = 600_000.0) -> list[ev.Event]:
+    """Let time pass in steps of `dt` until `done()` (or the run ends, or `limit_ms` passes)."""
+    out: list[ev.Event] = []
+    end = game.time_ms + limit_ms
+    while not done() and not game.over and game.time_ms < end:
+        out += game.update(dt)
+    return out
+
+
+def owners(game: Game) -> set[int]:
+    return {v for row in game.board.grid for v in row if v}
+
+
+def cells_of(game: Game, rid: int) -> set[tuple[int, int]]:
+    return {(x, y) for y, row in enumerate(game.board.grid) for x, v in enumerate(row) if v == rid}
 
 
 def cells_on_board(game: Game) -> int:
     return sum(1 for row in game.board.grid for v in row if v)
+
+
+def steps_for(tokens: int) -> float:
+    """Game time for `tokens` decode steps."""
+    return tokens * R.DECODE_STEP_MS

@@ -1,4 +1,5 @@
-"""Reservations, paging on demand and honest OOM causes: the rules the lesson rests on."""
+"""Where free memory is: reach (external fragmentation), the allocators' answers, paging frames,
+and honest OOM causes."""
 
 from __future__ import annotations
 
@@ -6,321 +7,195 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine import Board, Game, Input, Kind, modes
-from engine import events as ev
+from engine import memory, paging, reach
 from engine import rules as R
-from engine.bot import Bot
-from engine.memory import OOM_CAUSES
-from engine.paging import page_frames
-from engine.pieces import PIECES
+from engine.allocators import Contiguous, Paged
+from engine.pieces import FOOTPRINTS, PIECES
+from engine.rotation import KICKS
 from tests.enginekit import game_with, put_piece
 
 
-def of(events, cls):
-    return [e for e in events if isinstance(e, cls)]
-
-
 # ---------------------------------------------------------------- the registry
-def test_modes_are_one_registry_and_new_players_start_contiguous():
+def test_modes_are_one_registry_of_allocator_policies():
     assert modes.NAMES == ("contiguous", "paged")
     assert modes.DEFAULT == "contiguous" and Game().mode == "contiguous"
-    assert modes.get("contiguous").reserves_max_length and not modes.get("paged").reserves_max_length
-    assert modes.get("paged").pages_on_demand and not modes.get("contiguous").pages_on_demand
+    c, p = modes.get("contiguous"), modes.get("paged")
+    assert isinstance(c.allocator, Contiguous) and isinstance(p.allocator, Paged)
+    assert c.reserves_max_length and not p.reserves_max_length
+    assert p.pages_on_demand and not c.pages_on_demand
+    assert p.player_split and not c.player_split
+    assert c.allocator.external_fragmentation and not p.allocator.external_fragmentation
+    assert p.allocator.preemptible and not c.allocator.preemptible
     assert modes.following("contiguous") == "paged" and modes.following("paged") == "contiguous"
 
 
-# ---------------------------------------------------------------- reservations
-def test_a_contiguous_request_reserves_room_on_top_of_its_lowest_column():
-    game = game_with([], Kind.T)  # flat T, nub up, lands on the floor
-    events = game.update(0, [Input.HARD_DROP])
-    res = of(events, ev.Reserved)
-    assert len(res) == 1 and len(res[0].cells) == R.RESERVE_BLOCKS == 1
-    locked = of(events, ev.Locked)[0].result
-    left_wing = min(locked.cells)  # lowest column tops are the wings; left first
-    assert res[0].cells == ((left_wing[0], left_wing[1] - 1),)  # right on top of it
-    x, y = res[0].cells[0]
-    assert game.board.grid[y][x] == locked.request_id and game.board.reserved[y] >> x & 1
-    t = game.telemetry()
-    assert t.reserved == 1 and t.free_cells == 200 - 5  # held memory, not free
+def test_the_allocators_answers():
+    cells = [(0, 21), (1, 21), (2, 21), (1, 20)]
+    assert Contiguous().whole(cells, 2) == (cells[:2], cells[2:])  # the rest reserved
+    assert Paged().whole(cells, 2) == (cells[:2], [])  # context only
+    masks = [0] * R.HEIGHT
+    assert Contiguous().unplaced(masks, 1, 4.0) is None and Contiguous().split(masks, [4]) is None
+    assert Paged().unplaced(masks, 2, 4.0) == [(4, 21), (3, 21)]  # lowest, nearest, left first
+    # grow: the rest of its own placement while free, else the lowest free block nearest it
+    assert Paged().grow(masks, [(5, 10)], (4, 21)) == (5, 10)
+    masks[10] = 1 << 5
+    masks[21] = 0b1111110000
+    assert Paged().grow(masks, [(5, 10)], (4, 21)) == (3, 21)
+    full = [(1 << R.WIDTH) - 1] * R.HEIGHT
+    assert Paged().grow(full, [], (4, 21)) is None and Paged().unplaced(full, 1, 0.0) is None
 
 
-def test_a_paged_request_reserves_nothing():
-    game = game_with([], Kind.T, mode="paged")
-    assert of(game.update(0, [Input.HARD_DROP]), ev.Reserved) == []
-    assert game.telemetry().reserved == 0 and game.board.reserved_cells() == []
+def test_paging_frames_are_visible_rows_only():
+    masks = [0] * R.HEIGHT
+    for y in range(R.HIDDEN, R.HEIGHT):
+        masks[y] = (1 << R.WIDTH) - 1
+    assert paging.lowest_frame(masks, 3) == -1  # the spawn rows are not memory
+    assert paging.demand_frames(masks, 1, 3.0) is None and paging.page_frames(masks, [3]) is None
+    masks[R.HIDDEN] &= ~(1 << 7)
+    assert paging.page_frames(masks, [3]) == [(7, R.HIDDEN)]
+    assert paging.page_frames(masks, [3, 3]) is None  # all or nothing
 
 
-def test_reserved_blocks_stop_falling_pieces():
-    board = Board.from_strings(["#########."], owner=100)
-    board.reserve([(9, R.HEIGHT - 2)], 100)  # a reservation right above the gap
-    game = Game(seed=0, mode="contiguous")
-    game.set_board(board)
-    put_piece(game, Kind.I, rotation=1, x=7, y=5)  # vertical I over column 9
-    locked = of(game.update(0, [Input.HARD_DROP]), ev.Locked)[0].result
-    assert max(y for _, y in locked.cells) == R.HEIGHT - 3  # it rests on the reservation
-    assert game.board.grid[R.HEIGHT - 1][9] == 0  # the gap under it stays free (sealed)
+# ---------------------------------------------------------------- reach, independently
+def poses_reached(board: Board, kind: Kind) -> set[tuple[int, int, int]]:
+    """Every pose a player reaches: turned at the top (kicks included), then slid and dropped,
+    by a plain search over single moves (not engine.reach's row masks)."""
+    p = PIECES[kind]
+    fp = FOOTPRINTS[kind]
+    x0 = p.spawn_x
+    y0 = p.spawn_y + (1 if board.fits(fp[0], x0, p.spawn_y + 1) else 0)
+    if not board.fits(fp[0], x0, y0):
+        return set()
+    starts = [(0, x0, y0)]
+    if kind is not Kind.O:
+        for turns in ((1,), (1, 1), (-1,)):
+            r, x, y = 0, x0, y0
+            for d in turns:
+                to = (r + d) % 4
+                kick = next(((kx, ky) for kx, ky in KICKS[kind][(r, to)]
+                             if board.fits(fp[to], x + kx, y + ky)), None)
+                if kick is None:
+                    break
+                r, x, y = to, x + kick[0], y + kick[1]
+            else:
+                starts.append((r, x, y))
+    seen = set(starts)
+    todo = list(starts)
+    while todo:
+        r, x, y = todo.pop()
+        for nx, ny in ((x - 1, y), (x + 1, y), (x, y + 1)):
+            if (r, nx, ny) not in seen and board.fits(fp[r], nx, ny):
+                seen.add((r, nx, ny))
+                todo.append((r, nx, ny))
+    return seen
 
 
-def test_a_reserved_block_fills_a_row_but_holds_no_tokens():
-    board = Board.from_strings(["#####....."], owner=100)
-    board.reserve([(9, R.HEIGHT - 1)], 100)
-    game = Game(seed=0, mode="contiguous")
-    game.set_board(board)
-    put_piece(game, Kind.I, rotation=0, x=5, y=5)  # flat I into columns 5-8
-    cleared = of(game.update(0, [Input.HARD_DROP]), ev.LinesCleared)[0]
-    assert cleared.count == 1 and cleared.tokens == 9 * R.TOKENS_PER_BLOCK
-    assert game.board.reserved_cells() == []
+def covered(board: Board, kinds=tuple(Kind)) -> set[tuple[int, int]]:
+    out = set()
+    for kind in kinds:
+        for r, x, y in poses_reached(board, kind):
+            out |= {(x + cx, y + cy) for cx, cy in PIECES[kind].rotations[r]}
+    return out
 
 
-def test_finishing_a_request_frees_its_whole_reservation():
-    # A hand-made board: request 7 holds tokens in the bottom row and a reserved block higher up.
-    game = game_with(["#########."], Kind.I)
-    board = game.board
-    board.grid[R.HEIGHT - 1][0] = 7
-    board.reserve([(0, R.HEIGHT - 3)], 7)
-    game.set_board(board)
-    put_piece(game, Kind.I, rotation=1, x=7, y=5)
-    events = game.update(0, [Input.HARD_DROP])
-    cleared = of(events, ev.LinesCleared)[0]
-    assert 7 in cleared.finished
-    rel = of(events, ev.Released)
-    assert [r.request_id for r in rel] == [7]
-    (x, y), = rel[0].cells
-    assert game.board.grid[y][x] == 0 and not game.board.reserved[y] >> x & 1
-    assert cleared.tokens == R.TOKENS_PER_LINE
+def free_visible(board: Board) -> set[tuple[int, int]]:
+    return {(x, y) for y in range(R.HIDDEN, R.HEIGHT) for x in range(R.WIDTH)
+            if not board.grid[y][x]}
 
 
-# ---------------------------------------------------------------- paging on demand
-def test_paged_oom_only_when_fewer_free_blocks_than_pages():
-    # Three free blocks left, in three rows; the other rows are held to the brim.
-    board = Board.from_strings(["#" * 10] * 17 + ["#########."] * 3, owner=100)
-    game = Game(seed=1, mode="paged")
-    game.set_board(board)
-    assert game.memory().free == 3
-    events = game.update(0, [Input.HARD_DROP])
-    oom = of(events, ev.Oom)
-    assert oom and oom[0].report.cause_code == "memory_full" and oom[0].report.free_cells == 3
+stacks = st.tuples(st.lists(st.integers(R.HIDDEN, R.HEIGHT), min_size=R.WIDTH, max_size=R.WIDTH),
+                   st.lists(st.integers(0, (1 << R.WIDTH) - 1), min_size=R.HEIGHT,
+                            max_size=R.HEIGHT))
 
 
-def test_a_blocked_spawn_in_paged_mode_pages_the_request_into_free_blocks():
-    board = Board.from_strings(["#########."] * 20, owner=100)
-    board.place([(x, y) for y in range(R.HIDDEN) for x in range(3, 7)], 100)  # spawn blocked
-    game = Game(seed=2, mode="paged")
-    game.set_board(board)
-    events = game.update(0)
-    split = of(events, ev.PageSplit)[0]
-    assert split.auto and not game.over
-    assert [c for _, c in split.block_table.entries] == [(9, y) for y in (21, 20, 19, 18)]
-    assert len(split.origin) == 4
-    assert of(events, ev.LinesCleared)[0].count == 4  # the pages completed four rows
-    contiguous = Game(seed=2, mode="contiguous")
-    contiguous.set_board(Board.from_strings(["#########."] * 20, owner=100))
-    contiguous.board.place([(x, y) for y in range(R.HIDDEN) for x in range(3, 7)], 100)
-    contiguous.set_board(contiguous.board)
-    r = contiguous.result
-    assert contiguous.over  # a one-wide well: only an I has a range there
-    assert r.cause_code == ("spawn_blocked" if r.kind is Kind.I else "no_free_range")
-
-
-# ---------------------------------------------------------------- OOM causes
-def test_contiguous_oom_names_a_blocked_admission_with_room_left():
-    board = Board.from_strings(["....#....."] * 20, owner=100)  # column 4 full to the top
-    board.place([(4, 0), (4, 1)], 100)
-    game = Game(seed=0, mode="contiguous")
-    game.set_board(board)
-    assert game.over
-    r = game.result
-    assert r.cause_code == "spawn_blocked" and r.free_cells == 180
-    assert r.usable_blocks > 0 and "admission blocked" in r.cause
-    assert r.utilisation == 0.1
-
-
-def test_contiguous_oom_with_no_range_of_the_shape_left():
-    rows = [".#.#.#.#.#", "#.#.#.#.#."] * 10  # a checkerboard: 100 free, no tetromino fits
-    board = Board.from_strings(rows, owner=100)
-    board.place([(x, y) for y in range(R.HIDDEN) for x in range(R.WIDTH)], 100)
-    game = Game(seed=0, mode="contiguous")
-    game.set_board(board)
-    r = game.result
-    assert r.cause_code == "no_free_range" and r.usable_blocks == 0
-    assert r.free_cells == 100 and r.sealed_holes + r.open_unusable == 100
-
-
-def test_oom_reports_list_the_cells_for_the_board_view():
-    game = game_with(["#.########"] * 2 + ["##########"] * 0, Kind.O)
-    while not game.over:
-        game.update(0, [Input.HARD_DROP])
-    r = game.result
-    assert len(r.sealed_cells) == r.sealed_holes
-    assert len(r.reserved_cells) == r.reserved_blocks
-    assert all(R.HIDDEN <= y < R.HEIGHT for _, y in r.sealed_cells + r.reserved_cells)
-    assert r.cause_code in OOM_CAUSES
-
-
-# ---------------------------------------------------------------- mixed runs
-def test_switching_allocator_after_the_first_request_makes_a_mixed_run():
-    game = Game(seed=3, mode="contiguous")
-    game.update(0, [Input.MODE_PAGED])  # before anything is placed: a choice, not a mix
-    assert not game.mixed and game.modes_used == ["paged"]
-    game.update(0, [Input.HARD_DROP, Input.MODE_CONTIGUOUS])
-    assert game.mixed and game.modes_used == ["paged", "contiguous"]
-    while not game.over:
-        game.update(0, [Input.HARD_DROP])
-    assert game.result.mixed and game.result.record_mode == "mixed"
-
-
-# ---------------------------------------------------------------- properties
-steps = st.lists(
-    st.tuples(st.sampled_from([0.0, 16.0, 120.0, 700.0]),
-              st.lists(st.sampled_from(list(Input)), max_size=4)),
-    max_size=150)
-
-
-@settings(max_examples=60, deadline=None)
-@given(seed=st.integers(0, 2**32), mode=st.sampled_from(modes.NAMES), program=steps)
-def test_blocks_are_conserved_and_reservations_released(seed, mode, program):
-    game = Game(seed=seed, mode=mode)
-    tokens = reserved = 0
-    finished: set[int] = set()
-    current = mode
-    for dt, inputs in program:
-        for e in game.update(dt, inputs):
-            if isinstance(e, ev.ModeSwitched):
-                current = e.mode
-            elif isinstance(e, ev.Locked):
-                tokens += len(e.result.cells)
-            elif isinstance(e, ev.PageSplit):
-                tokens += len(e.block_table.entries)
-            elif isinstance(e, ev.Reserved):
-                assert e.request_id not in finished
-                reserved += len(e.cells)
-                assert modes.get(current).reserves_max_length
-            elif isinstance(e, ev.Released):
-                reserved -= len(e.cells)
-                assert all(not game.board.masks[y] >> x & 1 for x, y in e.cells)
-            elif isinstance(e, ev.LinesCleared):
-                token_blocks = e.tokens // R.TOKENS_PER_BLOCK
-                tokens -= token_blocks
-                reserved -= R.WIDTH * e.count - token_blocks
-                finished.update(e.finished)
-        board = game.board
-        held = sum(1 for row in board.grid for v in row if v)
-        on_reserve = board.reserved_cells()
-        assert reserved == len(on_reserve) and tokens == held - len(on_reserve)
-        for x, y in on_reserve:  # a finished request holds no reservation
-            assert board.grid[y][x] not in finished
-            assert board.masks[y] >> x & 1
-        if game.over:
-            break
-
-
-@settings(max_examples=60, deadline=None)
-@given(seed=st.integers(0, 2**32), program=steps)
-def test_paged_runs_end_in_oom_only_when_memory_is_really_full(seed, program):
-    game = Game(seed=seed, mode="paged", endless=True)
-    for dt, inputs in program:
-        inputs = [i for i in inputs if i not in (Input.MODE_CONTIGUOUS, Input.MODE_TOGGLE)]
-        for e in game.update(dt, inputs):
-            if isinstance(e, ev.Oom):
-                assert e.report.cause_code == "memory_full"
-                assert e.report.free_cells < R.BLOCKS_PER_REQUEST
-        if game.over:
-            break
-    while not game.over and game.pieces < 400:  # then just stack in the centre
-        game.update(0, [Input.HARD_DROP])
-    assert not game.over or (game.result.outcome == "oom"
-                             and game.result.free_cells < R.BLOCKS_PER_REQUEST)
+def board_of(stack) -> Board:
+    heights, holes = stack
+    board = Board()
+    for x, top in enumerate(heights):
+        board.place([(x, y) for y in range(top, R.HEIGHT) if y == top or holes[y] >> x & 1], 100)
+    return board
 
 
 @settings(max_examples=40, deadline=None)
-@given(seed=st.integers(0, 2**32))
-def test_contiguous_oom_causes_add_up(seed):
-    game = Game(seed=seed, mode="contiguous")
-    rng_moves = [Input.LEFT, Input.RIGHT, Input.ROTATE_CW]
-    i = 0
-    while not game.over and i < 400:
-        game.update(0, [rng_moves[(seed + i) % 3]] * ((seed >> (i % 16)) % 5) + [Input.HARD_DROP])
-        i += 1
-    if game.over and game.result.outcome == "oom":
-        r = game.result
-        assert r.free_cells == r.usable_blocks + r.sealed_holes + r.open_unusable
-        if r.cause_code == "memory_full":
-            assert r.free_cells < R.BLOCKS_PER_REQUEST
-        elif r.cause_code == "no_free_range":
-            assert r.usable_blocks == 0
-
-
-boards = st.lists(st.integers(0, (1 << R.WIDTH) - 2), min_size=R.VISIBLE, max_size=R.VISIBLE)
-
-
-@settings(max_examples=80, deadline=None)
-@given(rows=boards, kind=st.sampled_from(list(Kind)), seed=st.integers(0, 1000))
-def test_the_bot_predicts_the_pages_the_engine_places(rows, kind, seed):
-    board = Board()
-    for i, bits in enumerate(rows):
-        board.place([(x, R.HIDDEN + i) for x in range(R.WIDTH) if bits >> x & 1], 100)
-    game = Game(seed=seed, mode="paged")
+@given(stack=stacks, kind=st.sampled_from(list(Kind)))
+def test_external_fragmentation_is_the_free_blocks_no_reachable_pose_covers(stack, kind):
+    board = board_of(stack)
+    cover = covered(board)
+    free = free_visible(board)
+    sealed = free - cover
+    assert set(memory.sealed_cells(board)) == sealed
+    assert reach.reachable_free(board) == len(free & cover)
+    game = Game(seed=0, mode="contiguous")
     game.set_board(board)
-    if game.over or game.active is None:
-        return
-    put_piece(game, kind)
-    a = game.active
-    shape = PIECES[kind].rotations[a.rotation]
-    predicted = Bot.split_cells(game.board.masks, shape, a.x)
-    assert predicted == page_frames(game.board.masks, [x for x, _ in a.cells()])
-    splits = of(game.update(0, [Input.SPLIT]), ev.PageSplit)
-    if predicted is None:
-        assert game.over and game.result.cause_code == "memory_full"
-    else:
-        assert [c for _, c in splits[0].block_table.entries] == predicted
+    if not game.over:
+        assert game.unreachable_free() == len(sealed) == game.telemetry().sealed_holes
+        mem = game.memory(kind)
+        assert mem.usable == len(free & covered(board, (kind,)))
+        assert mem.free == len(free) and mem.sealed == len(sealed)
+        game.update(0, [Input.MODE_PAGED])
+        assert game.unreachable_free() == 0 and game.memory(kind).usable == len(free)
 
 
-def test_the_block_table_follows_its_pages_through_later_clears():
-    from engine.game import after_clear
-    game = Game(seed=5, mode="paged", endless=True)
-    bot = Bot(skill=0.9, seed=5)
-    checked = 0
-    table = None
-    while not game.over and game.pieces < 400 and checked < 5:
-        for e in game.update(0, bot.plan(game)):
-            if isinstance(e, ev.PageSplit):
-                table = e.block_table
-            elif isinstance(e, ev.LinesCleared) and table is not None:
-                if e.table is not None and e.table.request_id == table.request_id and e.table is not table:
-                    want = tuple((p, None if c is None else after_clear(c, list(e.rows)))
-                                 for p, c in table.resident)
-                    assert e.table.resident == want
-                    checked += 1
-                table = e.table
-        game.update(400)
-    assert checked >= 1
+def test_tucks_count_a_block_under_an_overhang_is_reachable():
+    # Columns 0-2 are roofed four rows up; a piece slid in from the right reaches under.
+    game = game_with(["###.......", "..........", "..........", ".........."])
+    assert game.telemetry().sealed_holes == 0
+    # Closed on the right too: the blocks under the roof are sealed.
+    game = game_with(["####......", "...#......", "...#......", "...#......"])
+    assert game.telemetry().sealed_holes == 9 and len(memory.sealed_cells(game.board)) == 9
 
 
-def test_logs_count_rows_as_the_player_does():
-    board = Board.from_strings(["###....###"], owner=100)
-    game = Game(seed=0, mode="paged")
-    game.set_board(board)
-    split = of(game.update(0, [Input.SPLIT]), ev.PageSplit)[0]
-    assert ",19)" in split.text and ",21)" not in split.text  # the bottom visible row is 19
-    assert all(f"({x},{y - R.HIDDEN})" in split.text for _, (x, y) in split.block_table.entries)
+def test_a_gap_under_an_overhang_an_i_can_slide_into_is_not_fragmentation():
+    game = game_with([], Kind.S)
+    game.update(0, [Input.ROTATE_CW])  # vertical S leaves one cell under its overhang
+    game.update(0, [Input.HARD_DROP])
+    assert game.board.grid[R.HEIGHT - 1][4] == 0 and game.board.grid[R.HEIGHT - 2][4]
+    assert game.telemetry().sealed_holes == 0  # a flat I slides along the floor under it
+    # Walled in on the left as well, nothing reaches it.
+    game = game_with(["...#......"], Kind.S)
+    game.update(0, [Input.ROTATE_CW, Input.HARD_DROP])
+    assert game.telemetry().sealed_holes == len(memory.sealed_cells(game.board)) >= 1
 
 
-def test_the_victory_report_agrees_with_its_numbers():
-    game = game_with(["#########."] * 4, Kind.I)
-    game.lines = R.VICTORY_LINES - 4
-    put_piece(game, Kind.I, rotation=1, x=7, y=5)
+def test_open_blocks_in_no_range_of_the_shape_are_not_usable():
+    # A one-wide well of depth 3 at column 9: an O fits nowhere in it, an I does.
+    game = game_with(["#########."] * 3, Kind.O)
+    mem = game.memory(Kind.O)
+    assert mem.free == 173 and mem.sealed == 0
+    assert mem.open_unusable == 3 and mem.usable == 170
+    assert game.memory(Kind.I).usable == 173
+
+
+# ---------------------------------------------------------------- honest causes
+def test_oom_cause_is_memory_full_only_below_the_need():
+    b = memory.Breakdown(free=3, sealed=0, reserved=0, usable=3)
+    assert memory.oom_cause(b, 4, "ceiling") == "memory_full"
+    assert memory.oom_cause(memory.Breakdown(4, 0, 0, 0), 4, "ceiling") == "ceiling"
+    assert memory.cause_text("memory_full", b, 4) == (
+        "memory really full: 3 free block(s), the request needs 4")
+    text = memory.cause_text("no_free_range", memory.Breakdown(30, 10, 5, 12), 4)
+    assert "30 blocks free" in text and "10 sealed" in text and "8 in gaps" in text
+
+
+def test_crash_report_numbers_agree_with_the_board():
+    rows = ["##.######."] + ["#########."] * 17 + ["#.#######."] * 2
+    game = game_with(rows, Kind.O)
     game.update(0, [Input.HARD_DROP])
     r = game.result
-    assert r.outcome == "victory"
-    assert f"{r.requests_served} requests finished" in r.cause
-    assert "Every request" not in " ".join(r.lines_of_text())
+    assert r.outcome == "oom"
+    free = free_visible(game.board)
+    sealed = free - covered(game.board)
+    assert r.free_cells == len(free) == 23 and r.sealed_holes == len(sealed)
+    assert set(r.sealed_cells) == sealed
+    assert r.fragmentation == len(sealed) / len(free)
+    assert r.usable_blocks + r.sealed_holes + r.open_unusable == r.free_cells
 
 
-def test_paging_on_demand_takes_the_lowest_free_blocks_first():
-    from engine.paging import demand_frames
-    board = Board.from_strings(["#" * 10] * 2 + ["....#.....", "###.######", "#.########"], owner=100)
-    masks = board.masks
-    # The two sealed holes at the bottom come first, then the open row, nearest column 4.5 first.
-    assert demand_frames(masks, 4, 4.5) == [(1, 21), (3, 20), (5, 19), (3, 19)]
-    assert demand_frames(masks, 200, 4.5) is None
-    total_free = sum(R.WIDTH - m.bit_count() for m in masks[R.HIDDEN:])
-    assert len(demand_frames(masks, total_free, 0)) == total_free
+def test_a_request_stopped_above_vram_holds_nothing():
+    game = game_with(["....##...."] * R.VISIBLE, Kind.I)
+    put_piece(game, Kind.I, x=3, y=0)  # flat, in the spawn rows, over the full centre
+    game.update(0, [Input.HARD_DROP])
+    assert game.over and game.result.cause_code == "ceiling"
+    rid = game.result.request_id
+    assert all(v != rid for row in game.board.grid for v in row)
+    assert game.result.resident == 1 and game.result.free_cells == 8 * R.VISIBLE

@@ -1,60 +1,195 @@
-"""Invariants over random input sequences, in both modes (hypothesis)."""
+"""Invariants over random input sequences and random bot play, in both modes (hypothesis)."""
 
 from __future__ import annotations
+
+import random
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine import MODES, Game, Input
-from engine.pieces import COLUMNS
+from engine import MODES, Game, Input, Kind
 from engine import events as ev
 from engine import rules as R
+from engine.bot import Bot
+from engine.pieces import COLUMNS
+from engine.serving import RUNNING
+from engine.workload import Arrival, Scripted
 
 steps = st.lists(
-    st.tuples(st.sampled_from([0.0, 16.0, 120.0, 700.0]),
+    st.tuples(st.sampled_from([0.0, 1000 / 60, 120.0, 700.0, 3000.0]),
               st.lists(st.sampled_from(list(Input)), max_size=4)),
-    max_size=120)
+    max_size=80)
 
 
-def check_board(game: Game) -> None:
-    grid = game.board.grid
+def check(game: Game, finished: set[int]) -> None:
+    """Every invariant of the memory model, recounted from the board and the requests."""
+    board, s = game.board, game.serving
+    grid = board.grid
     assert len(grid) == R.HEIGHT and all(len(row) == R.WIDTH for row in grid)
-    for y, row in enumerate(grid):  # the bitmask mirror agrees with the owners
-        assert game.board.masks[y] == sum(1 << x for x, v in enumerate(row) if v)
+    cells: dict[int, set[tuple[int, int]]] = {}
+    for y, row in enumerate(grid):
+        assert board.masks[y] == sum(1 << x for x, v in enumerate(row) if v)  # masks mirror grid
+        assert board.reserved[y] & ~board.masks[y] == 0  # a reservation is a held block
+        for x, v in enumerate(row):
+            if v:
+                cells.setdefault(v, set()).add((x, y))
+    # No request holds a block once it finished; every owner is a running request.
+    assert set(cells) <= set(s.running) and not set(cells) & finished
+    assert s.finished_holding_max == 0
+    assert all(y >= R.HIDDEN for c in cells.values() for _, y in c)  # blocks are VRAM only
+    held = reserved = tokens = 0
+    for rid, req in s.running.items():
+        assert req.state == RUNNING and s.requests[rid] is req
+        assert cells.get(rid, set()) == set(req.blocks) and len(set(req.blocks)) == len(req.blocks)
+        n_res = req.reserved
+        assert 0 <= n_res <= len(req.blocks)
+        for i, (x, y) in enumerate(req.blocks):
+            assert bool(board.reserved[y] >> x & 1) == (i >= len(req.blocks) - n_res)
+        if req.mode == "paged":
+            assert n_res == 0
+        full = len(req.blocks) - n_res
+        t = s.tokens_of(req)
+        if not req.static:
+            assert (full - 1) * R.TOKENS_PER_BLOCK < t <= full * R.TOKENS_PER_BLOCK, (req, t)
+            assert t <= req.prompt + req.output
+        held += len(req.blocks)
+        reserved += n_res
+        tokens += t
+    assert s.held == held == sum(len(c) for c in cells.values())
+    assert s.reserved == reserved == sum(map(int.bit_count, board.reserved))
+    assert s.tokens_stored() == tokens <= held * R.TOKENS_PER_BLOCK
+    assert s.cpu_used == sum(r.swapped for r in s.requests.values()) <= R.CPU_BLOCKS
+    waiting = [r.id for r in s.waiting]
+    assert len(set(waiting)) == len(waiting)
+    assert all(r.state == "queued" for r in s.waiting)
+    for other in (game.falling, game.hold, game.blocked):
+        assert other is None or (other.id not in waiting and other.state == "queued")
     if game.active is not None:
-        for x, y in game.active.cells():
-            assert 0 <= x < R.WIDTH and 0 <= y < R.HEIGHT
-            assert grid[y][x] == 0  # the falling piece never overlaps memory in use
+        assert all(grid[y][x] == 0 for x, y in game.active.cells())  # never overlaps
+    t = game.telemetry()
+    assert 0 <= t.utilisation <= 1 and 0 <= t.fragmentation <= 1 and 0 <= t.waste_share <= 1
+    assert t.free_cells == R.VISIBLE_CELLS - held and t.resident == len(s.running)
+    assert 0 <= t.usable_free <= t.free_cells
+    if game.mode == "paged":
+        assert t.sealed_holes == 0 and t.fragmentation == 0
+    if game.over:
+        check_report(game)
+
+
+def check_report(game: Game) -> None:
+    r, s = game.result, game.serving
+    assert r is not None and r.outcome in ("oom", "overload", "victory")
+    assert r.free_cells == R.VISIBLE_CELLS - s.held and r.resident == len(s.running)
+    assert r.waiting == len(s.waiting) and r.requests_served == s.served
+    assert r.tokens == s.tokens_served and r.score == game.score
+    assert r.reserved_blocks == s.reserved and 0 <= r.sealed_holes <= r.free_cells
+    if r.outcome == "oom":
+        if r.mode == "paged":
+            assert r.free_cells < r.need and r.sealed_holes == 0, r
+        assert (r.cause_code == "memory_full") == (r.free_cells < r.need), r
+        assert r.usable_blocks + r.sealed_holes + r.open_unusable == r.free_cells
+        assert str(r.free_cells) in r.cause
+    if r.outcome == "overload":
+        assert r.cause_code in ("queue_full", "deadline")
+        if r.cause_code == "queue_full":
+            assert r.waiting > R.QUEUE_MAX
+        else:
+            assert r.waited_ms >= R.DEADLINE_MS
+
+
+def finished_ids(events: list[ev.Event], finished: set[int]) -> None:
+    for e in events:
+        if isinstance(e, ev.Finished):
+            finished.add(e.request_id)
 
 
 @settings(max_examples=60, deadline=None)
 @given(seed=st.integers(0, 2**32), mode=st.sampled_from(MODES), program=steps)
 def test_random_play_keeps_every_invariant(seed, mode, program):
     game = Game(seed=seed, mode=mode)
-    placed = cleared = 0
+    finished: set[int] = set()
     score = 0
     for dt, inputs in program:
-        for e in game.update(dt, inputs):
-            if isinstance(e, ev.Locked):
-                placed += len(e.result.cells)
-            elif isinstance(e, ev.PageSplit):
-                placed += len(e.block_table.entries)
-                assert len({c for _, c in e.block_table.entries}) == len(e.block_table.entries)
-            elif isinstance(e, ev.LinesCleared):
-                cleared += e.tokens // R.TOKENS_PER_BLOCK  # token blocks; the rest were reserved
-        check_board(game)
-        on_board = sum(1 for row in game.board.grid for v in row if v)
-        assert placed - cleared == on_board - len(game.board.reserved_cells())
+        finished_ids(game.update(dt, inputs), finished)
+        check(game, finished)
         assert game.score >= score
         score = game.score
-        t = game.telemetry()
-        assert 0 <= t.utilisation <= 1 and 0 <= t.fragmentation <= 1
-        assert 0 <= t.usable_free <= t.free_cells and 0 <= t.charge <= 1
-        tokens = {v for y, row in enumerate(game.board.grid) for x, v in enumerate(row)
-                  if v and not game.board.reserved[y] >> x & 1}
-        assert t.resident == len(tokens)
         if game.over:
             break
+
+
+@settings(max_examples=12, deadline=None)
+@given(seed=st.integers(0, 2**32), mode=st.sampled_from(MODES), skill=st.floats(0.0, 1.0),
+       extra=st.floats(0.0, 0.3))
+def test_bot_play_under_pressure_keeps_every_invariant(seed, mode, skill, extra):
+    # The bot fills memory and runs until the queue overflows, with a random split, allocator
+    # switch or preemption switch now and then (a hold, which the bot never takes back, would
+    # only end the run at its deadline).
+    rng = random.Random(seed)
+    bot = Bot(skill=skill, seed=seed)
+    game = Game(seed=seed, mode=mode, endless=True)
+    finished: set[int] = set()
+    keys = [Input.SPLIT, Input.MODE_TOGGLE, Input.PREEMPT_TOGGLE, Input.SOFT_DROP]
+    n = 0
+    while not game.over and game.time_ms < 12 * 60_000:
+        if rng.random() < extra:
+            finished_ids(game.update(rng.choice([0.0, 16.0]), [rng.choice(keys)]), finished)
+        plan = bot.plan(game) if game.active is not None or game.blocked is not None else []
+        finished_ids(game.update(0.0, plan), finished)
+        finished_ids(game.update(rng.choice([50.0, 300.0, 1500.0])), finished)
+        n += 1
+        if n % 4 == 0 or game.over:
+            check(game, finished)
+
+
+@settings(max_examples=15, deadline=None)
+@given(seed=st.integers(0, 2**32), toggle=st.floats(0.0, 0.5), switch=st.floats(0.0, 0.05))
+def test_preemptions_keep_every_invariant(seed, toggle, switch):
+    # Long requests arriving fast, each split at once: memory runs out while they decode, and
+    # the newest are preempted (swap or recompute, as the random toggles leave it).
+    rng = random.Random(seed)
+    arrivals, at = [], 0.0
+    for rid in range(2, 160):
+        at += rng.uniform(100, 900)
+        prompt = rng.randint(1, 20)
+        arrivals.append(Arrival(rid, rng.choice(list(Kind)), at, prompt,
+                                rng.randint(1, R.MAX_SEQ_TOKENS - prompt)))
+    game = Game(seed=seed, mode="paged", endless=True)
+    game.set_workload(Scripted(arrivals))
+    finished: set[int] = set()
+    preempted = 0
+    while not game.over and game.time_ms < 6 * 60_000:
+        inputs = [Input.SPLIT]
+        if rng.random() < toggle:
+            inputs.append(Input.PREEMPT_TOGGLE)
+        if rng.random() < switch:
+            inputs.append(Input.MODE_TOGGLE)
+        events = game.update(rng.choice([16.0, 200.0, 700.0]), inputs)
+        finished_ids(events, finished)
+        preempted += len([e for e in events if isinstance(e, ev.Preempted)])
+        check(game, finished)
+    assert preempted == game.serving.preempted_swap + game.serving.preempted_recompute
+
+
+def test_the_pressure_workload_does_preempt():
+    """The property above is not vacuous: its workload preempts, both ways."""
+    swaps = recomputes = 0
+    for seed in range(4):
+        rng = random.Random(seed)
+        arrivals, at = [], 0.0
+        for rid in range(2, 160):
+            at += rng.uniform(100, 900)
+            prompt = rng.randint(1, 20)
+            arrivals.append(Arrival(rid, rng.choice(list(Kind)), at, prompt,
+                                    rng.randint(1, R.MAX_SEQ_TOKENS - prompt)))
+        game = Game(seed=seed, mode="paged", endless=True)
+        game.set_workload(Scripted(arrivals))
+        while not game.over and game.time_ms < 6 * 60_000:
+            game.update(rng.choice([16.0, 200.0, 700.0]),
+                        [Input.SPLIT, *([Input.PREEMPT_TOGGLE] if rng.random() < 0.2 else [])])
+        swaps += game.serving.preempted_swap
+        recomputes += game.serving.preempted_recompute
+    assert swaps > 0 and recomputes > 0
 
 
 @settings(max_examples=25, deadline=None)
@@ -63,11 +198,11 @@ def test_same_seed_and_inputs_same_run(seed, mode, program):
     def run():
         game = Game(seed=seed, mode=mode)
         texts = [e.text for dt, inputs in program for e in game.update(dt, inputs)]
-        return texts, game.board.grid, game.score
+        return texts, game.board.grid, game.score, game.tokens, game.time_ms
     assert run() == run()
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=40, deadline=None)
 @given(seed=st.integers(0, 2**32), mode=st.sampled_from(MODES), program=steps)
 def test_cached_counts_match_a_full_recount(seed, mode, program):
     game = Game(seed=seed, mode=mode)

@@ -15,19 +15,22 @@ from engine.replay_cli import main as replay_main
 from tests.prockit import is_usage_error
 
 
-def recorded_run(mode: str, seed: int = 11) -> Recorder:
+def recorded_run(mode: str, seed: int = 11, frames: int = 6000) -> Recorder:
+    """Bot play at 60 Hz, one key a frame, with an allocator switch now and then."""
     rec = Recorder(seed=seed, mode=mode)
     bot = Bot(seed=seed, skill=0.7)
-    frames = 0
-    while not rec.game.over and frames < 4000:
-        plan = bot.plan(rec.game)
-        for inp in plan:
-            rec.update(1000 / 60, [inp])
-            frames += 1
-        for _ in range(5):
-            rec.update(1000 / 60)
-        if frames % 300 < 20:
-            rec.update(1000 / 60, [Input.MODE_TOGGLE])
+    pending: list[Input] = []
+    for frame in range(frames):
+        if rec.game.over:
+            break
+        if not pending and (rec.game.active is not None or rec.game.blocked is not None):
+            pending = bot.plan(rec.game)
+        inputs = [pending.pop(0)] if pending else []
+        if frame % 1500 == 700:
+            inputs.append(Input.MODE_TOGGLE)
+        if frame % 2000 == 900:
+            inputs.append(Input.PREEMPT_TOGGLE)
+        rec.update(1000 / 60, inputs)
     return rec
 
 
@@ -53,8 +56,8 @@ def test_tampered_replay_does_not_verify():
 @pytest.mark.parametrize("extra", [[Input.MODE_TOGGLE], [Input.HOLD], [Input.ROTATE_CW]])
 def test_any_extra_input_breaks_verification(extra):
     rec = Recorder(seed=3, mode="paged")
-    for _ in range(6):
-        rec.update(16.0, [Input.HARD_DROP])
+    for n in range(300):
+        rec.update(100.0, [Input.HARD_DROP] if n % 10 == 0 else [])
     replay = rec.finish()
     assert replay.verify() and not rec.game.over
     replay.steps.append((300.0, tuple(extra)))
@@ -149,7 +152,8 @@ def test_a_replay_without_its_final_state_is_unverifiable(tmp_path, capsys):
 def _big_replay_file(path, idle_steps: int, input_steps: int) -> None:
     """A replay written the long way (every step its own entry, nothing packed)."""
     with open(path, "w") as fh:
-        fh.write('{"format": "vram-tetris-replay", "version": 1, "seed": 4, "mode": "paged", "steps": [')
+        fh.write('{"format": "vram-tetris-replay", "version": 2, "rules": 2, "seed": 4, "mode": "paged", '
+                 '"steps": [')
         step = 1000 / 60
         for _ in range(input_steps):
             fh.write(f'[{step}, ["LEFT"]], [{step}, ["RIGHT"]], ')
@@ -163,9 +167,9 @@ def test_reading_a_big_replay_file_takes_memory_for_its_inputs_not_its_size(tmp_
     import tracemalloc
 
     path = tmp_path / "big.json"
-    _big_replay_file(path, idle_steps=400_000, input_steps=5_000)
+    _big_replay_file(path, idle_steps=200_000, input_steps=5_000)
     size = path.stat().st_size
-    assert size > 10_000_000
+    assert size > 5_000_000
     tracemalloc.start()
     try:
         code = replay_main([str(path)])
@@ -194,14 +198,41 @@ def test_a_mixed_run_replays_exactly_and_says_so():
     assert not again.verify()
 
 
-def test_a_version_1_file_still_reads_and_verifies():
-    replay = recorded_run("contiguous").finish()
-    doc = json.loads(replay.to_json())
+def test_replays_record_rules_version_2_and_final_states_say_how_the_run_ended():
+    from engine.rules import RULES_VERSION
+
+    assert RULES_VERSION == 2
+    rec = Recorder(seed=2, mode="paged", endless=True)
+    while not rec.game.over:
+        rec.update(1000 / 60)
+    replay = rec.finish()
+    assert replay.rules == 2 and json.loads(replay.to_json())["rules"] == 2
+    assert replay.final["over"] is True and replay.final["outcome"] == rec.game.result.outcome
+    assert replay.final["outcome"] in ("oom", "overload")
+    assert Replay.from_json(replay.to_json()).verify()
+    running = recorded_run("paged", frames=600).finish()
+    assert running.final["over"] is False and "outcome" not in running.final
+
+
+OLD_RULES = "recorded under rules 1; this build plays rules 2"
+
+
+def test_a_rules_1_file_is_refused_with_one_line(tmp_path):
+    doc = json.loads(recorded_run("contiguous", frames=600).finish().to_json())
+    doc["rules"] = 1
+    old = Replay.from_json(json.dumps(doc))
+    out, problem = old.check()
+    assert out is None and problem == OLD_RULES and not old.verify()
+    # A format-1 file has no rules field: it was recorded under rules 1.
     for key in ("rules", "daily", "modes"):
         del doc[key]
     doc["version"] = 1
-    old = Replay.from_json(json.dumps(doc))
-    assert old.rules == 1 and old.modes is None and old.verify()
+    path = tmp_path / "old.json"
+    path.write_text(json.dumps(doc))
+    assert Replay.load(str(path)).check() == (None, OLD_RULES)
+    run = subprocess.run([sys.executable, "-m", "engine.replay", str(path)],
+                         capture_output=True, text=True, check=False)
+    assert run.returncode == 1 and run.stderr.count("\n") == 1 and OLD_RULES in run.stderr
 
 
 @pytest.mark.parametrize("chunk", [1, 2, 7, 64])

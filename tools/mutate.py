@@ -2,7 +2,7 @@
 
     python tools/mutate.py                  every break, after a clean run of the same tests
     python tools/mutate.py --list           the breaks and where each one lands
-    python tools/mutate.py --only fragmentation-zero --full
+    python tools/mutate.py --only finish-keeps-a-block --full
 
 Each break finds its target in the code by structure (a named function, class, table or
 comparison, found through the syntax tree), not by line number, and stops the whole check with
@@ -115,55 +115,118 @@ def _replace_body(path: Path, text: str, fn: ast.AST, body: list[str]) -> Edit:
 
 
 # ------------------------------------------------------------------ the breaks
-def line_score_table(root: Path) -> Edit:
-    """The 4-line entry of the line-score table is worth 100 points less."""
-    found: list[tuple[Path, str, ast.AST]] = []
-    for path, text, tree in _sources(root, "engine"):
-        for node in ast.walk(tree):
-            targets = node.targets if isinstance(node, ast.Assign) else \
-                [node.target] if isinstance(node, ast.AnnAssign) else []
-            if any(isinstance(t, ast.Name) and t.id == "LINE_POINTS" for t in targets) \
-                    and isinstance(getattr(node, "value", None), ast.Dict):
-                table = getattr(node, "value")
-                for k, v in zip(table.keys, table.values):
-                    if isinstance(k, ast.Constant) and k.value == 4:
-                        found.append((path, text, v))
-    path, text, value = _only(found, "entry 4 in a LINE_POINTS = {...} table under engine/")
-    return _replace(path, text, value, f"({ast.unparse(value)}) - 100")
+def _engine_nodes(root: Path, pred: Callable[[ast.AST], bool],
+                  files: str = "") -> list[tuple[Path, str, ast.AST]]:
+    """Every node under engine/ (outside engine/lab; only files named `files` when given) for
+    which `pred` holds."""
+    return [(p, t, n) for p, t, tree in _sources(root, "engine")
+            if "lab" not in p.parts and (not files or p.name == files)
+            for n in ast.walk(tree) if pred(n)]
+
+
+def _method(root: Path, cls: str, name: str) -> tuple[Path, str, ast.FunctionDef]:
+    found = [(p, t, f) for p, t, c in _engine_nodes(root, lambda n: isinstance(n, ast.ClassDef)
+                                                      and n.name == cls)
+             for f in getattr(c, "body") if isinstance(f, ast.FunctionDef) and f.name == name]
+    path, text, fn = _only(found, f"{cls}.{name} under engine/")
+    assert isinstance(fn, ast.FunctionDef)
+    return path, text, fn
+
+
+def finish_keeps_a_block(root: Path) -> Edit:
+    """A finishing request frees all of its blocks but the last.
+
+    The target is the one `<...>.board.free(cells)` call of the serving engine's release of a
+    request (a method of class Serving whose name says release or finish)."""
+    found = [(p, t, c) for p, t, fn in _engine_nodes(
+                 root, lambda n: isinstance(n, ast.FunctionDef)
+                 and any(w in n.name for w in ("release", "finish")), "serving.py")
+             for c in ast.walk(fn) if isinstance(c, ast.Call)
+             and ast.unparse(c.func).endswith("board.free") and len(c.args) == 1]
+    path, text, call = _only(found, "a board.free(cells) call in a release/finish method of "
+                                    "engine/serving.py")
+    assert isinstance(call, ast.Call)
+    arg = call.args[0]
+    return _replace(path, text, arg, f"list({ast.unparse(arg)})[:-1]")
+
+
+def paged_counts_fragmentation(root: Path) -> Edit:
+    """The paged allocator says free blocks can be out of every request's reach."""
+    path, text, cls = _only(_engine_nodes(root, lambda n: isinstance(n, ast.ClassDef)
+                                          and n.name == "Paged", "allocators.py"),
+                            "class Paged in engine/allocators.py")
+    found = [(path, text, a.value) for a in getattr(cls, "body") if isinstance(a, ast.Assign)
+             and [ast.unparse(t) for t in a.targets] == ["external_fragmentation"]]
+    path, text, value = _only(found, "`external_fragmentation = ...` in class Paged")
+    return _replace(path, text, value, "True")
+
+
+def contiguous_does_not_reserve(root: Path) -> Edit:
+    """A whole placement holds its context's blocks only: the rest of its shape is not reserved.
+
+    The target is the second element of the tuple Allocator.whole returns (the base class's
+    answer, which the contiguous allocator uses)."""
+    path, text, fn = _method(root, "Allocator", "whole")
+    rets = [n for n in ast.walk(fn) if isinstance(n, ast.Return) and isinstance(n.value, ast.Tuple)
+            and len(n.value.elts) == 2]
+    if len(rets) != 1:
+        raise TargetMissing(f"{path}:{fn.lineno}: expected one `return tokens, reserved` in Allocator.whole")
+    value = rets[0].value
+    assert isinstance(value, ast.Tuple)
+    return _replace(path, text, value.elts[1], "[]")
+
+
+def preempts_the_oldest(root: Path) -> Edit:
+    """Preemption takes the oldest running request instead of the newest.
+
+    The target is the one comparison of two admission orders (`a.order > b.order`) in the
+    serving engine."""
+    found = _engine_nodes(root, lambda n: isinstance(n, ast.Compare) and len(n.ops) == 1
+                          and isinstance(n.ops[0], (ast.Gt, ast.Lt))
+                          and ast.unparse(n.left).endswith(".order")
+                          and ast.unparse(n.comparators[0]).endswith(".order"), "serving.py")
+    path, text, cmp = _only(found, "a comparison `x.order > y.order` in engine/serving.py")
+    assert isinstance(cmp, ast.Compare)
+    op = "<" if isinstance(cmp.ops[0], ast.Gt) else ">"
+    return _replace(path, text, cmp, f"{ast.unparse(cmp.left)} {op} {ast.unparse(cmp.comparators[0])}")
+
+
+def deadline_off_by_one(root: Path) -> Edit:
+    """A request that waited exactly DEADLINE_MS is still in time."""
+    found = _engine_nodes(root, lambda n: isinstance(n, ast.Compare) and len(n.ops) == 1
+                          and isinstance(n.ops[0], ast.GtE)
+                          and ast.unparse(n.comparators[0]).split(".")[-1] == "DEADLINE_MS",
+                          "game.py")
+    path, text, cmp = _only(found, "a comparison `... >= DEADLINE_MS` in engine/game.py")
+    assert isinstance(cmp, ast.Compare)
+    return _replace(path, text, cmp, f"{ast.unparse(cmp.left)} > {ast.unparse(cmp.comparators[0])}")
 
 
 def split_skips_sealed_holes(root: Path) -> Edit:
     """A page frame is only ever the cell above a column's top: sealed holes are never filled.
 
     The target is the rule "lowest free visible row of a column": `lowest_frame(masks, col)` in
-    the page-placement module when there is one, else `Board.lowest_empty(self, x)`."""
+    the page-placement module."""
     frames = [f for f in _functions(root, "engine", "lowest_frame") if "lab" not in f[0].parts]
-    if frames:
-        path, text, fn = _only(frames, "def lowest_frame under engine/")
-        assert isinstance(fn, ast.FunctionDef)
-        args = [a.arg for a in fn.args.args]
-        if len(args) != 2:
-            raise TargetMissing(f"{path}:{fn.lineno}: expected lowest_frame(masks, col)")
-        masks, col = args
-        hidden = "HIDDEN"
-    else:
-        path, text, fn = _only(_functions(root, "engine", "lowest_empty"), "def lowest_empty under engine/")
-        assert isinstance(fn, ast.FunctionDef)
-        args = [a.arg for a in fn.args.args]
-        if args[:1] != ["self"] or len(args) != 2:
-            raise TargetMissing(f"{path}:{fn.lineno}: expected lowest_empty(self, x)")
-        masks, col, hidden = "self.masks", args[1], "type(self).HIDDEN"
+    path, text, fn = _only(frames, "def lowest_frame under engine/")
+    assert isinstance(fn, ast.FunctionDef)
+    args = [a.arg for a in fn.args.args]
+    if len(args) != 2:
+        raise TargetMissing(f"{path}:{fn.lineno}: expected lowest_frame(masks, col)")
+    masks, col = args
     return _replace_body(path, text, fn, [
         f"bit_ = 1 << {col}",
         f"top_ = next((y_ for y_, m_ in enumerate({masks}) if m_ & bit_), len({masks}))",
-        f"return top_ - 1 if top_ - 1 >= {hidden} else -1",
+        "return top_ - 1 if top_ - 1 >= HIDDEN else -1",
     ])
 
 
 def fragmentation_zero(root: Path) -> Edit:
-    """The fragmentation gauge always reads 0."""
-    found = [f for f in _functions(root, "engine", "fragmentation") if "lab" not in f[0].parts]
-    path, text, fn = _only(found, "def fragmentation under engine/ (outside engine/lab)")
+    """The fragmentation gauge always reads 0 (the module-level function the gauge, the report
+    and the autoplay read)."""
+    found = [(p, t, n) for p, t, tree in _sources(root, "engine") if "lab" not in p.parts
+             for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == "fragmentation"]
+    path, text, fn = _only(found, "a module-level def fragmentation under engine/ (outside engine/lab)")
     return _replace_body(path, text, fn, ["return 0.0"])
 
 
@@ -185,24 +248,20 @@ def lab_screen_fails(root: Path) -> Edit:
     return Edit(path, first.lineno, text, text[:start] + new + text[start:])
 
 
-def oom_off_by_one(root: Path) -> Edit:
-    """The ceiling rule is off by one: a piece resting on the top visible row is an OOM."""
-    found: list[tuple[Path, str, ast.AST]] = []
-    for path, text, tree in _sources(root, "engine"):
-        if "lab" in path.parts:
-            continue
-        for node in ast.walk(tree):
-            if not isinstance(node, ast.If) or not isinstance(node.test, ast.Compare):
-                continue
-            cond = node.test
-            calls = [c for stmt in node.body for c in ast.walk(stmt) if isinstance(c, ast.Call)]
-            if (len(cond.ops) == 1 and isinstance(cond.ops[0], ast.Lt)
-                    and ast.unparse(cond.comparators[0]).endswith("HIDDEN")
-                    and any("oom" in ast.unparse(c.func).lower() for c in calls)):
-                found.append((path, text, cond))
-    path, text, test = _only(found, "`if ... < HIDDEN:` leading to an OOM under engine/")
-    assert isinstance(test, ast.Compare)
-    return _replace(path, text, test, f"{ast.unparse(test.left)} <= {ast.unparse(test.comparators[0])}")
+def ceiling_off_by_one(root: Path) -> Edit:
+    """The ceiling rule is off by one: a request resting on the top visible row is an OOM.
+
+    The target is the `... < HIDDEN` test whose branch reports the "ceiling" cause."""
+    found = _engine_nodes(root, lambda n: isinstance(n, ast.If) and any(
+        isinstance(c, ast.Compare) and len(c.ops) == 1 and isinstance(c.ops[0], ast.Lt)
+        and ast.unparse(c.comparators[0]).split(".")[-1] == "HIDDEN" for c in ast.walk(n.test))
+        and any(isinstance(k, ast.Constant) and k.value == "ceiling"
+                for stmt in n.body for k in ast.walk(stmt)))
+    path, text, node = _only(found, "`if ... < HIDDEN ...:` reporting \"ceiling\" under engine/")
+    assert isinstance(node, ast.If)
+    (cmp,) = [c for c in ast.walk(node.test) if isinstance(c, ast.Compare)
+              and ast.unparse(c.comparators[0]).split(".")[-1] == "HIDDEN"]
+    return _replace(path, text, cmp, f"{ast.unparse(cmp.left)} <= {ast.unparse(cmp.comparators[0])}")
 
 
 def replay_drops_a_step(root: Path) -> Edit:
@@ -230,19 +289,26 @@ def replay_drops_a_step(root: Path) -> Edit:
     return _replace(path, text, it, f"{drop}(list({ast.unparse(it)}))")
 
 
+RULES = "tests/test_engine_rules.py"
 MUTATIONS = (
-    Mutation("line-score-4", "the 4-line entry of the line-score table changed", line_score_table,
-             ("tests/test_engine_rules.py",)),
+    Mutation("finish-keeps-a-block", "a finished request keeps its last block", finish_keeps_a_block,
+             (RULES, "tests/test_engine_properties.py")),
+    Mutation("paged-counts-fragmentation", "paged mode counts external fragmentation",
+             paged_counts_fragmentation, (RULES, "tests/test_engine_memory.py")),
+    Mutation("contiguous-does-not-reserve", "contiguous requests reserve nothing past their context",
+             contiguous_does_not_reserve, (RULES, "tests/test_engine_memory.py")),
+    Mutation("preempts-the-oldest", "preemption takes the oldest running request", preempts_the_oldest,
+             (RULES,)),
+    Mutation("deadline-off-by-one", "the waiting deadline off by one", deadline_off_by_one, (RULES,)),
     Mutation("split-skips-sealed-holes", "sealed holes not filled by a page split",
-             split_skips_sealed_holes, ("tests/test_engine_rules.py",)),
+             split_skips_sealed_holes, (RULES,)),
     Mutation("fragmentation-zero", "fragmentation telemetry always 0", fragmentation_zero,
-             ("tests/test_engine_rules.py",)),
-    Mutation("lab-screen-fails", "the LAB screen's constructor raises", lab_screen_fails,
-             ("tests/test_ui_scenes.py", "tests/test_lab_scene.py")),
-    Mutation("oom-off-by-one", "the OOM ceiling rule off by one", oom_off_by_one,
-             ("tests/test_engine_rules.py",)),
+             (RULES, "tests/test_engine_memory.py")),
+    Mutation("ceiling-off-by-one", "the ceiling rule off by one", ceiling_off_by_one, (RULES,)),
     Mutation("replay-drops-a-step", "a replay step dropped", replay_drops_a_step,
              ("tests/test_replay.py",)),
+    Mutation("lab-screen-fails", "the LAB screen's constructor raises", lab_screen_fails,
+             ("tests/test_ui_scenes.py", "tests/test_lab_scene.py")),
 )
 
 

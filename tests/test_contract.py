@@ -1,0 +1,157 @@
+"""The checked contract of issue 20, as tests: 6 seeds, 30 game minutes, every policy, both modes.
+
+`python -m engine.autoplay --mode both --policy P [--skill K] --seeds 6 --max-minutes 30 --json`
+is played once per session, in-process (the module fixture below), and every check reads it.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from dataclasses import asdict
+from pathlib import Path
+
+import pytest
+
+from engine import Game, Input
+from engine.autoplay import GameStats, ModeSummary, main as autoplay_main, play_one, summarise
+
+ROOT = Path(__file__).resolve().parent.parent
+SEEDS = 6
+MINUTES = 30.0
+POLICIES = {"idle": ("idle", 0.8), "centre": ("centre", 0.8), "bot 0.3": ("bot", 0.3),
+            "bot 0.8": ("bot", 0.8), "bot 1.0": ("bot", 1.0)}
+MODES = ("contiguous", "paged")
+KEYS = {"games", "oom_count", "pieces_mean", "resident_mean", "frag_peak", "oom_causes",
+        "ended_count", "end_causes", "minutes_mean", "tokens_mean", "tokens_per_minute_mean",
+        "waste_share_mean", "finished_holding_max", "oom_free_minus_need_max", "preemptions_mean"}
+
+
+class Played:
+    def __init__(self) -> None:
+        self.games: dict[tuple[str, str], list[GameStats]] = {}
+        self.summary: dict[tuple[str, str], ModeSummary] = {}
+        for name, (policy, skill) in POLICIES.items():
+            for mode in MODES:
+                games = [play_one(mode, seed, policy, skill, MINUTES) for seed in range(SEEDS)]
+                self.games[name, mode] = games
+                self.summary[name, mode] = summarise(games)
+
+    def __call__(self, name: str, mode: str) -> ModeSummary:
+        return self.summary[name, mode]
+
+
+@pytest.fixture(scope="module")
+def played() -> Played:
+    return Played()
+
+
+def test_the_json_output_has_every_key_per_mode():
+    out = subprocess.run([sys.executable, "-m", "engine.autoplay", "--mode", "both", "--policy",
+                          "idle", "--seeds", str(SEEDS), "--max-minutes", "30", "--json"],
+                         cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    doc = json.loads(out.stdout)
+    assert set(doc) == set(MODES)
+    for row in doc.values():
+        assert KEYS <= set(row)
+        assert row["games"] == SEEDS and 0 <= row["ended_count"] <= row["games"]
+        assert sum(row["end_causes"].values()) == row["ended_count"]
+        assert sum(row["oom_causes"].values()) == row["oom_count"]
+        assert (row["oom_free_minus_need_max"] is None) == (row["oom_count"] == 0)
+
+
+def test_the_in_process_summaries_are_what_the_command_prints(played):
+    out = subprocess.run([sys.executable, "-m", "engine.autoplay", "--mode", "both", "--policy",
+                          "centre", "--seeds", str(SEEDS), "--max-minutes", "30", "--json"],
+                         cwd=ROOT, capture_output=True, text=True, timeout=120)
+    doc = json.loads(out.stdout)
+    for mode in MODES:
+        assert doc[mode] == json.loads(json.dumps(asdict(played("centre", mode))))
+
+
+@pytest.mark.parametrize("policy", ["idle", "centre"])
+def test_every_paged_idle_and_centre_run_ends(played, policy):
+    s = played(policy, "paged")
+    assert s.ended_count == s.games == SEEDS, s.end_causes
+
+
+def test_every_paged_oom_has_fewer_free_blocks_than_the_request_needed(played):
+    for name in POLICIES:
+        s = played(name, "paged")
+        assert s.oom_free_minus_need_max is None or s.oom_free_minus_need_max < 0, (name, s)
+
+
+def test_paged_fragmentation_peak_is_zero(played):
+    for name in POLICIES:
+        assert played(name, "paged").frag_peak == 0, name
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_tokens_rise_with_skill(played, mode):
+    idle, low, good = (played(n, mode).tokens_mean for n in ("idle", "bot 0.3", "bot 0.8"))
+    assert idle < low < good, (idle, low, good)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_the_best_bot_serves_at_least_98_percent_of_the_good_one(played, mode):
+    good, best = played("bot 0.8", mode).tokens_mean, played("bot 1.0", mode).tokens_mean
+    assert best >= 0.98 * good, f"{mode}: bot 1.0 served {best:.0f} tokens, bot 0.8 {good:.0f}"
+
+
+def test_the_paged_best_bot_serves_13_times_the_centre_policy(played):
+    best, centre = played("bot 1.0", "paged").tokens_mean, played("centre", "paged").tokens_mean
+    assert best >= 1.3 * centre, (best, centre)
+
+
+def test_at_skill_08_paged_keeps_twice_the_requests_resident(played):
+    c, p = played("bot 0.8", "contiguous"), played("bot 0.8", "paged")
+    assert p.resident_mean >= 2 * c.resident_mean, (p.resident_mean, c.resident_mean)
+
+
+def test_at_skill_08_paged_serves_15_times_the_tokens_per_minute(played):
+    c, p = played("bot 0.8", "contiguous"), played("bot 0.8", "paged")
+    assert p.tokens_per_minute_mean >= 1.5 * c.tokens_per_minute_mean
+
+
+def test_at_skill_08_contiguous_wastes_much_and_paged_little(played):
+    c, p = played("bot 0.8", "contiguous"), played("bot 0.8", "paged")
+    assert c.waste_share_mean >= 0.40, c.waste_share_mean
+    assert p.waste_share_mean <= 0.25 and p.waste_share_mean <= c.waste_share_mean / 2
+
+
+def test_a_contiguous_run_lasts_at_least_60_pieces(played):
+    pieces = [g.pieces for g in played.games["bot 0.8", "contiguous"]]
+    assert min(pieces) >= 60, pieces
+
+
+def test_the_contiguous_run_of_the_same_player_ends_clearly_sooner(played):
+    for name in ("bot 0.3", "bot 0.8", "bot 1.0"):
+        c, p = played(name, "contiguous"), played(name, "paged")
+        assert c.minutes_mean < p.minutes_mean / 2, name
+
+
+def test_no_request_ever_holds_a_block_after_it_finished(played):
+    for (name, mode), s in played.summary.items():
+        assert s.finished_holding_max == 0, (name, mode)
+        assert all(g.finished_holding == 0 for g in played.games[name, mode])
+
+
+def test_a_no_input_paged_endless_run_of_108000_frames_ends():
+    game = Game(seed=1, mode="paged", endless=True)
+    frames = 0
+    while not game.over and frames < 108_000:
+        game.update(1000.0 / 60.0, ())
+        frames += 1
+    assert game.over and game.result is not None
+    assert game.result.outcome in ("oom", "overload") and frames < 108_000
+
+
+def test_the_first_printed_line_answers_how_much_sooner_contiguous_runs_out(played, capsys):
+    assert autoplay_main(["--mode", "both"]) == 0
+    first = capsys.readouterr().out.splitlines()[0]
+    c, p = played("bot 0.8", "contiguous"), played("bot 0.8", "paged")  # the defaults
+    assert first.startswith("contiguous ran") and "paged ran" in first
+    assert f"{c.minutes_mean:.1f} game minutes" in first and f"{p.minutes_mean:.1f} minutes" in first
+    assert f"{c.tokens_mean:,.0f} tokens" in first and f"served {p.tokens_mean:,.0f}" in first
