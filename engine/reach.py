@@ -21,6 +21,8 @@ from .rotation import KICKS
 from .rules import HEIGHT, HIDDEN, WIDTH
 
 PAD = 3  # a pose's x is stored as bit x + PAD: shapes reach up to 3 cells left of their origin
+TOP = 2  # fit masks start at y = -TOP: a kick can lift a shape whose top row is 1 or 2 below
+# its origin above row 0
 _WALLS = ((1 << PAD) - 1) | (((1 << PAD) - 1) << (WIDTH + PAD))
 _POSES = (1 << (WIDTH + PAD)) - 1  # every bit a pose's x can take (off-board poses never fit)
 
@@ -33,21 +35,21 @@ def padded(masks: list[int]) -> list[int]:
 
 
 def fit_masks(masks: list[int], kind: Kind, rotation: int, rows: list[int] | None = None) -> list[int]:
-    """Per row y, the bits (x + PAD) of every x at which the shape fits on free cells
-    (`rows`: padded(masks), when the caller has it already)."""
+    """Per y from -TOP, at index y + TOP, the bits (x + PAD) of every x at which the shape fits
+    on free cells (`rows`: padded(masks), when the caller has it already)."""
     if rows is None:
         rows = padded(masks)
     cells = PIECES[kind].rotations[rotation]
-    out = [0] * HEIGHT
-    for y in range(HEIGHT):
+    out = [0] * (HEIGHT + TOP)
+    for y in range(-TOP, HEIGHT):
         bad = 0
         for cx, cy in cells:
             r = y + cy
-            if r >= HEIGHT:
+            if r >= HEIGHT or r < 0:
                 bad = -1
                 break
             bad |= rows[r] >> cx
-        out[y] = ~bad & _POSES if bad != -1 else 0
+        out[y + TOP] = ~bad & _POSES if bad != -1 else 0
     return out
 
 
@@ -79,14 +81,14 @@ def reachable_cells(board: Board, kinds: tuple[Kind, ...] = KINDS) -> list[int]:
     for kind in kinds:
         for rot, _, x, y in _starts(board, kind):
             fit = fit_masks(masks, kind, rot, rows)
-            reach = _spread(1 << (x + PAD), fit[y])
+            reach = _spread(1 << (x + PAD), fit[y + TOP])
             cells = PIECES[kind].rotations[rot]
             for row in range(y, HEIGHT):
                 for cx, cy in cells:
                     cover[row + cy] |= (reach << cx) >> PAD
                 if row + 1 >= HEIGHT:
                     break
-                below = fit[row + 1]
+                below = fit[row + 1 + TOP]
                 reach = _spread(reach & below, below)
                 if not reach:
                     break
@@ -115,7 +117,7 @@ def paths(board: Board, kind: Kind, rotation: int, x: int, y: int) -> dict[Pose,
         todo = deque([start])
         while todo:
             cx, cy = todo.popleft()
-            below = cy + 1 < HEIGHT and fit[cy + 1] >> (cx + PAD) & 1
+            below = cy + 1 < HEIGHT and fit[cy + 1 + TOP] >> (cx + PAD) & 1
             if not below:
                 keys: list[Input] = []
                 at: tuple[int, int] | None = (cx, cy)
@@ -129,7 +131,7 @@ def paths(board: Board, kind: Kind, rotation: int, x: int, y: int) -> dict[Pose,
                     out[pose] = (*turns, *reversed(keys))
             for nx, ny, key in ((cx - 1, cy, Input.LEFT), (cx + 1, cy, Input.RIGHT),
                                 (cx, cy + 1, Input.SOFT_DROP)):
-                if ny < HEIGHT and -PAD <= nx < WIDTH and fit[ny] >> (nx + PAD) & 1 \
+                if ny < HEIGHT and -PAD <= nx < WIDTH and fit[ny + TOP] >> (nx + PAD) & 1 \
                         and (nx, ny) not in prev:
                     prev[(nx, ny)] = ((cx, cy), key)
                     todo.append((nx, ny))
