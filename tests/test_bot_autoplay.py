@@ -235,7 +235,7 @@ def test_autoplay_one_mode_and_policy(capsys):
     assert autoplay_main(["--mode", "paged", "--policy", "centre", "--seeds", "1",
                           "--max-minutes", "1"]) == 0
     out = capsys.readouterr().out.splitlines()
-    assert out[0].startswith("paged ran") and "tokens" in out[0]
+    assert out[0].startswith("paged: ") and "tokens served" in out[0]
     assert out[1].startswith("policy centre") and "contiguous" not in "".join(out)
 
 

@@ -152,6 +152,7 @@ def test_the_first_printed_line_answers_how_much_sooner_contiguous_runs_out(play
     assert autoplay_main(["--mode", "both"]) == 0
     first = capsys.readouterr().out.splitlines()[0]
     c, p = played("bot 0.8", "contiguous"), played("bot 0.8", "paged")  # the defaults
-    assert first.startswith("contiguous ran") and "paged ran" in first
-    assert f"{c.minutes_mean:.1f} game minutes" in first and f"{p.minutes_mean:.1f} minutes" in first
-    assert f"{c.tokens_mean:,.0f} tokens" in first and f"served {p.tokens_mean:,.0f}" in first
+    assert first.startswith("contiguous: ") and "; paged: " in first
+    assert f"contiguous: {c.minutes_mean:.1f} game minutes, {c.tokens_mean:,.0f} tokens" in first
+    assert f"paged: {p.minutes_mean:.1f} game minutes, {p.tokens_mean:,.0f} tokens" in first
+    assert "CUDA OOM" in first

@@ -263,8 +263,9 @@ def test_codes_are_made_and_read_without_pygame_or_numpy():
 
 
 # Runs recorded under each rules version: a change to the game's rules that alters how a seed
-# and inputs play out must bump engine.rules.RULES_VERSION and record new runs here, so old codes
-# say why they no longer verify instead of passing for something they are not.
+# and inputs play out must bump engine.rules.RULES_VERSION and record new runs here (the current
+# version's block is printed by `python -m tests.golden_runs`), so old codes say why they no
+# longer verify instead of passing for something they are not.
 GOLDEN = {
     # Rules 1 (rows cleared and freed memory): contiguous 40 lines; paged with splits; mixed;
     # sloppy paged play; sloppy contiguous play. Refused now, each with one line.
@@ -311,123 +312,87 @@ GOLDEN = {
         "83EFg73S6gc1x7jZwpN3Sr2E"),
     ],
     2: [
-        # paged, every request split at once, swap preemption (8 swaps, 1 falls back to recompute)
-        (365007, 1379, False,
-        "vt1EgNEK6c38iD5vcd7E4FtHvDO2cSqJQ8R29OENtgSN9Nw1Kq30YYufvN1ZnEv3hQY750BKnX0ZNkh9GM2M"
-        "Tt8zVd3EzotjaAgGBm2mvvcdWjbRTJpaFwCp1Frb7KQOV40cksXKEtCyz2cBWj9Ni5ybx9dZ9AIZLAXbJ09b"
-        "Dj6eSRcIH4VLiPuOyqJ5FEGRYzIGX00YeCGci3Eo9RfF8u5YYh5KFDVGnYDb0C7WCq76nSua8AO7aLnTwkE4"
-        "9TnUCOYlcCK3wYxDNqLZ8xpTXX7t7SsO6zyze1HcJPbOuhiLHlyFZhQePrsLVFVGjILc9a6ejeaGwGOuiEfp"
-        "IGSpHCUh1kc2980o4C7AiknPPLd1ldKOOu9NHkP151zPhSlAeVpHAVQkNRgHUkbEHiVRlOVfYM8KC5UsFnj7"
-        "X9i7DxY5OS0EEBNqeGLexG47xvbGC7V8DF6NN2NKuwxrrBZwXEaJNeOf2qLOh5E8eDm6PRFu4l5QtN80pGdu"
-        "AT2U82qyeg1orvEdBZQrDrwGoX461GsMrgPZf45yoHXHMXsA1Dds1O2Q0LFkFTgV5sCZSyWJaalveoppLv5N"
-        "nENvFtPqGK5wsIxBeKyC2s09mrNPA8OCK9il8GeVk04Dwu3vYDS9m8vwa4ngbeU9EiL5AcweVaSBPWAMOR6L"
-        "ZdBNpMq646rxODClz1j25d3n8wVu1fDvjfK9uXMdl8H0Ts9U7CF698UDa5I6N8IP2SR4B8BcZxV4pM8KzoN6"
-        "g2AfQe2YtSiHE180YHDJJ4bMeKlZ5o0fX1MKPFXBLqfJvaPD6JFTa77JThzgZIAVrjwu0Wil9nG3blrZDIV4"
-        "gSZLuFIYUnGuhZ426P3Ab9pEcMx5v2TQ1ZG9753uWY83i2aq95ddn2I26aGYmD3jcJ4puCR06zcq9IXD5rPA"
-        "IbLF9zMzSpEfzi2ubC3NZvnJVGxruH7gMYTrI8uBIcCdM73BDkN29EYBIOGUafEhwWjtnIfYQSwgzhGMFDAJ"
-        "QSlDzoaKen7E9U9z3Z882YLAe8fq50yuF7CPJnCC2GnG3O9kOgC9kuKoThfNPyCazgIRd8uLN68OgM6QgRDB"
-        "HsCgd4wreI21ZNX3barr8E4OYBM8j3a8vEDOYQz7iGZLJO6p3a5k9V4JO9C4MI45idEYg7dUDw6ArHN2vjuw"
-        "ZulbKTZG7cMjlsG2wEj40ftHPCKNHjk0IxH0d2y0RriIAcNpBL34o9vBfga9nHXznYaigFHByGQ7Wx4dyENc"
-        "tcuLUoJbAKTs1fYbLXIKwcWVSLxaUZ5MgTMNxQW6B1w"),
-        # contiguous bot at skill 0.8 until its CUDA OOM
-        (3106, 70, False,
-        "vt1EL2YICl1I3g4DAkNlMAypqKYZsOQBUYbc6BOwIbItJ9c0rRHsVhn6G8360mGEqCQ8I1XteOuaDzFJLIDn"
-        "jIG4lMmJa7FQtuygjiHmuyzN2fryTGHLXWkGeKsCFUZtQhJtRpf2NHFGuzGuCnEBCfvechCxKCEV2kW6RlqA"
-        "6L2qX4K7FaY7pC9DzmfJ3kKyAB2R7Me8TFYTSGEHnDlq72brMVvqU9r4MH3vind6KUH3uNFzntIOlEiQdzKN"
-        "WZuCFK8nL3r8GdQH0kmtkL8H2gDH9haLP2hnJI4COQgNXIkk78YFVhH8PQKFMjNLf48Eou6lo4ARBemHiLrx"
-        "luuL07vjITI6FNWkHPMIH9ztg60COX4i9QMiCt0nu6NHUqUGFZtSEmqRi7VkzdALS8WimcYqPRIcWGqreq90"
-        "IKwnjaXnw2FlEHjt5FFWB24AEdXZsAgl1IFNUEFz0WjUzKMDOqB8j1lgKqtMYQsIgwQ84SqXDbQko1KgySt9"
-        "q3OeuB7cup95jnsF9UZZTz1d4Lf9C1dXASliYG640DzCZ9tKY7yp2IqEN3RW5ooEgiVZS561uvNnijCSyR0l"
-        "pkdtFbCIEJYlLg6e3EHE8q4wiLMbpMZIW7iUpU5f080zzWQM4mkNe2vB4nGJtr9QBV4sw2duvj83d13k8wa0"
-        "PABC9AjrYyK4n4KsP8dHXzWW1J3ApmzDKrM1xu2jhnYP7mAFStmEX2twa6ic8oSayAI9FcBWdoNXUJYIgwGW"
-        "0y79jHEgt5TqwFgtNFEADAkBOC9TJkmCfLOyrCGDOFHUUan5a89BVGEp3uDRb0N6JmxUolJ9Htb5VE1HlfDG"
-        "e7Qjp2eZXV5CxT9RaVh0dGa3hQtoUK7ZAaSSKdU51yH43pBupqUsoB6D9f2HAsAxRCEDIPlJTLNtATxZQvZE"
-        "SJV7Kbm24nxxmx0FTgiJR"),
-        # paged bot at skill 0.8 until the queue overflows (a recompute preemption)
-        (396562, 1410, False,
-        "vt1JfWR8zyd8I060yQm0UKnVWLuYvrSHbzIQ6g1luL7kpP60UzDiiQyoNg0tiSfNiESRq2oXKmRfP8ItKdM4"
-        "NM9df5b7Us9ZfsTs9yDbslUNpYrN5EkCOm7vALWhEaWrQZfGxVP8CqBttsX8l5G8NPHaPGpyBGTy0bLQr2kx"
-        "AogxcMBoc49AtLTTqD5eTzLKV2Hm5d5SvJxherx3MBsSGCZKbZfPXqqHFnAG29gjVMHf7SYj2mN3mGH6XADU"
-        "5Ok09QUO6OV0cfRLBEYMVnAdPMJk8hrTOCJhx1dlJo0ENUCn3CKu67QQf462UyLhCjDLRKI3TSykohTkrJsw"
-        "8rvVhAbo9os7D7hy3Wk6YSZ7XEMpzzDkSn2yrpDJoDNTl4mIKv3R5fZkciRMtNR0PcaMIQ42f2AY4BX0GuCf"
-        "O5gJojAuyi1F8okDNqB4ly21usjY5YuBD539uTyl64wvEIDurRtnzCFGDAJlyxMZNsjLB2kGD98dwz1Dt7M3"
-        "o9R6qGoh1o55mbhk25u4t2QVgMD0aHwBHhtKdc4w99gaiYPL42NNx44I4lx2G5HReKRoXSr89zEVz98YmyIG"
-        "0QoE9CUq67fa7IpKXf1S4J0l8CF8Frt7GyfAwCfbtJ8B6v6UTzarmIQntcEJAg7K9AwRgB9M1llLQTbA26Xn"
-        "B7Fur8mlQLmue2I52jPEpafI4aX3Rw6bk9gDkzGpkG2jwtHVw1gJ36xGnFaFZHfhnymvFZHxdII3SlHG1ZGS"
-        "uc6T2X4wfhgaiI8YF1e8SpiAShUZ3uS5GLEp5F44vwH4pb8anbJPg36SBnom57L49weW0wQA0pKgPioXpWPF"
-        "7B20bdTHFP374hiJ4WBRBJxXSyFrVIyS6WHxXGvBsfR0MNwsbKa01iEokPynbHrXDIJXv8lQESlv36WLpsoL"
-        "VshLLd696cwyV43CQcTf2UYFUKZNknA7two8JPnKgQJKE6A36aL5iTmGGtGyLhvNFREhF35CB9kvjyG4GhVv"
-        "iMVk42tCKe08mZesomGyCkD2kk3WODcXbtRoXjHsFDltMKJ8qu3F5CCux2iHre40VOVGcH7ir9BXdoHxxZT9"
-        "BHWvek0HP9KFXZjkVzlgdF6eTn8FypIJ7GRbjcoqBdN2LUKIryFMsAK2N8hFqppxSx73vDAJO6zsNEac0pA9"
-        "yUZq1ioajXFy1UTByvWnNsPbQ822tBuRrya6J9r0VVhwSR1a9Vc6vjZYVWQLG0UEAWhGiT8FCPmiw3OLQ2uk"
-        "WIkX6hGMJShKPo11uQkLV1CEfSm8kg35pNFtZTbog2EnsTtLCvNc82bLCqQe5zUKJ6r8FBOhbsDZS396I6YT"
-        "S1MXOXY7iSRgHolQtKeA3VGAsNifuE17s3KIMVBLzwO3BHlAdt7gonPJ4TNEjpOk42xFabjObbhbzvFmYyAL"
-        "ClMFCAC1mDXw7Hmr6nQYOaTrkklBfEEMhtWppdLh0KJTcrIzaKrqfP65xRzm2DcEUEuaXlrAtZumPPLjVs85"
-        "gyJFc5fsDBBHuzmdhGLH0QJQANkgPYh0fowxJyA4A6CeR6GYZ1NLZ8W8IWfMH0DyLB8OS6LnxLvBuKPjxCbr"
-        "KNKt17oAaw7C02gq2CmhGiBiHnDTANYa6r12hkBvrm43sRFEyqd78jESZGYVcFrtv6UV25QN9VZisFiLo0iR"
-        "sIf6gVC05QuOYkcb1EahaMGTWb9hGVM8WIkCD2N94CatLSbzsdLcVXz9SfClBENz8kiWnxhsLWeXKiuv9kK0"
-        "K2BQOPIx0fDoVwssiZsSTE3BnbeZgnSIBd9S2iioxh3LmSEJBKPEiP4BBeuD7XF4TKm3O4XpxDRrLTep0D0u"
-        "eIh14cKtipG9RB0MzhJgjRqQaG8mAy5J6WC7DgrX8guDZJPKoGO9EN204N8P2F56fSnBwLDP7HPB7hnK8FBs"
-        "ZwsCAVg686fesXInmyIhH3JAF0GN8LcUW15lZX6CKbh5kUcNNIgEIvhGNFJhp7H2QVOCpjZiC4C4RlppHKQm"
-        "8GCyPnhU4h85REEO9oiXGUJRKTn6qbhn5A4lJ3WbYgjTKWWhEeLwCWxKRKRMjdGyBOJtmOI9bCVDwJIYvgOc"
-        "eQoOFMEzVgvwMAoH96XG3XXtllCUeM21RTXEP5jOvuHDVMZkC0SwZFY48ZXC7YOv7WEgKJ9cUwaTeiuX427H"
-        "ZkPhZlo7DYvXBuWUUQkEMh1gpgEi4iBttPm0ooHbM24hZpYq8Kd82nIL0awudLFAQtJ4zMBCoNClXP2i688J"
-        "yGzxxs6UiHDE5JuipGswdpFEuOTQ9KAW3qAhLmO4QcOQiKkM7IFovxiiFuK0pCKD4Jf2Fktzdl4KwWEWDIHt"
-        "LS49wEBNW5ITLSQsE7Oemv8R8sd9tC13Lj09uA1No1HOeHuaaCfjTNKPaDKNLOUKdWdRyTjBnNQvUB59wYFL"
-        "4bDyTJSa8JJDBhO6vjBA53Psdndira46CUYhnbb3yx5S1rs0ECo1R0rXKhPDKGDAFE3BWIdbWZE3gtLR4xYS"
-        "sr4JTaqjMgK6wAwgVSl7nVqF7gFkmTqwunEHEGYkcl3vXM5BtFX9YorFJ8Qq2e1qKcDb10pElQn2D2e4plrU"
-        "22yEBo2DgpLw16sto5IoCRl99PBH4xoMWuKtTmC96Fd3QDiIV3DzXsafzQfrt5BuSvI6IWiU3RLtmiN88yh4"
-        "OS1NdaTJH2FdmJbbtvI9K9QNrKg9BSvx1A4QXYGnhF2I8CUFghVYFL2kY1wwsr3s8KnvZcBsBCdb0J3puGch"
-        "GTRBAPYP2yHULA5Bgt9JP5rIQFVvnFcgOJhV0RA435x8bIj2nIKiYa2PALDAtPSiV2fdDDG75Aaq3Uj6JMuj"
-        "zHdSnMmBupob8qRFqH1RySgi798gT7JGPvbMb1jfC6v9L9jgmrq4k8fdgKLKL9AziezoBVL873GBtfpYLUtF"
-        "AXD5D0eBZORDeT50FwCg5BKmNakMLKVqK4JGGbdP2t4j4u7BLs93T65Emo0zfiabFEBtooJzuFIXA4EEsCQG"
-        "WgLs0ADEL0okuM75604LRVKgh690fWlJqMSTkH0C222Ae6Fd4Ly0oWKX6ZNAtENAERYCwUFZLTGO466419GE"
-        "7OIqasS9LMB85D6oX7kJfjHBmNS2vI9ezsmQAsvYvDlDhGqB7dk3E85aO8uofJOERK8XfvwEr1HDIa55JxUA"
-        "h5Fd57jKEG2R4MXIxsUwFNmIvVj863x3tOGbzdxqdbUT4EPxt2vrIBZqDs8wPBOCATr20GgioPEOPLJA8H4s"
-        "G3Te64Ya8rPZMQcF44kvUbnBNEmHu97elapWrB24ceDJazEGv2tQS35ZzeUl23QYwGQlHq218wW6zJCdKIJ6"
-        "u27Jw3r7XAkM2dUIUPZ0GeCPeKLhTKE07vhh76xCnGHLjFNOrVrEUKFNoTM8ZiCN7QbdF4F8Hw11wzz8Sgiw"
-        "67A7ddKb4zLfQ1dIFEc6ylK4Dp5T8EhCGLV3lghhHxCNCXJT5wnt1HwNpIljzgc3pMRDJf4k8fbFHVaHLxR3"
-        "lpD5y7AuW1GqmtMYCLHLbRteypaN9VAchMqNWzFKJKnMoHLu8sAxL2UDFOmSXKvyBVurw8RBEtrS0Xm0XDHA"
-        "bJejhKL268AQMUbtk9B701vGb1xjksGu9050cxWUKUuEIugSmzG7XE8xqa1wIiMyt0qO4Bm0yhMN9kSsVVsj"
-        "eKd5CbQfGhe8NrH3WE3j3hTvHJjwVflHHx4NH9G4fZ6qkHhIHWKEvzzXawIAxjlOQ13neIPMDWy6NuloG71g"
-        "TysFlux9ZklEuhiPbjENFp1EPSSlrL78J4e2HqUzHKJrUZPL4XJJhoZmgFaPUPIVFEKcWheQbImkm6RQKB9Z"
-        "446rKYmNTJs5pSLBvkHuhMLgSJHZUQsKdHqPdbR0Us1vAvWqa1ZldPTK9setXERBWw8sUQwqj9ATvHoBPfLl"
-        "dkeDKOArIgOJYwnDhieyP2ST8wEuGqnwAbCkV0ETD4ywd8opJpangu8cZk381aMZESdAHcLmLSVhwrITRJDk"
-        "2CCkuyMu79xPUsdBFciLmineIjiWqcInSabfoJidD44kAvk6Zj1xIHR5PmLt3QWASRTR2UDEV7Hy4xfIRVop"
-        "Z5SUxUFVCIFbF3vAVnHrSkPEaByYa4zhaxLm3KSepOk2vIDZghHPMAvhKZqhsezER4R5Q0gvTz94znEadjks"
-        "qplodClR8yGuObVWGOR86fmll7TA9ixsdjkSRg5HKOG8egIMgCBljTBOutVv4NGJWrw6IvjAVL9kTVGj3pBa"
-        "YsoLf0BSrLXj0uFTJXz7J2BTqOuOjUuIRb2cTpz3H1AZ2GjdNFkl9ExRZAezJZc7HtjYT5YhH9HFt4BhsQB0"
-        "CEI1bbfI4mnKQ3tC884XRvzS2De43CLjRSR3XCrxgv9xrp9zezkBZ7IZH56iMbSWWhdXAIMKSpX1VIOLiNYu"
-        "Tw5rtkH4j4V25udz3AfgnIbMwQloIqLiT0vFc7O2gCD1jxgtKZKG7f9cL5qAuAhxYUgksRwAJTPvle55NToK"
-        "QWFwJuagkmAYwXnDyH1gF8YcnGZsCbHiLmjwv4Oc5mtIrGFSOWtSfnIWkHOZWnGmlDbqVTo9MwRyJzLnh710"
-        "NWX9mlYEsEuIhy3O0RCSkQKJ2HwKocwQUtJrKX9naiDZs6JJ10cVcXLCLgL7COHRtQwiFG9o861y7xzDL8l2"
-        "LEwmk8hEB27hCsOtplHtXQJZfxwUjFcMM89ePvfF9QB1SCBvzd0KMkEWBl5m7TFzsc3HH81XKFhlYiZzreMQ"
-        "CpwUIFdj26OF13tuswX76G2baCyESN1VhAj8ikdyrat4FGmonQIRaYWKYo17LtfqPOL2526EqU5Ii2fyoz5s"
-        "pbRc9c96gNo3BF1K2s6CBtiXLi0UnOw"),
-        # mixed: paged for two minutes, then contiguous
-        (17715, 206, True,
-        "vt1CRzsfHLeXTP5V0zmo8K9SR9m4fhB2LURmBKiUF4SaIBoADjkrHejnTx2mhaiA1AXczFsRHq7MAU9g8esf"
-        "7PxFY9W6taWRteTGoO4k4rrwLvXlhLd5xsmYFdyLLiSXzOSRCBRAv1wxvhGmwWLt8lgMw4HYF4Qdb2buRtQZ"
-        "HpLZG0Q5HSf5dUz8hnHwrKKCANNre8a4z5qUwzgK1JBF3I93RfpLfnJ2vtOWopCeWX1A2qIX0LderCSWsNoi"
-        "RbVJGadiUPllVs02Mk5A8Ayp8dGH2bZRgfB88HFqNBhy6kDB4LrOv11maOIBJ4tTpKBRR76yn7tdqSsbGBup"
-        "79NEOo4Y6nxIp0Btr8Y5g4TeSES77l9v2HyKxG26vBlW2Apc7f0u2wycV9Xp9wSKpn1H8yTCtrGxmJB1D1z5"
-        "FCJGtNDwVpq89iasoW37yJkCgcQzzhBIdd1RmroQqtfDH7TufKkEtGjd4mnu77YpHztC32J64vQtmK0VGcsd"
-        "IWzRt6knL3VSPmHdLHkx95eXrZK2ICXOaTX0RtLWAWBywEmzcEaQiDfv1ZWr1AyYJbRlbS1HZTmIuYvFnHEk"
-        "VcO4a4lsq2LtDHcymzg14FhU2e4EI4eD0NBTkN2apZ9CPW5hmTAUtAmTW3kqEjiq9SFwUlrzfRtCJyYHu8be"
-        "Nc0JIWM8a9BOwKftwcZ2w7KmIbLAqYZyA7c2TPAgWu7paX19PbHxbMiuDIoyn8XxHUGBIHLX13Hd66KHaIgP"
-        "GHB781BQLAk4s7r6UFNphmFXci9HEBpYnmtjYjcH2UzVSfNfU418rsPAcmXTaAjYdP0hIXwOKDuVGwQ9UOtB"
-        "lrMLSbfIXLBEtlJVIRr5G9dbQolLnoUFAdS3mfujWO01j8QnJjmjGnJHvRPYtxEWB10rZuBlqT6H11SvIN2C"
-        "egMEN2w0myJQSk4drrIg87UT087bTG0u8DU78UJe8d3ue5b3WIetzma2HS75VsWTA18VGIj9AfTYNblqBLkP"
-        "eDgbFGiDudIHtIR0VG58Ne5gQ0qYS48ixzcfKXoGFiDClUsX7mRIOLvmRVRL3wGgKiwMKyGlx5zd6VEGdlwy"
-        "FTqxXOTbxJfESKxFonSZyT9qvDpeQUwwKBECSHjUmljOF4IzO4HRFPlAZQD8HFT3cu9MvABKCzwFj06Jz2N9"
-        "58Ob7jjGkTjKIEpBZYyBSEi98cHiilqzTXmBYGV44Y7BDuLNLLjFiOmExKUHazrfcFg3RBJfxNe4wEXWq7SJ"
-        "wIcGSqFR6oWcDOnnXZVCanEhImQwV94aOVh8d2TenLfNgFlNfjOi1l4G0ajwMuc4ncLnHSZXYeA10mKsfSEe"
-        "H4AAFjmx5TyR8GIqbtryAoXLSZjFA06RMf9M3auUa7WSkAl99tdz20al1p0Zjhmu9zXB1ex7NrBMyQ1p29rk"
-        "2XGCO0Lo2UjxQHi"),
-        # contiguous, hard drops at the spawn pose and a hold now and then
-        (36, 12, False,
-        "vt17ITsJFIg6fOHmlWkyYrf4P62eukCasWmD9lnqkqef3698FRTHfUHYBy8n0UATMdOcj1yxxzh14oVE2aDA"
-        "mQT8EtF2jsB15JyFxb2Cb2DdFkpxa29GeRMT69XeCFu"),
+        # paged, every request split at once, preemption by swap: overload, 20 swap / 1 recompute
+        (301968, 1290, False,
+        "vt1CxybfgTeWuq8g7S8TNr02QKZvQNSOm6UBDWtUR4tX9Dt9N4HJ88lYpOBeDPEeeATF5919JDuvhimy7G1h"
+        "uNdHx4y26aUUusDCSW1Q6Xl3F3aXSLtOvy2d8ngeKjUllDds3zgGT0He5lEkmrIbhUktrvjNpArNh6BXvycj"
+        "EStYFLWW7iRKEq6O0jQ0uS7c6pyo9monr4JWYEcribc6DNc4KG1wZTOFLwzbQSO0GX70qZlLzFDYvKRqNsIv"
+        "5QczLgL0gM53qMIGUfvOww6vG05MnXxlDgo1pJ6OzwJJZ4iv56OcJqyL9uB6uBjkui1R965KnTTiFtcS84YR"
+        "Kil0AKkA1XG74QgHWhi54MXZTV7vmJ5YqKsi0KYQvGGvnfkQVGEtJWdzWx6nunl8fnhtEdFbVZLDxlmiWl0A"
+        "p61rz0DLsKFHFY1nXymZKQUGgSRjS3i5hPJOUimMBq1nI7shGNTBAkrFBKXgHMjC9Xc6ExakyO64SFCCXPLL"
+        "UU71E6rPfkcz5gtE3ZkapEdhE5q4V2UURxSl271fucG1cL3ImLIfov54LP8AJEiqYmhVSfg9CRYypS6JJi3a"
+        "kkPx7f9KKIatQ2smCQ129bTFiY5LCnC7qC0ELgyVsXLntyWCPQU69GA52kfCsbRF93yRVzZpuwJFX280NHvp"
+        "7z2C0lsXt2Beo5dN6FwIV6Gr1p0hcAr5LjO5n07GpKlU21EULS61xbgkfDGWEtfjvQ5s2HSgfTPWUW7CKpQQ"
+        "QpIHELG3YsVhqv6TJIq0NapdG3iA6l55n8oLEvCDxV6Bd5owzJ8WYBmqaD2pk8B5hb8X6qHP7jVeJvysKEU6"
+        "IYcwzLw3T2E3v32tQCDdgBTYocJKEori3dHHNxt9x2uFTI2dq2bDEy9CHduCXkz0o2yi7lOojQR3I9KHXptr"
+        "G9U0iEarzhGTrCEPoVPwhJpTgKfLeUC5Nih8EN54pyJA95UHDplRAYwLB94cAsJeGVCTLIHMH9cOooiXAQIr"
+        "M8mvj2i8z7slPM43wGIHCX2oEEWqOEGZ0GDdxsGML4H5KpD1ZQj6f8QEsG3Ip8JlsXWrg38QLKKuJ9HWt9zz"
+        "CRFg6ESyZJX8l3Ke5o6nDH8bD2EDs1aIZHXXgO8LDA0OBnzWNvtHPODEOH3jVl6eAVEQqbGzkOMA66WdCrt1"
+        "Jkxw7yItHeWvihlHbYO21Ism10HBPLeNlkVthFgupjVrTr0bEuxFWHJIMJuBMsJu3H4R9g1oHWrGYNu6NClI"
+        "lwbfqhpJ9hFSAK6RQMEHDfG3FjfHbeL6HncV0AREU48TmzEVGEOZLo5BaBFQ4YCJh1XhChtofb72pGdngQ2F"
+        "zDGpCVhCcKWaIOeWI1vF3ZhCpb9HzXWvnxE0No2z22qYz7TzqNZLnJZy3HfT8CHY4nWDO62pBqM0D43V4Gkn"
+        "yU5wEH5KP5JSpknVD9EbquDg3bF6rvSEG2mABkB8yMzP134rb5mToLMknXBk0Oc5SZFiZGt4KFje2QFK2r8Y"
+        "zkDPPW31a2BqObfs6xv6IDsnvcfDytD1VpPd9KD9kpEAPIneWx0NV0TIwvysYXuT4TyGAOsq0Z4CcrKQ2whw"
+        "9aBpqkwbjIJk98YyTbQbDtJxCjNgHKNcDYmLIhjuIFvwBZGrg9It4FLAJ1EGsgNAmHiJ6mo4DxSFHTR1kMe8"
+        "1UeUaC1Y6Hbxs71H11ju5xssqgAG29M6uTweSTC48HT7hOkiJ8KBv8O5J8xM325Qn9VvEYXz1TCfjxJnUFiI"
+        "CkcumMu5nwGwJMaJgbyaHCcxPBCsJn4x02BCbEw"),
+        # contiguous bot at skill 0.8 until its CUDA OOM: oom, 0 swap / 0 recompute
+        (8607, 128, False,
+        "vt1HlxXAsJpOwG5aL1MW09JBM5ssT8xqzXDV4B6MagmXjeGLdcmSzDE39d0MeIE5vyGJNBPzQQJ2yCd85b16"
+        "1nmoTSz1vYgt5EGCcJ9p8SPXLNwVCIxevJE2sZNbLcLEZNBkZPeJTlLQbNdNDCCgcpjS8IMrVDFjCtSCis5Q"
+        "I0r5FLdy1uc1CvZO2d047R8DU37m4lVho1p0cTpbx1Da0PJu3wBnKp53JCs8UU9w2ZC1UhNSpe5m22IcU3Zr"
+        "ClI21LWdpXUBUnKJRuhOqcBpTf415thVW5YiaC7KZktWHvCOAunBj2vDpC73p1NqHBIp0jJt6zoYpyJl8DsD"
+        "AEoj3ZyT0G4AT5OEzVHA8wWMccdyuq0TITGryvbtSDEV1Ey2IKV9C7crZMlwAvcA0XfwIyXsicJ7UwKkxybG"
+        "F3jA0BWzRIiYKUfy7QDAGjO4TilzXK20sEE9hPaYtj7zuJ78mjmjVYSx0hZS1OWF45lCJWIMleq1zmJaPk2p"
+        "gq0UCFN0Hsv3HvltE4QxkuXb8qy05oEIXQy30Z8Dd3wg0ixkb5LlOGSAVRXpG680PZGXtB29CHV5KrHf4IHW"
+        "RrWNdJbP52KVdvPIcKy0Gk0bj8cJ2SlHhEfKI7k0nZFFTQfJAuhsy5hjQfwh4BOtEuPvGfn1oLQ7tRQnRGKR"
+        "ff2odlfYkbiYu3M20J0pZfvR6wtr8dUrqYI873ZUjhRrU9KvPYLJ4bTOF6Oh7hu0izyC7MoXn9T0XNgJ1CR2"
+        "FIruX1KMQOQ31ZyDkIxFl0Uas5qU7MHCoQLJWwgKPTPJcAhOJT6msZBVGjDPKLGko0oPza83Cf3zxbBbHCVI"
+        "vUE6fb3LqqGQEMTzaMqnX4uH2bZxGUYN77FfgJ9rPMW5EULR16AhNdIzvwIxOds1bKT40RIrfZKR4Wvpt12f"
+        "F2vBCXuCftunNJFaKE3cPPprK9ZB19e9OeSZ2XGruY9MDpgAYc8rlTkZo9FpxvgVGZ1f30SXac8z"),
+        # paged bot at skill 0.8 until the engine is overloaded: overload, 0 swap / 0 recompute
+        (296698, 1235, False,
+        "vt1EVtUXvD3rUi7TYUR3Rq9PtIgMMDUqrQvGAceIiDRFQo7AqwmkfNB2pvIUsRhCy9R2SK927OzZlnqG6EM4"
+        "3nmiWxW1VRRwThrKj5FTWEct6GA1SEaxt8ArdgAaDlNfEK1xZ8c2sITOOH3EbeKTnO4MZCP66FxtaguQVi9c"
+        "6D2O6JVaNGdIN1KFfsVHkC8JKypqsDHRu1p6WSVJTmQAKqOqghQrLfz4VFGqzgIBhjEFMJIIBoPKZDPOL12v"
+        "OuUv4a3Z76p98ezFCiJuRW1rOfIRoD9Wc988hFFvqz1uKIIwGFp2iz2UltuGKTcl6CjOwGJICIVpNXMRpHsO"
+        "QnfgzWDhKjvGWJU6lHn0fhh92IQ72iLVCvpolY8Aw84r2bEQbAP0BYGUvLvkIplHpRfdS22A854wqLI6N9dJ"
+        "B7ltBb4pb0t7KS7c25R13pF9AU7zM3EQBwLn8kHJSFz21GNMdOjyQ68F4VEdmB8SoYUI5QUEKRh3v0IUOphQ"
+        "44E9qBzrc89SM43bDsgVl9uF3Y7CkN5BNJuABmJruabqzC0alCwG5RJQXA13BNqGYsbkvUO9Chx33A8861LT"
+        "t1QJlBE3nHT6qwNTbEQULJsluf1JAmt1hVgoLeV0ri1EiFZyiFVd860EPmdlXmctB8f0Hsl47Yt5OEqoc2CX"
+        "C83cPp4P0UaWEKyeS0n9endkDZzlRyAAuV2DgU2ApPqeGV5dGkvq7HE8T4RTFYJ5iMUh3Ou4VF4fcoPCuQOa"
+        "jjGL2cEmSYuQcnQgJ2CnjC3QooHu7VOMcFPfQGKGRl1CuOZxXY4yg0CBQwzuSLoyfOVl8WGq9XEtRx2ttG11"
+        "XfpBM7BGgFLSOugu6KmwnD8MpjPT84Mh3YrmycqyoLf9ySTe2UXSXiF2ZytCKXD3d9bEidaCJ8lmKaClSc9H"
+        "iQEIVLialtNutLI6a85UNoQl4JN2tM5SrfToDw8z5ih3HN96nmykwg5TT3KiUySowzNp6AsGxE3ubVxQCJUY"
+        "RgZK6t0BxM7vMiXdf51yuyLlggfsMLgJrChTWZBELjlLE9Lx15x4kGdsX3zwXE71kPUaWQa1G6dck6OK4iwR"
+        "8tFCueYBxLp0mWbgxM1vY8ANuse4e42hv7YxiTiI24VM2xnArdS8pYCBF9dub8fazoJMIa6uEpdRlFkI0U2N"
+        "MXLlEL80DnsiOGuAM52UZwsCbWGA9oDKrCJ47Ey2hV7bDXQlIFbYg4nSzgkA7XKVuAZfI6JKXjVwDD524Bwm"
+        "JpMhzyQHLcBg49T8eYsB60paD42Dcs1gXFzaqrwPtKKGu4rdkYLO7lK7WwL0ajx0ODmTAaCrLeKaJhLb7mvs"
+        "yGpywe5AALVYEFO58HytS3LCVYv5LUcgsZ1cbZ4rR4E0xKojZkUqdcDUB659o7saMW05CHaBzjMFPm3jYdVJ"
+        "byvOBBOZpO4UVsl6CC72Uaj9q6714VFyW5W45z0FR3eZqfCIf9DykkJCzlYb3ST8cAProV6BjUhjzImyCm2n"
+        "ENyzTKVcp0kuOPfD9dwE4gSair1JtO83PCCZiMBiFcE2othZW0ePVKHRPPdZKt4JExXjCi0bRKYKxiscktbp"
+        "Jt2OUrWFgw3t205ZqwlbmerLDqg4b3ZjH9EEdbsAWU9VH24v47XGZ8fGE0PwPfnLSI607BKjZP6B6XfFPzPt"
+        "jpjLJw6xndGm8ONl98Cy9oq8dJoJ7vpeA1hdFND2RJXItY228CCB7Mq8BwjB21MNfP1JgQkT6OppYdO3YfEL"
+        "lPkCJrWrzOG8xibczbcOc2qxonFU7v0gKIW8pwibB26BwJhZdSbGijBTcCZi1N5QxLDUnrKSE3sfL9p2kPkG"
+        "LEu0lBeDKaSw9fAR1hTh6b8zH7cMC8KQJA5xF9EnFAIbP77IYdCjcu1xD72N04MXo5oByCaI43KpaYrJHpA9"
+        "ZGlufMdC45WrGooYGA9vtdf0oDkKj33VFLNvBvpm0WpgHgggJ0iIeHSMsV296i5l6RTGvZY1S1pVWwrDQQXd"
+        "KRCs23PJ8C44wK4y5A73cz8PSptmYLBKT1TY2DHOz1qE3Ly9c0my9wOG0UjRQsC6uh7BYdFQaNqcwH15MaAl"
+        "IWTtHthY5NNLO9GGU6EsVzfWfjItc4sFZRNTrEhkVmRbBsZo4FbeR3qPj2eF4zpqq2krZOIdT02Swk69fKC3"
+        "Bhgfzejh1Yet4dnB1Hc9TgkvjMtneZ7Kk34W6G1cGCD13ETw23DY60ubv6HU0MS1sXFVATdDDh93pTMTvlS0"
+        "s0yMv7g7p0IjFLq7d62vkcRH9mPN5kG8j0KWyxJWm7LuQGE9Aalo50pk2W6iKHZnh6Y3gdMn8O3lJMJqvTFh"
+        "KXsVc9P3PLMdDL81FQfjgFpS4x437MsKbfoILEBqrKQqRD0Rl9NUNIJCatbo8THsjGz9G25CW5DSwX84BxIq"
+        "kygu7mlQYGI5YY0houRM916FwQe3nCqFXmPT36fULRACpESYl4d5sGrEp4ODWyf28eZdeCazwTQCGfwDS4s2"
+        "fG41nS3BJUX0fIk5sD0Q4GPI9zpFblm5LPNACIriwftq9E8LMqsSt7ph2FzpLOYvADEg7fXTKPtIGIaFQ8HX"
+        "NopT4k3UBeanaKAkM7oy0UPXPCxm2z3ZgZXtdri1Er4TqhTZbeIk6eVHaZBx93DJKeonCSqe8bDPPCxVxqi3"
+        "byyc0xFR1B4cBgIP2uJO"),
+        # mixed: paged for two minutes, then contiguous: oom, 0 swap / 0 recompute
+        (1437, 34, True,
+        "vt18kyIBDz4CLo6YC676j6iKW6f49ZOtHWSXIF6ryEfelDS0ZUut2sGk8p40rcPqaxf7X7dYqChmSHcW4AZr"
+        "F7V3mS899hEnAARx1TC1Jv3uY1QAxDCWoIZQKpUv1vg2aWokzih7StB2fXsOaD0zxtU"),
+        # contiguous, hard drops at the spawn pose and a hold now and then: overload, 0 swap / 0 recompute
+        (13, 8, False,
+        "vt159PGGSLPHIcHmlWkyYrf4P62fH4NYtGfq57cVmOHs0qBGaCxmLCnQHe11zMd6YEkFf5MBRhvhWQkw4FMW"
+        "vTgWq9H39"),
     ],
 }
 
