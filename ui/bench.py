@@ -1,7 +1,7 @@
 """Frame benchmark: the cost of drawing one frame of a busy game, in microseconds.
 
-Busy means a half-full board, a full system log, a teaching card, a fresh block
-table with its highlighted cells, and a row-clear animation running.
+Busy means a half-full board of filling blocks, a full system log, a teaching card, a
+fresh block table with its highlighted cells, and finished requests' blocks fading out.
 """
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ import time
 from engine import events as ev
 from engine.cli_args import Progress
 from ui import theme
+from ui.effects import Fade
 from ui.headless import init_display, make_app
 from ui.play_scene import PlayScene
 
@@ -58,15 +59,15 @@ def run(frames: int | None = None, seed: int | None = None, layout: str = "lands
             if i & 255 == 255:
                 progress.update(i + 1)
             if i % 120 == 0:
-                # Keep every costly layer on screen: card, block-table highlight, row clear.
+                # Keep every costly layer on screen: card, block-table highlight, fading blocks.
                 bt = game.block_table
-                play.cards.show("split", tuple(c for _, c in bt.resident if c) if bt else ())
+                play.cards.show("split", tuple(c for _, c in bt.entries) if bt else ())
                 if bt is not None:
                     origin = tuple((x, 0) for _, (x, _) in bt.entries)
                     play.session.consume([ev.PageSplit(bt, 0, origin)])
-                rows = tuple(range(game.board.height - 2, game.board.height))
-                owners = tuple(tuple(game.board.grid[y]) for y in rows)
-                play.session._start_clear(ev.LinesCleared(rows, len(rows), 0, 0, owners))
+                low = [(x, y) for y in range(game.board.height - 2, game.board.height)
+                       for x in range(game.board.width)]
+                play.session.effects.fades.append(Fade(low, (255, 200, 60)))
             if i % 20 == 0:
                 play.session.log.add(game.time_ms, "WARN" if i % 40 else "INFO",
                                      f"[BENCH] frame {i}: synthetic log line to re-render the console")

@@ -184,41 +184,52 @@ MESSAGES: dict[str, str] = {
     "hud.header.pause": "PAUSE",
     "game.title_short": "Tetris",
     "hud.header.key": "{label}  {key}",
-    "hud.next_short": "NEXT",
-    "hud.lines_short": "LINES {lines}",
+    "hud.served_word": "served",
     "hud.level_short": "LV {level}",
-    "hud.paged_only_long": "in PAGED mode only",
     "hud.mixed_short": "mixed: no best",
     "hud.tap_switch": "tap to switch",
     "hud.full_log": "tap: full log",
     "hud.vram_held": "VRAM HELD",
-    "hud.fragmentation": "FRAGMENTATION",
     "hud.throughput": "THROUGHPUT",
     "hud.usable_free": "USABLE FREE",
+    "hud.frag_short": "frag {percent}",
+    "hud.waste": "WASTE",
+    "hud.waste_note": "held, no token",
     "hud.mixed_note": "Mixed run: it sets no best score.",
     "hud.allocator": "ALLOCATOR",
     "hud.reserved_short": "{n} rsvd",
-    "hud.board_counts": "RESIDENT {resident}   FREE {free}   SEALED {sealed}",
+    "hud.counts": "RUNNING {running}   WAITING {waiting}/{max}   {tokens} tok",
     "hud.score": "SCORE",
-    "hud.lines": "LINES",
+    "hud.served": "SERVED",
     "hud.level": "LEVEL",
     "hud.best": "BEST",
     "hud.hold": "HOLD  {key}",
     "hud.hold_empty": "empty",
-    "hud.next": "NEXT REQUESTS",
-    "hud.page_split": "PAGE SPLIT",
-    "hud.split_keys": "Shift / P",
-    "hud.paged_only": "PAGED only",
-    "hud.ready": "READY",
+    "hud.queue": "WAITING",
+    "hud.queue_count": "{n}/{max}",
+    "hud.queue_now": "now",
+    "hud.queue_row": "{tokens} tok {blocks} blk",
+    "hud.queue_row_short": "{tokens} tok",
+    "hud.queue_more": "+{n} more",
+    "hud.queue_empty": "no request waiting",
+    "hud.preempt": "PREEMPTION",
+    "hud.preempt_short": "PREEMPT",
+    "hud.preempt_mode.swap": "SWAP",
+    "hud.preempt_mode.recompute": "RECOMPUTE",
+    "hud.preempt_counts": "{swap} swap  {recompute} recompute",
+    "hud.cpu": "CPU {used}/{max}",
+    "hud.blocked": "WAITING TO BE PAGED",
+    "hud.blocked_hint": "{split}: page it now",
     "hud.block_table": "BLOCK TABLE",
-    "hud.table_empty": ("In PAGED mode a request paged on demand, or split with {split}, "
-                        "shows its block table here: logical pages mapped to scattered physical blocks."),
+    "hud.table_empty": ("No request is running. Each running request has a block table: its logical "
+                        "pages mapped to physical blocks, wherever they are in VRAM."),
     "hud.table_logical": "logical",
     "hud.table_physical": "physical block (col, row)",
     "hud.table_page": "page {page}",
-    "hud.table_freed": "freed by GC",
+    "hud.table_tokens": "{tokens}/{max} tok",
+    "hud.table_reserved": "reserved",
     "hud.table_coords": "(col, row): row 0 is the top, {bottom} the bottom",
-    "hud.table_outlined": "blocks outlined on the board",
+    "hud.table_outlined": "outlined on the board; click a block",
     "hud.system_log": "SYSTEM LOG",
     "control.left": "LEFT",
     "control.right": "RIGHT",
@@ -230,39 +241,64 @@ MESSAGES: dict[str, str] = {
     "control.split": "SPLIT",
     # ------------------------------------------------------------------ toasts over the board
     "toast.vram_high": "VRAM > 80 %",
-    "toast.split_uncharged": "SPLIT NOT CHARGED",
     "toast.split_refused": "PAGED MODE ONLY",
+    "toast.split_no_room": "NO ROOM TO SPLIT",
     "toast.mixed": "MIXED RUN: NO BEST SCORE",
     "toast.paged_on_demand": "PAGED ON DEMAND",
-    "toast.rows_freed": "{count} ROWS FREED  +{tokens} tok",
+    "toast.preempted.swap": "PREEMPTED: SWAPPED TO CPU",
+    "toast.preempted.recompute": "PREEMPTED: RECOMPUTE LATER",
+    "toast.preempt_mode.swap": "PREEMPT BY SWAP",
+    "toast.preempt_mode.recompute": "PREEMPT BY RECOMPUTE",
     "toast.oom": "CUDA OOM",
+    "toast.overloaded": "OVERLOADED",
     "toast.all_served": "ALL SERVED",
     "toast.level": "LEVEL {level}",
     # ------------------------------------------------------------------ teaching cards
     "card.dismiss_click": "click: dismiss",
     "card.dismiss_tap": "tap: dismiss",
     "card.dismiss_line": "{hint}   {key}: cards off",
+    "card.finished.title": "Finished: blocks freed in place",
+    "card.finished.body": ("The request generated its last token, so every block it held (outlined) is "
+                           "free at once, wherever it was. Nothing moves: the gaps wait for new requests."),
     "card.reservation.title": "Reserved, still empty",
-    "card.reservation.body": ("The outlined hatched block is held for this request's maximum length: "
-                              "reserved up front, still empty, freed only when the request finishes."),
-    "card.released.title": "Reservation returned",
-    "card.released.body": ("That request finished: the room it reserved and never filled is free again. "
-                           "Where a block covers it, it is now a hole."),
-    "card.sealed_hole.title": "Sealed hole: fragmentation",
-    "card.sealed_hole.body": ("The outlined free cell is VRAM no contiguous request can reach: a block "
-                              "covers it. Only a paged allocator can use it."),
-    "card.gc_row.title": "Full row: requests done",
-    "card.gc_row.body": ("Their KV blocks went back to the free pool. Rows drop on the board, but real "
-                         "VRAM never moves live blocks: freed ones are reused."),
+    "card.reservation.body": ("The outlined hatched blocks are held for this request's maximum length "
+                              "and fill only as decoding reaches them. The vLLM paper found such systems "
+                              "store tokens in just 20-38 % of their KV cache."),
+    "card.reservation_wasted.title": "Reserved, never used",
+    "card.reservation_wasted.body": ("The request finished before decoding reached the outlined blocks: "
+                                     "held all its life, they never stored a token (internal "
+                                     "fragmentation). They are free again now."),
+    "card.sealed_hole.title": "Sealed free blocks: fragmentation",
+    "card.sealed_hole.body": ("No unbroken range can reach the outlined free blocks, so no contiguous "
+                              "request can be given them (external fragmentation). A paged allocator "
+                              "uses every free block."),
+    "card.paged_grow.title": "A new page, on demand",
+    "card.paged_grow.body": ("The request filled its last block, so it got one more (outlined) wherever "
+                             "one was free, added to its block table. PagedAttention allocates KV memory "
+                             "a block at a time as tokens arrive."),
+    "card.preempted.title": "Preempted: no block was free",
+    "card.preempted.body": ("A decoding request needed a block, so the newest one lost all its blocks "
+                            "(outlined) and went back to the front of the queue. Swap copies them to CPU "
+                            "memory; recompute prefills again later (vLLM sec. 4.5). {key} switches."),
+    "card.queue_filling.title": "The queue is filling",
+    "card.queue_filling.body": ("Requests arrive on their own, faster every minute, and wait for memory. "
+                                "More than {max} waiting, or one waiting {deadline} s, and the server "
+                                "is overloaded. Memory held empty admits no one."),
+    "card.deadline.title": "A request is near its deadline",
+    "card.deadline.body": ("Its wait bar turns red: a request waiting {deadline} s since it arrived (or "
+                           "was preempted) misses its deadline and the run ends. Admit it: drop it, or "
+                           "split it in PAGED."),
     "card.split.title": "Split: PagedAttention",
-    "card.split.body": ("You packed the request's pages into the outlined free blocks. Its block table "
-                        "maps logical pages to physical blocks, as in vLLM."),
+    "card.split.body": ("You paged the request into the outlined free blocks, holes included. Its block "
+                        "table maps logical pages to physical blocks anywhere, as in vLLM."),
     "card.paged_on_demand.title": "Paged on demand",
-    "card.paged_on_demand.body": ("No unbroken range was free at the top, so each page got a free block "
-                                  "wherever one was (outlined). vLLM always works this way."),
+    "card.paged_on_demand.body": ("It could not be placed whole, so the scheduler gave each of its pages a "
+                                  "free block wherever one was (outlined). In vLLM no request ever needs "
+                                  "an unbroken range."),
     "card.vram_high.title": "VRAM above 80 %",
-    "card.vram_high.body": ("Engines that reserve the maximum sequence length for every request fill "
-                            "VRAM early, which caps how many requests can run at once."),
+    "card.vram_high.body": ("Engines that reserve every request's maximum length fill VRAM early, which "
+                            "caps how many requests run at once. The gauge's amber share is reserved "
+                            "but empty."),
     "card.split_refused.title": "Contiguous cannot split",
     "card.split_refused.body": ("Without a block table a request's KV cache must sit in one unbroken "
                                 "range. Switch to PAGED to let requests scatter into free blocks."),
@@ -273,27 +309,48 @@ MESSAGES: dict[str, str] = {
     "log.store": "[STORE] {text}",
     "log.audio": "[AUDIO] {text}",
     "log.req": "req#{id} {name}",
-    "log.spawned": "[SCHED] {req} arrives: needs {blocks} KV blocks",
-    "log.locked": "[ALLOC] {req} committed {blocks} contiguous blocks",
-    "log.locked_sealed": ("[ALLOC] {req} committed {blocks} contiguous blocks; {sealed} free block(s) "
-                          "sealed off (external fragmentation)"),
-    "log.reserved": "[ALLOC] req#{id} holds {blocks} empty block(s) for its max length ({tokens} tokens reserved)",
-    "log.released": "[FREE] req#{id} finished: {blocks} reserved block(s) returned unused",
-    "log.cleared": ("[GC] batch finished: {rows} row(s) of finished requests freed, {blocks} KV blocks "
-                    "back in the pool, {tokens} tokens dispatched; live blocks stay where they are"),
-    "log.split": "[PAGED] {req} split into {pages} pages ({holes} into sealed holes): {cells}",
-    "log.paged": "[PAGED] {req} paged on demand into {pages} pages ({holes} into sealed holes): {cells}",
+    "log.spawned": "[SCHED] {req} scheduled: it falls into VRAM",
+    "log.arrived": "[QUEUE] {req} arrives: prompt {tokens} tokens ({blocks} blocks); {waiting}/{max} waiting",
+    "log.locked": "[ALLOC] {req} placed whole",
+    "log.locked_sealed": "[ALLOC] {req} placed whole; {sealed} free block(s) sealed off (external fragmentation)",
+    "log.admitted.whole": "[ALLOC] {req} admitted: {blocks} block(s) of context{extra}; decoding stalls {stall} ms",
+    "log.admitted.split": "[PAGED] {req} admitted by split: {blocks} block(s) of context{extra}; decoding stalls {stall} ms",
+    "log.admitted.on_demand": ("[PAGED] {req} admitted, paged on demand: {blocks} block(s) of context{extra}; "
+                               "decoding stalls {stall} ms"),
+    "log.admitted_reserved": " + {reserved} reserved for its max length",
+    "log.admitted_resumed.swap": ", swapped back in",
+    "log.admitted_resumed.recompute": ", recomputed",
+    "log.grew": "[PAGED] {req} grows: page {page} -> block {cell}",
+    "log.finished": "[GC] {req} finished: {tokens} tokens served, {blocks} block(s) freed in place",
+    "log.finished_wasted": ("[GC] {req} finished: {tokens} tokens served, {blocks} block(s) freed in place "
+                            "({wasted} reserved, never used)"),
+    "log.preempted_swap": "[PREEMPT] {req} preempted: {blocks} block(s) swapped to CPU; back to the front of the queue",
+    "log.preempted_recompute": ("[PREEMPT] {req} preempted: {blocks} block(s) freed, {tokens} generated token(s) "
+                                "to recompute; back to the front of the queue"),
+    "log.preempted_cpu_full": ("[PREEMPT] {req} preempted: CPU swap space full, so recompute ({tokens} "
+                               "generated token(s)); back to the front of the queue"),
+    "log.preempt_mode": "[SCHED] preemption mode -> {mode}",
+    "log.preempt.swap": "SWAP: blocks go to CPU memory and come back",
+    "log.preempt.recompute": "RECOMPUTE: blocks are freed, the context is prefilled again",
+    "log.split": "[PAGED] {req} split into {pages} pages ({holes} into holes under other blocks): {cells}",
+    "log.paged": "[PAGED] {req} paged on demand into {pages} pages ({holes} into holes under other blocks): {cells}",
     "log.mode": "[MODE] allocator -> {label}: {summary}",
-    "log.held": "[SCHED] {name} preempted to the hold queue",
-    "log.held_back": "[SCHED] {name} preempted to the hold queue, resuming {back}",
+    "log.held": "[SCHED] {name} set aside in hold (its deadline keeps running)",
+    "log.held_back": "[SCHED] {name} set aside in hold, resuming {back}",
     "log.level": "[LOAD] request rate up: level {level}",
     "log.oom": "[FATAL] CUDA out of memory: {name} (req#{id}) not admitted: {cause}",
-    "log.victory": "[DONE] {lines} batches dispatched ({tokens} tokens): workload served without OOM",
-    "log.warn.hold_used": "[WARN] hold queue already used for this request",
+    "log.overload_queue": ("[FATAL] serving engine overloaded: {waiting} requests waiting, more than the "
+                           "queue's {max} ({running} running)"),
+    "log.overload_deadline": ("[FATAL] serving engine overloaded: req#{id} {name} waited {waited} s, past the "
+                              "{deadline} s deadline"),
+    "log.victory": "[DONE] {served} requests served ({tokens} tokens): workload served without OOM",
+    "log.warn.hold_used": "[WARN] hold already used for this request",
     "log.warn.split_refused": ("[WARN] split refused: the {mode} allocator needs req#{id} in one range "
                                "(switch to PAGED)"),
-    "log.warn.split_uncharged": ("[WARN] split meter at {percent} (a game rule: paging on demand never "
-                                 "waits for it)"),
+    "log.warn.split_no_room": "[WARN] split refused: req#{id} needs {need} free block(s), {free} free",
+    "log.warn.waiting_whole": ("[WARN] req#{id} cannot be placed whole: it waits for the scheduler's next "
+                               "step (split pages it now)"),
+    "log.warn.waiting_memory": "[WARN] req#{id} waits for memory: needs {need} free block(s), {free} free",
     "log.warn.vram_high": "[WARN] VRAM utilisation {percent}: close to OOM",
     # ------------------------------------------------------------------ run report
     "report.oom": "CUDA OUT OF MEMORY",
