@@ -19,19 +19,25 @@ from ui.play_scene import PlayScene
 DEFAULT_FRAMES = 600
 
 
+BUSY_SHARE = 0.30  # VRAM held by running requests when the board counts as busy
+BUSY_SKILL = 0.5  # a hurried bot admits at once, and memory fills sooner
+
+
 def busy_play(app, seed: int) -> PlayScene:
-    """A paged game played by the bot until about half of VRAM is in use."""
+    """A paged game played by a hurried bot until a good share of VRAM is held by requests
+    filling their blocks."""
     for attempt in range(20):
         play = PlayScene(app, mode="paged", seed=seed + attempt, autoplay=True)
         assert play.autopilot is not None  # autoplay=True
         play.autopilot.steps_per_input = 1
+        play.autopilot.bot.skill = BUSY_SKILL
         app.reset(play)
-        for _ in range(20000):
+        for _ in range(60000):
             play.update(theme.STEP_MS)
             tele = play.game.telemetry()
             if play.game.over:
                 break
-            if tele.utilisation >= 0.45 and play.game.block_table is not None and len(play.session.log.entries) >= 12:
+            if tele.utilisation >= BUSY_SHARE and play.game.block_table is not None and len(play.session.log.entries) >= 12:
                 return play
     raise RuntimeError("could not build a busy board")
 

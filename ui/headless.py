@@ -113,7 +113,7 @@ def build(app: GameApp, opts: Options, seed: int) -> str:
     if scene == "victory":
         for attempt in range(8):
             play = app.start_game(opts.mode or "paged", seed=seed + attempt, autoplay=opts.autoplay,
-                                  daily=daily)
+                                  daily=daily, endless=False)
             if force_victory(play, seed + attempt):
                 break
         settle(app, play)
@@ -121,7 +121,7 @@ def build(app: GameApp, opts: Options, seed: int) -> str:
         return ""
     # A crash report comes from CONTIGUOUS: a paged run lasts many minutes before it ends.
     mode = modes.DEFAULT if scene == "oom" and opts.mode and modes.get(opts.mode).pages_on_demand else opts.mode
-    play = app.start_game(mode, seed=seed, autoplay=opts.autoplay, daily=daily)
+    play = app.start_game(mode, seed=seed, autoplay=opts.autoplay, daily=daily, endless=opts.endless)
     run_frames(app, frames)
     if scene == "help":
         play.pause()

@@ -192,7 +192,7 @@ def _landscape() -> Layout:
         board=board, cell=cell,
         controls=MappingProxyType(_row(m, controls_y, w - 2 * m, controls_h, CONTROL_NAMES, 6)),
         panels=MappingProxyType(panels), stats=stats,
-        card=(m, 268, col_w, 132), log=(m, 268, col_w, 222),
+        card=(m, 268, col_w, 150), log=(m, 268, col_w, 222),
         mode_buttons=MappingProxyType({"contiguous": (m + 6, 214, 126, 26),
                                        "paged": (m + 138, 214, 126, 26)}),
         preempt_button=preempt_button,

@@ -26,10 +26,10 @@ MESSAGES: dict[str, str] = {
     "mode.mixed.name": "mixed",
     "mode.contiguous.label": "CONTIGUOUS",
     "mode.contiguous.note": "Whole ranges, max length reserved.",
-    "mode.contiguous.summary": "one unbroken range per request, plus room reserved for its maximum length",
+    "mode.contiguous.summary": "one unbroken range per request, reserved for its maximum length",
     "mode.paged.label": "PAGED",
     "mode.paged.note": "Blocks on demand, anywhere free.",
-    "mode.paged.summary": "PagedAttention: blocks on demand, wherever free; Shift/P packs pages on purpose",
+    "mode.paged.summary": "PagedAttention: a block at a time as the request grows, wherever one is free",
     # ------------------------------------------------------------------ title
     "title.pitch": ("Falling pieces are inference requests, the board is GPU memory, holes are "
                     "fragmentation. Serve {lines} lines without running out of VRAM."),
@@ -258,47 +258,28 @@ MESSAGES: dict[str, str] = {
     "card.dismiss_tap": "tap: dismiss",
     "card.dismiss_line": "{hint}   {key}: cards off",
     "card.finished.title": "Finished: blocks freed in place",
-    "card.finished.body": ("The request generated its last token, so every block it held (outlined) is "
-                           "free at once, wherever it was. Nothing moves: the gaps wait for new requests."),
+    "card.finished.body": "Its last token generated, every block it held (outlined) is free at once, wherever it was. Nothing moves: the gaps wait for new requests.",
     "card.reservation.title": "Reserved, still empty",
-    "card.reservation.body": ("The outlined hatched blocks are held for this request's maximum length "
-                              "and fill only as decoding reaches them. The vLLM paper found such systems "
-                              "store tokens in just 20-38 % of their KV cache."),
+    "card.reservation.body": "Hatched (outlined): held for this request's maximum length, filled only as decoding reaches them. The vLLM paper found such systems use just 20-38 % of KV memory for tokens.",
     "card.reservation_wasted.title": "Reserved, never used",
-    "card.reservation_wasted.body": ("The request finished before decoding reached the outlined blocks: "
-                                     "held all its life, they never stored a token (internal "
-                                     "fragmentation). They are free again now."),
+    "card.reservation_wasted.body": "It finished before decoding reached the outlined blocks: held all its life, they never stored a token (internal fragmentation). Now they are free.",
     "card.sealed_hole.title": "Sealed free blocks: fragmentation",
-    "card.sealed_hole.body": ("No unbroken range can reach the outlined free blocks, so no contiguous "
-                              "request can be given them (external fragmentation). A paged allocator "
-                              "uses every free block."),
+    "card.sealed_hole.body": "No unbroken range reaches the outlined free blocks: no contiguous request can get them (external fragmentation). A paged allocator uses every free block.",
     "card.paged_grow.title": "A new page, on demand",
-    "card.paged_grow.body": ("The request filled its last block, so it got one more (outlined) wherever "
-                             "one was free, added to its block table. PagedAttention allocates KV memory "
-                             "a block at a time as tokens arrive."),
+    "card.paged_grow.body": "Its last block was full, so it got one more (outlined) wherever one was free, added to its block table: PagedAttention allocates KV memory a block at a time.",
     "card.preempted.title": "Preempted: no block was free",
-    "card.preempted.body": ("A decoding request needed a block, so the newest one lost all its blocks "
-                            "(outlined) and went back to the front of the queue. Swap copies them to CPU "
-                            "memory; recompute prefills again later (vLLM sec. 4.5). {key} switches."),
+    "card.preempted.body": "A decoding request needed a block, none was free: the newest (outlined) lost its blocks and went back to the queue's front. Swap copies them to CPU, recompute prefills again (vLLM 4.5). {key} switches.",
     "card.queue_filling.title": "The queue is filling",
-    "card.queue_filling.body": ("Requests arrive on their own, faster every minute, and wait for memory. "
-                                "More than {max} waiting, or one waiting {deadline} s, and the server "
-                                "is overloaded. Memory held empty admits no one."),
+    "card.queue_filling.body": "Requests arrive on their own, faster every minute. More than {max} waiting, or one waiting {deadline} s, and the server is overloaded. Memory held empty admits no one.",
     "card.deadline.title": "A request is near its deadline",
-    "card.deadline.body": ("Its wait bar turns red: a request waiting {deadline} s since it arrived (or "
-                           "was preempted) misses its deadline and the run ends. Admit it: drop it, or "
-                           "split it in PAGED."),
+    "card.deadline.body": "A request that waits {deadline} s since it arrived (or was preempted) misses its deadline and the run ends. Its bar turns red: drop it, or split it in PAGED.",
     "card.split.title": "Split: PagedAttention",
     "card.split.body": ("You paged the request into the outlined free blocks, holes included. Its block "
                         "table maps logical pages to physical blocks anywhere, as in vLLM."),
     "card.paged_on_demand.title": "Paged on demand",
-    "card.paged_on_demand.body": ("It could not be placed whole, so the scheduler gave each of its pages a "
-                                  "free block wherever one was (outlined). In vLLM no request ever needs "
-                                  "an unbroken range."),
+    "card.paged_on_demand.body": "It could not be placed whole, so each page got a free block wherever one was (outlined). In vLLM no request ever needs an unbroken range.",
     "card.vram_high.title": "VRAM above 80 %",
-    "card.vram_high.body": ("Engines that reserve every request's maximum length fill VRAM early, which "
-                            "caps how many requests run at once. The gauge's amber share is reserved "
-                            "but empty."),
+    "card.vram_high.body": "Engines that reserve every request's maximum length fill VRAM early, capping how many run at once. The gauge's amber share is reserved but empty.",
     "card.split_refused.title": "Contiguous cannot split",
     "card.split_refused.body": ("Without a block table a request's KV cache must sit in one unbroken "
                                 "range. Switch to PAGED to let requests scatter into free blocks."),
@@ -310,12 +291,12 @@ MESSAGES: dict[str, str] = {
     "log.audio": "[AUDIO] {text}",
     "log.req": "req#{id} {name}",
     "log.spawned": "[SCHED] {req} scheduled: it falls into VRAM",
-    "log.arrived": "[QUEUE] {req} arrives: prompt {tokens} tokens ({blocks} blocks); {waiting}/{max} waiting",
+    "log.arrived": "[SCHED] {req} arrives: prompt {tokens} tokens, {waiting} waiting",
     "log.locked": "[ALLOC] {req} placed whole",
     "log.locked_sealed": "[ALLOC] {req} placed whole; {sealed} free block(s) sealed off (external fragmentation)",
     "log.admitted.whole": "[ALLOC] {req} admitted: {blocks} block(s) of context{extra}; decoding stalls {stall} ms",
-    "log.admitted.split": "[PAGED] {req} admitted by split: {blocks} block(s) of context{extra}; decoding stalls {stall} ms",
-    "log.admitted.on_demand": ("[PAGED] {req} admitted, paged on demand: {blocks} block(s) of context{extra}; "
+    "log.admitted.split": "[ALLOC] {req} admitted by split: {blocks} block(s) of context{extra}; decoding stalls {stall} ms",
+    "log.admitted.on_demand": ("[ALLOC] {req} admitted, paged on demand: {blocks} block(s) of context{extra}; "
                                "decoding stalls {stall} ms"),
     "log.admitted_reserved": " + {reserved} reserved for its max length",
     "log.admitted_resumed.swap": ", swapped back in",
@@ -340,9 +321,9 @@ MESSAGES: dict[str, str] = {
     "log.level": "[LOAD] request rate up: level {level}",
     "log.oom": "[FATAL] CUDA out of memory: {name} (req#{id}) not admitted: {cause}",
     "log.overload_queue": ("[FATAL] serving engine overloaded: {waiting} requests waiting, more than the "
-                           "queue's {max} ({running} running)"),
+                           "queue's {max}: {free} blocks free, {running} running"),
     "log.overload_deadline": ("[FATAL] serving engine overloaded: req#{id} {name} waited {waited} s, past the "
-                              "{deadline} s deadline"),
+                              "{deadline} s deadline ({need} block(s) needed, {free} free)"),
     "log.victory": "[DONE] {served} requests served ({tokens} tokens): workload served without OOM",
     "log.warn.hold_used": "[WARN] hold already used for this request",
     "log.warn.split_refused": ("[WARN] split refused: the {mode} allocator needs req#{id} in one range "

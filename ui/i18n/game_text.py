@@ -102,8 +102,10 @@ def event_message(event: ev.Event, fragments: bool = True) -> Msg | str:
         over = event.report
         if over.cause_code == "deadline":
             return Msg.of("log.overload_deadline", id=over.request_id, name=over.request_name,
-                          waited=round(over.waited_ms / 1000), deadline=round(R.DEADLINE_MS / 1000))
-        return Msg.of("log.overload_queue", waiting=over.waiting, max=R.QUEUE_MAX, running=over.resident)
+                          waited=round(over.waited_ms / 1000), deadline=round(R.DEADLINE_MS / 1000),
+                          need=over.need, free=over.free_cells)
+        return Msg.of("log.overload_queue", waiting=over.waiting, max=R.QUEUE_MAX, running=over.resident,
+                      free=over.free_cells)
     if isinstance(event, ev.Victory):
         return Msg.of("log.victory", served=event.report.requests_served, tokens=event.report.tokens)
     if isinstance(event, ev.Alert):

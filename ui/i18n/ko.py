@@ -31,11 +31,10 @@ MESSAGES: dict[str, str] = {
     "mode.mixed.name": "혼합",
     "mode.contiguous.label": "연속",
     "mode.contiguous.note": "통째 범위, 최대 길이만큼 예약.",
-    "mode.contiguous.summary": "요청마다 끊기지 않는 범위 하나, 최대 길이만큼 자리를 미리 예약",
+    "mode.contiguous.summary": "요청마다 끊기지 않는 범위 하나, 최대 길이만큼 미리 예약",
     "mode.paged.label": "페이징",
     "mode.paged.note": "필요할 때 블록, 빈 곳 어디든.",
-    "mode.paged.summary": ("PagedAttention: 필요할 때마다 빈 블록 어디에든 할당, "
-                           "Shift/P로 페이지를 직접 채워 넣기"),
+    "mode.paged.summary": "PagedAttention: 요청이 자랄 때마다 빈 블록 어디에든 한 블록씩",
     # ------------------------------------------------------------------ 타이틀
     "title.pitch": ("떨어지는 테트로미노는 추론 요청, 보드는 GPU 메모리, 구멍은 외부 파편화(fragmentation)입니다. "
                     "VRAM이 바닥나지 않게 {lines}라인을 처리하세요."),
@@ -267,9 +266,7 @@ MESSAGES: dict[str, str] = {
     "card.finished.body": ("요청이 마지막 토큰을 생성해서, 쥐고 있던 블록(테두리)이 어디에 있든 한꺼번에 "
                            "비었습니다. 아무것도 움직이지 않습니다: 남은 빈틈은 새 요청을 기다립니다."),
     "card.reservation.title": "예약됐지만 비어 있음",
-    "card.reservation.body": ("테두리 친 빗금 블록은 이 요청의 최대 길이를 위해 잡아 둔 자리로, 디코딩이 "
-                              "닿을 때에야 채워집니다. vLLM 논문은 이런 시스템이 KV 캐시의 20-38%에만 "
-                              "토큰을 담는다고 측정했습니다."),
+    "card.reservation.body": "빗금 블록(테두리)은 이 요청의 최대 길이를 위해 잡아 둔 자리로, 디코딩이 닿아야 채워집니다. vLLM 논문은 이런 시스템이 KV 메모리의 20-38%만 토큰에 쓴다고 측정했습니다.",
     "card.reservation_wasted.title": "예약했지만 쓰지 않음",
     "card.reservation_wasted.body": ("디코딩이 테두리 친 블록에 닿기 전에 요청이 끝났습니다. 평생 잡혀 "
                                      "있었지만 토큰을 하나도 담지 않았습니다(내부 파편화). 이제 다시 "
@@ -283,9 +280,7 @@ MESSAGES: dict[str, str] = {
                              "받아 블록 테이블에 더했습니다. PagedAttention은 토큰이 늘어날 때 KV 메모리를 "
                              "한 블록씩 할당합니다."),
     "card.preempted.title": "선점: 빈 블록이 없음",
-    "card.preempted.body": ("디코딩 중인 요청이 블록이 필요해서, 가장 최근 요청이 블록(테두리)을 모두 "
-                            "잃고 대기열 맨 앞으로 갔습니다. 스왑은 CPU 메모리로 복사하고, 재계산은 나중에 "
-                            "다시 프리필합니다(vLLM 4.5절). {key}로 전환."),
+    "card.preempted.body": "디코딩 중인 요청이 블록이 필요한데 빈 블록이 없어, 가장 최근 요청(테두리)이 블록을 모두 잃고 대기열 맨 앞으로 갔습니다. 스왑은 CPU로 복사, 재계산은 다시 프리필(vLLM 4.5절). {key}로 전환.",
     "card.queue_filling.title": "대기열이 차고 있음",
     "card.queue_filling.body": ("요청은 저절로, 매분 더 빨리 도착해서 메모리를 기다립니다. {max}개 넘게 "
                                 "기다리거나 하나가 {deadline}초를 기다리면 서버 과부하입니다. 비어 있는 채로 "
@@ -314,12 +309,12 @@ MESSAGES: dict[str, str] = {
     "log.audio": "[AUDIO] {text}",
     "log.req": "req#{id} {name}",
     "log.spawned": "[SCHED] {req} 스케줄됨: VRAM으로 떨어집니다",
-    "log.arrived": "[QUEUE] {req} 도착: 프롬프트 {tokens}토큰({blocks}블록), 대기 {waiting}/{max}",
+    "log.arrived": "[SCHED] {req} 도착: 프롬프트 {tokens}토큰, {waiting}개 대기",
     "log.locked": "[ALLOC] {req} 통째로 배치",
     "log.locked_sealed": "[ALLOC] {req} 통째로 배치. 빈 블록 {sealed}개가 막힘 (외부 파편화)",
     "log.admitted.whole": "[ALLOC] {req} 받음: 컨텍스트 블록 {blocks}개{extra}. 디코딩 {stall}ms 멈춤",
-    "log.admitted.split": "[PAGED] {req} 분할로 받음: 컨텍스트 블록 {blocks}개{extra}. 디코딩 {stall}ms 멈춤",
-    "log.admitted.on_demand": "[PAGED] {req} 필요할 때 페이징으로 받음: 컨텍스트 블록 {blocks}개{extra}. 디코딩 {stall}ms 멈춤",
+    "log.admitted.split": "[ALLOC] {req} 분할로 받음: 컨텍스트 블록 {blocks}개{extra}. 디코딩 {stall}ms 멈춤",
+    "log.admitted.on_demand": "[ALLOC] {req} 필요할 때 페이징으로 받음: 컨텍스트 블록 {blocks}개{extra}. 디코딩 {stall}ms 멈춤",
     "log.admitted_reserved": " + 최대 길이용 예약 {reserved}개",
     "log.admitted_resumed.swap": ", 스왑으로 복귀",
     "log.admitted_resumed.recompute": ", 재계산으로 복귀",
@@ -339,8 +334,8 @@ MESSAGES: dict[str, str] = {
     "log.held_back": "[SCHED] {name} 보류로 옮김, {back} 재개",
     "log.level": "[LOAD] 요청 속도 증가: 레벨 {level}",
     "log.oom": "[FATAL] CUDA out of memory: {name} (req#{id}) 받지 못함: {cause}",
-    "log.overload_queue": "[FATAL] 서빙 엔진 과부하: 요청 {waiting}개 대기, 대기열 한도 {max}개 초과 (실행 {running}개)",
-    "log.overload_deadline": "[FATAL] 서빙 엔진 과부하: req#{id} {name}가 {waited}초 기다려 마감 {deadline}초를 넘김",
+    "log.overload_queue": "[FATAL] 서빙 엔진 과부하: 요청 {waiting}개 대기, 대기열 한도 {max}개 초과: 빈 블록 {free}개, 실행 {running}개",
+    "log.overload_deadline": "[FATAL] 서빙 엔진 과부하: req#{id} {name}가 {waited}초 기다려 마감 {deadline}초를 넘김 (블록 {need}개 필요, 빈 블록 {free}개)",
     "log.victory": "[DONE] 요청 {served}개 처리 ({tokens}토큰): OOM 없이 워크로드 완료",
     "log.warn.hold_used": "[WARN] 이 요청은 이미 보류를 썼습니다",
     "log.warn.split_refused": ("[WARN] 분할 거부: {mode} 할당기는 req#{id}를 범위 하나에 둬야 함 "
