@@ -5,6 +5,7 @@
     python main.py --daily             today's daily challenge (the same requests for everyone)
     python main.py --replay CODE_OR_FILE   watch a recorded run (in the browser: ?replay=CODE)
     python main.py --headless --frames 10800 --scene play --autoplay --record run.json
+    python main.py --headless --frames 6000 --scene play --mode paged --endless --record run.json
     python main.py --headless --frames 600 --screenshot out.png --scene play --autoplay
     python main.py --bench-frame       cost of one drawn frame
 
@@ -70,8 +71,8 @@ async def run_window(opts, stop: list[int], replay=None, problem: str | None = N
         app.watch(replay)
     elif opts.daily:
         app.start_game(opts.mode, autoplay=opts.autoplay, daily=app.today())
-    elif (opts.scene or ("play" if opts.autoplay else "title")) == "play":
-        app.start_game(opts.mode, autoplay=opts.autoplay)
+    elif (opts.scene or ("play" if opts.autoplay or opts.endless else "title")) == "play":
+        app.start_game(opts.mode, autoplay=opts.autoplay, endless=opts.endless)
     else:
         from ui.i18n import Msg
         app.show_title(notice=Msg.of("title.replay_problem", reason=problem) if problem else "")

@@ -1,6 +1,9 @@
 """The screen's words for engine facts: English identical to the engine's own text, Korean complete."""
 from __future__ import annotations
 
+import re
+from collections import Counter
+
 import pytest
 
 from engine import Game, Input
@@ -34,15 +37,81 @@ def runs():
             played("contiguous", 4, 0.9, pieces=60)]
 
 
-def test_english_log_lines_are_the_engines_own(runs):
+def _numbers(text: str) -> list[int]:
+    return sorted(int(n) for n in re.findall(r"\d+", text))
+
+
+def test_english_log_lines_carry_every_fact_the_engine_states(runs):
+    """Every number of the engine's own line (ids, blocks, tokens, ms, cells) is in the screen's
+    English line, and so is the request it is about; paged runs' lines never speak of external
+    fragmentation (free blocks can never be out of a paged allocator's reach)."""
     kinds = set()
-    for events, _ in runs:
+    for events, game in runs:
+        paged = game.mode == "paged"
         for e in events:
             if isinstance(e, (ev.Moved, ev.Rotated)):
                 continue
             kinds.add(type(e).__name__ + (f":{e.code}" if isinstance(e, ev.Alert) else ""))
-            assert EN.msg(event_message(e)) == e.text
-    assert {"Spawned", "Locked", "Reserved", "LinesCleared", "PageSplit", "Oom", "Victory"} <= kinds, kinds
+            ours = EN.msg(event_message(e, fragments=not paged))
+            theirs = e.text
+            if paged and isinstance(e, ev.Locked):
+                assert "fragmentation" not in ours and ours == theirs.split(";")[0], ours
+                continue
+            missing = Counter(_numbers(theirs)) - Counter(_numbers(ours))
+            assert not missing, (ours, theirs)
+            assert ours.split("]")[0] == theirs.split("]")[0] or isinstance(e, ev.Alert), (ours, theirs)
+            m = re.search(r"req#\d+", theirs)
+            if m and not isinstance(e, ev.Alert):
+                assert m.group(0) in ours, (ours, theirs)
+    assert {"Spawned", "Arrived", "Locked", "Admitted", "Grew", "Finished", "PageSplit", "Held",
+            "Overloaded"} <= kinds, kinds
+
+
+def test_paged_lines_never_say_external_fragmentation():
+    """A whole placement that covers free blocks: contiguous calls them sealed off (external
+    fragmentation); paged never does, though the engine counts the same covered cells."""
+    from engine import Kind
+    lock = ev.Locked(ev.LockResult(1, Kind.T, ((0, 21),), 2, 0, ((0, 20), (0, 19))))
+    assert "external fragmentation" in EN.msg(event_message(lock, fragments=True))
+    for tr in (EN, KO):
+        line = tr.msg(event_message(lock, fragments=False))
+        assert "fragmentation" not in line and "파편화" not in line, line
+    split = ev.PageSplit(ev.BlockTable(1, Kind.T, ((0, (0, 21)),)), 1)
+    assert "fragmentation" not in EN.msg(event_message(split, fragments=False))
+
+
+def test_each_new_event_has_its_own_line_in_both_languages():
+    from engine import Kind
+    table = ev.BlockTable(4, Kind.S, ((0, (1, 21)), (1, (2, 21))), 1, 20)
+    lines = {
+        "admitted": ev.Admitted(table, "whole", 240.0),
+        "admitted_split": ev.Admitted(ev.BlockTable(4, Kind.S, ((0, (1, 21)),), 0, 9), "split", 108.0),
+        "admitted_demand": ev.Admitted(ev.BlockTable(4, Kind.S, ((0, (1, 21)),), 0, 9), "on_demand", 108.0,
+                                       resumed="swap"),
+        "grew": ev.Grew(4, Kind.S, 2, (5, 9)),
+        "finished": ev.Finished(4, Kind.S, ((1, 21), (2, 21), (3, 21)), 30, 1),
+        "swap": ev.Preempted(4, Kind.S, ((1, 21), (2, 21)), "swap", 12, "swap"),
+        "recompute": ev.Preempted(4, Kind.S, ((1, 21),), "recompute", 7, "recompute"),
+        "cpu_full": ev.Preempted(4, Kind.S, ((1, 21),), "recompute", 7, "swap"),
+        "mode": ev.PreemptModeSwitched("swap"),
+        "whole": ev.Alert("waiting_whole", "req#4 cannot be placed whole: it waits"),
+        "memory": ev.Alert("waiting_memory", "req#4 waits: needs 3 free block(s), 1 free"),
+        "no_room": ev.Alert("split_no_room", "split refused: req#4 needs 3 free block(s), 1 free"),
+    }
+    english = {name: EN.msg(event_message(e)) for name, e in lines.items()}
+    assert "split" in english["admitted_split"] and "on demand" in english["admitted_demand"]
+    assert "swapped back in" in english["admitted_demand"] and "1 reserved" in english["admitted"]
+    assert "page 2 -> block (5,7)" in english["grew"]
+    assert "30 tokens served, 3 block(s) freed" in english["finished"] and "1 reserved, never used" in english["finished"]
+    assert "swapped to CPU" in english["swap"] and "7 generated token(s) to recompute" in english["recompute"]
+    assert "CPU swap space full" in english["cpu_full"] and "SWAP" in english["mode"]
+    assert "needs 3 free block(s), 1 free" in english["memory"] and "needs 3" in english["no_room"]
+    assert len(set(english.values())) == len(english)
+    for name, e in lines.items():
+        message = event_message(e)
+        assert not isinstance(message, str), name
+        korean = KO.msg(message)
+        assert any("\uac00" <= ch <= "\ud7a3" for ch in korean) and "{" not in korean, (name, korean)
 
 
 def test_korean_log_lines_are_korean(runs):

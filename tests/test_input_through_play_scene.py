@@ -45,6 +45,10 @@ def test_hard_drop_and_hold(play):
     first = scene.game.active.kind
     key(app, pygame.K_c)
     assert scene.game.hold_kind == first
+    for _ in range(3000):  # the next request arrives on its own clock
+        if scene.game.active is not None:
+            break
+        pump(app, 1)
     pieces = scene.game.pieces
     key(app, pygame.K_SPACE)
     assert scene.game.pieces == pieces + 1
@@ -53,11 +57,57 @@ def test_hard_drop_and_hold(play):
 def test_split_key_in_paged_mode_fills_the_block_table(play):
     app, scene = play
     assert scene.game.split_ready
+    need = scene.game.serving.need(scene.game.falling)  # its prompt's blocks: paged holds no more
     key(app, pygame.K_LSHIFT)
     bt = scene.game.block_table
-    assert bt is not None and len(bt.entries) == 4
+    assert bt is not None and len(bt.entries) == need and bt.reserved == 0
     assert scene.session.effects.highlight is not None  # cells outlined on the board
     assert any("[PAGED]" in e.text for e in scene.session.log.entries)
+
+
+def test_r_switches_the_preemption_mode_and_the_replay_keeps_it(play):
+    app, scene = play
+    from engine import Input
+    assert scene.game.preempt_mode == "recompute"
+    key(app, pygame.K_r)
+    assert scene.game.preempt_mode == "swap"
+    assert any(Input.PREEMPT_TOGGLE in inputs for _, inputs in scene.tape.replay.steps)
+    assert any("preemption mode -> SWAP" in e.text for e in scene.session.log.entries)
+    key(app, pygame.K_r)
+    assert scene.game.preempt_mode == "recompute"
+
+
+@pytest.mark.parametrize("layout", ["landscape", "portrait"])
+def test_the_preemption_switch_answers_a_click_or_a_tap(tmp_path, layout):
+    canvas()
+    pygame.event.clear()
+    app = make_app(tmp_path, layout=layout)
+    scene = PlayScene(app, mode="paged", seed=11)
+    app.reset(scene)
+    pump(app, 2)
+    click(app, centre(app.view.preempt.rect))
+    assert scene.game.preempt_mode == "swap"
+    click(app, centre(app.view.preempt.rect))
+    assert scene.game.preempt_mode == "recompute"
+
+
+def test_a_click_on_a_block_shows_that_requests_table_and_turns_nothing(play):
+    app, scene = play
+    game = scene.game
+    from engine import Input, rules as R
+    for _ in range(4):  # a few requests running, each split into pages
+        for _ in range(3000):
+            if game.active is not None:
+                break
+            pump(app, 1)
+        scene.session.step(0.0, [Input.SPLIT])
+    oldest = min(game.serving.running.values(), key=lambda r: r.order)
+    assert scene.session.focus_table().request_id != oldest.id
+    x, y = oldest.blocks[0]
+    pose = (game.active.rotation, game.active.x) if game.active is not None else None
+    click(app, centre(app.layout.cell_rect(x, y - R.HIDDEN)), steps=0)
+    assert scene.session.focus_table().request_id == oldest.id
+    assert (game.active.rotation, game.active.x) == pose if pose is not None else True
 
 
 def test_split_refused_in_contiguous_mode_shows_its_card(tmp_path):

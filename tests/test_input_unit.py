@@ -74,6 +74,7 @@ SPEC_ACTIONS = [
     (pygame.K_LSHIFT, Input.SPLIT), (pygame.K_RSHIFT, Input.SPLIT), (pygame.K_p, Input.SPLIT),
     (pygame.K_1, Input.MODE_CONTIGUOUS), (pygame.K_2, Input.MODE_PAGED),
     (pygame.K_TAB, Input.MODE_TOGGLE),
+    (pygame.K_r, Input.PREEMPT_TOGGLE),
 ]
 SPEC_COMMANDS = [
     (pygame.K_ESCAPE, 0, "", Command.PAUSE),

@@ -273,8 +273,8 @@ def test_start_twice_keeps_the_sounds(recorded: list[int]) -> None:
 
 def test_event_table_covers_the_brief() -> None:
     types_in_table = {row[0] for row in EVENT_SOUNDS}
-    assert {"Moved", "Rotated", "Locked", "PageSplit", "LinesCleared", "Alert",
-            "Oom"} <= types_in_table
+    assert {"Moved", "Rotated", "Locked", "PageSplit", "Finished", "Preempted", "Alert",
+            "Oom", "Overloaded"} <= types_in_table
     assert {row[2] for row in EVENT_SOUNDS} <= set(NAMES)
 
 
@@ -284,9 +284,9 @@ def test_play_for_engine_events(recorded: list[int]) -> None:
 
     snd = Sound()
     snd.start()
-    lock = ev.LockResult(1, Kind.T, ((4, 20),), 0, 0, 0, 0, drop_cells=0)
-    hard = ev.LockResult(1, Kind.T, ((4, 20),), 0, 0, 0, 0, drop_cells=12)
-    table = ev.BlockTable(1, Kind.T, ((0, (1, 2)),), ((0, (1, 2)),))
+    lock = ev.LockResult(1, Kind.T, ((4, 20),), 0, drop_cells=0)
+    hard = ev.LockResult(1, Kind.T, ((4, 20),), 0, drop_cells=12)
+    table = ev.BlockTable(1, Kind.T, ((0, (1, 2)),))
     cases = [
         (ev.Moved(1, 0), "move"),
         (ev.Moved(-1, 0), "move"),
@@ -295,7 +295,11 @@ def test_play_for_engine_events(recorded: list[int]) -> None:
         (ev.Locked(lock), "land"),
         (ev.Locked(hard), "drop"),
         (ev.PageSplit(table, 1), "split"),
-        (ev.LinesCleared((21,), 1, 200, 100), "clear"),
+        (ev.Finished(1, Kind.T, ((4, 20),), 30, 0), "clear"),  # the old line-clear chime
+        (ev.Preempted(1, Kind.T, ((4, 20),), "swap", 3), "warning"),
+        (ev.PreemptModeSwitched("swap"), "hold"),
+        (ev.Grew(1, Kind.T, 2, (4, 19)), None),  # every 16 tokens of every request: silent
+        (ev.Arrived(2, Kind.O, 20, 1), None),
         (ev.Alert("split_refused", "no"), "warning"),
         (ev.Held(Kind.T, None), "hold"),
         (ev.LevelUp(2), "levelup"),
@@ -314,10 +318,16 @@ def test_play_for_a_real_game(recorded: list[int]) -> None:
     snd = Sound()
     snd.start()
     heard: list[str] = []
-    for inputs in ([Input.LEFT], [Input.ROTATE_CW], [Input.HARD_DROP], [Input.SPLIT]):
+    for inputs in ([Input.LEFT], [Input.ROTATE_CW], [Input.HARD_DROP]):
         heard += snd.play_events(game.update(1000 / 60, inputs))
     assert heard[:3] == ["move", "rotate", "drop"]
+    while game.active is None and not game.over:  # the next request arrives on its own clock
+        heard += snd.play_events(game.update(100.0))
+    heard += snd.play_events(game.update(0.0, [Input.SPLIT]))
     assert "split" in heard
+    while not game.serving.served and not game.over:  # a request finishes by itself
+        heard += snd.play_events(game.update(500.0))
+    assert "clear" in heard
 
 
 def test_play_events_plays_each_effect_once(recorded: list[int]) -> None:

@@ -32,6 +32,7 @@ def run_main(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess:
     ["--screenshot", "x.png"],
     ["--headless", "--bench-frame", "--frames", "3", "--screenshot", "x.png"],
     ["--scene", "oom"],  # a window cannot start on a crash report
+    ["--headless", "--frames", "5", "--record", "r.json", "--daily", "--endless"],  # the daily has a goal
     ["--frobnicate"],
 ])
 def test_bad_arguments_give_usage_and_exit_2(args):
@@ -116,6 +117,24 @@ def test_a_whole_game_runs_with_numpy_unavailable(tmp_path):
     assert proc.stdout.strip().endswith("ok")
 
 
+def test_an_endless_run_with_no_input_is_recorded_to_its_end(tmp_path):
+    """The contract of a recorded run: nothing pressed, requests keep arriving, the queue
+    overflows or a deadline passes, and the replay's final state says the run is over and how."""
+    import json
+
+    out = tmp_path / "run.json"
+    proc = run_main("--headless", "--frames", "4000", "--scene", "play", "--mode", "paged", "--endless",
+                    "--seed", "5", "--record", str(out))
+    assert proc.returncode == 0, proc.stderr
+    replay = json.loads(out.read_text())
+    assert replay["endless"] is True and replay["mode"] == "paged" and replay["rules"] == 2
+    final = replay["final"]
+    assert final["over"] is True and final["outcome"] in ("oom", "overload")
+    assert "served" in proc.stdout and final["outcome"] in proc.stdout
+    assert parse(["--headless", "--frames", "5", "--record", "r.json", "--endless"]).endless is True
+    assert parse(["--headless", "--frames", "5", "--record", "r.json"]).endless is None
+
+
 def test_main_keeps_the_pygbag_shape():
     """pygbag runs main.py as written: one asyncio loop that yields every frame, no threads."""
     import ast
@@ -149,7 +168,7 @@ def test_a_paged_crash_screenshot_says_it_shows_a_contiguous_run(tmp_path):
                     "--seed", "3", "--screenshot", str(out))
     assert proc.returncode == 0, proc.stderr
     assert out.exists()
-    assert "note: a paged run ends only when memory is really full" in proc.stdout
+    assert "note: a paged run lasts many minutes before memory runs out" in proc.stdout
     assert "crash shown is from contiguous mode" in proc.stdout
     same = run_main("--headless", "--scene", "oom", "--mode", "contiguous", "--frames", "1",
                     "--seed", "3", "--screenshot", str(out))

@@ -24,7 +24,7 @@ def test_smallest_text_stays_above_11_px_in_the_embed():
 
 def _panels() -> dict[str, tuple[int, int, int, int]]:
     panels = {"board": L.BOARD, "header": L.HEADER, "resident": L.RESIDENT, "mode": L.MODE_PANEL,
-              "log": L.LOG, "score": L.SCORE, "hold": L.HOLD, "next": L.NEXT, "split": L.SPLIT_METER,
+              "log": L.LOG, "score": L.SCORE, "hold": L.HOLD, "queue": L.QUEUE, "preempt": L.PREEMPT,
               "blocks": L.BLOCK_TABLE}
     panels.update({f"stat{i}": r for i, r in enumerate(L.STATS)})
     panels.update({f"ctl_{k}": r for k, r in L.control_rects().items()})
@@ -80,11 +80,11 @@ def _scene_buttons(tmp_path) -> dict[str, list]:
     title = TitleScene(app, seed=1)
     play = PlayScene(app, seed=1)
     app.reset(play)
-    while not play.game.over:
-        play.session.step(0.0, [__import__("engine").Input.HARD_DROP])
+    while not play.game.over:  # requests arrive on their own clock: time must pass
+        play.session.step(100.0, [__import__("engine").Input.HARD_DROP])
     view = app.view
     return {
-        "play": [*view.header, *view.modes, *view.controls],
+        "play": view.buttons,
         "title": [*title.mode_buttons, title.start_button, *title.side_buttons],
         "pause": PauseScene(app, play).buttons,
         "help": HelpScene(app).buttons,

@@ -2,7 +2,8 @@
 
 Cards never block play; each is shown once (remembered in Settings.seen_cards)
 and all of them can be switched off (Settings.cards_enabled). A card about particular blocks
-points at them: the board outlines `CardDeck.cells` while the card is up.
+points at them: the board outlines `CardDeck.cells` while the card is up (memory never moves,
+so the cells stay right for as long as the card shows).
 """
 from __future__ import annotations
 
@@ -14,7 +15,8 @@ import pygame
 from engine import events as ev
 from ui import theme
 from ui.i18n import DEFAULT, Catalogue, catalogue
-from ui.keys import CARDS_KEY
+from engine import rules as R
+from ui.keys import CARDS_KEY, PREEMPT_KEY, SPLIT_KEY
 from ui.layout import CARD, RectT
 from ui.text import TextCache, fit, wrap
 
@@ -26,13 +28,16 @@ class Card:
     body: str
 
 
-CARD_IDS: tuple[str, ...] = ("reservation", "released", "sealed_hole", "gc_row", "split", "paged_on_demand",
-                             "vram_high", "split_refused")
+CARD_IDS: tuple[str, ...] = ("finished", "reservation", "reservation_wasted", "sealed_hole", "paged_grow",
+                             "preempted", "queue_filling", "deadline", "vram_high", "split", "paged_on_demand",
+                             "split_refused")
 
 
 def card_in(tr: Catalogue, card_id: str) -> Card:
     """A card's words in `tr`'s language (catalogue keys card.<id>.title and card.<id>.body)."""
-    return Card(card_id, tr.t(f"card.{card_id}.title"), tr.t(f"card.{card_id}.body"))
+    return Card(card_id, tr.t(f"card.{card_id}.title"),
+                tr.t(f"card.{card_id}.body", key=PREEMPT_KEY, split=SPLIT_KEY, max=R.QUEUE_MAX,
+                     deadline=round(R.DEADLINE_MS / 1000)))
 
 
 CARDS: dict[str, Card] = {card_id: card_in(catalogue(DEFAULT), card_id) for card_id in CARD_IDS}
@@ -45,20 +50,31 @@ MIN_SHOW_MS = 4500.0  # a card with another one waiting behind it stays at least
 PAD = 8
 CLICK_HINT = "card.dismiss_click"  # catalogue keys: how a card is put away on a desktop ...
 TAP_HINT = "card.dismiss_tap"  # ... and on a phone (the hint then shares the title's line)
+QUEUE_CARD = R.QUEUE_MAX - 2  # requests waiting when the queue's card appears
 
 
-def card_for(event: ev.Event) -> tuple[str, tuple[Cell, ...]] | None:
-    """Which teaching card an engine event triggers, if any, and the board cells it is about."""
-    if isinstance(event, ev.Locked) and event.result.holes_sealed > 0:
+def card_for(event: ev.Event, fragments: bool = True) -> tuple[str, tuple[Cell, ...]] | None:
+    """Which teaching card an engine event triggers, if any, and the board cells it is about.
+
+    `fragments`: the allocator the event happened under can seal free blocks off (contiguous);
+    under one that cannot (paged) no card speaks of external fragmentation.
+    """
+    if isinstance(event, ev.Locked) and event.result.holes_sealed > 0 and fragments:
         return "sealed_hole", event.result.sealed_cells
-    if isinstance(event, ev.Reserved):
-        return "reservation", event.cells
-    if isinstance(event, ev.Released):
-        return "released", event.cells
-    if isinstance(event, ev.LinesCleared):
-        return "gc_row", ()
+    if isinstance(event, ev.Admitted) and event.table.reserved:
+        return "reservation", tuple(c for _, c in event.table.entries[-event.table.reserved:])
+    if isinstance(event, ev.Finished):
+        if event.wasted:
+            return "reservation_wasted", event.cells[-event.wasted:]
+        return "finished", event.cells
+    if isinstance(event, ev.Grew):
+        return "paged_grow", (event.cell,)
+    if isinstance(event, ev.Preempted):
+        return "preempted", event.cells
+    if isinstance(event, ev.Arrived) and event.waiting >= QUEUE_CARD:
+        return "queue_filling", ()
     if isinstance(event, ev.PageSplit):
-        cells = tuple(c for _, c in event.block_table.resident if c is not None)
+        cells = tuple(c for _, c in event.block_table.entries)
         return ("paged_on_demand" if event.auto else "split"), cells
     if isinstance(event, ev.Alert) and event.code in ("vram_high", "split_refused"):
         return event.code, ()
@@ -70,7 +86,7 @@ class CardDeck:
 
     `enabled` and `seen` are read through callables so the deck always follows
     the current Settings; `mark_seen` persists a card once it is shown. Two firsts in one
-    moment (a split that completes a row) queue up: the second card waits until the first
+    moment (a request that finishes as another is preempted) queue up: the second card waits until the first
     has been readable for MIN_SHOW_MS, so no card is marked seen without being shown.
     """
 
@@ -93,11 +109,19 @@ class CardDeck:
         self._surfaces: dict[tuple[str, str], pygame.Surface] = {}  # (language, card id)
         self._plate: pygame.Surface | None = None
 
-    def observe(self, event: ev.Event) -> None:
-        found = card_for(event)
-        if found is None or not self._enabled() or found[0] in self._seen():
+    def observe(self, event: ev.Event, fragments: bool = True) -> None:
+        found = card_for(event, fragments)
+        if found is not None:
+            self.trigger(*found)
+
+    def wants(self, card_id: str) -> bool:
+        """The card would be shown if it were triggered now (on, and not seen yet)."""
+        return self._enabled() and card_id not in self._seen()
+
+    def trigger(self, card_id: str, cells: tuple[Cell, ...] = ()) -> None:
+        """The first time something happens: show its card (or queue it behind the current one)."""
+        if not self.wants(card_id):
             return
-        card_id, cells = found
         card = CARDS[card_id]
         self._cells_for[card_id] = cells
         if card is self.current or card in self.waiting:
@@ -118,13 +142,6 @@ class CardDeck:
         self.current = CARDS[card_id]
         self.cells = cells
         self.age = 0.0
-
-    def follow(self, rows: tuple[int, ...]) -> None:
-        """Keep the outlined cells on their blocks when rows below them are cleared."""
-        def after(cells: tuple[Cell, ...]) -> tuple[Cell, ...]:
-            return tuple((x, y + sum(1 for r in rows if r > y)) for x, y in cells if y not in rows)
-        self.cells = after(self.cells)
-        self._cells_for = {k: after(v) for k, v in self._cells_for.items()}
 
     def update(self, dt: float) -> None:
         if not self._enabled():

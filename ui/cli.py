@@ -28,10 +28,11 @@ LAB_COMMAND = "python -m ui.lab_scene"
 
 USAGE = """\
 python main.py [--mode contiguous|paged] [--layout landscape|portrait] [--seed S] [--daily]
-                      [--replay CODE_OR_FILE] [--scene title|play] [--autoplay] [--frames N] [--lang en|ko]
+                      [--replay CODE_OR_FILE] [--scene title|play] [--autoplay] [--endless] [--frames N]
+                      [--lang en|ko]
        python main.py --headless --frames N [--screenshot out.png] [--record run.json]
                       [--scene title|play|help|pause|oom|victory] [--mode contiguous|paged]
-                      [--layout landscape|portrait] [--autoplay] [--seed S] [--daily]
+                      [--layout landscape|portrait] [--autoplay] [--endless] [--seed S] [--daily]
                       [--replay CODE_OR_FILE] [--data-dir DIR] [--lang en|ko]
        python main.py --bench-frame [--frames N] [--seed S]"""
 
@@ -98,6 +99,8 @@ def _parser() -> _Parser:
     p.add_argument("--lang", choices=LANGUAGES,
                    help="language of every word on screen (default: the saved choice, else the locale's)")
     p.add_argument("--daily", action="store_true", help="play today's daily challenge (UTC date seed)")
+    p.add_argument("--endless", action="store_true", default=None,
+                   help="an endless run: no goal, it lasts until the server runs out of memory or falls behind")
     p.add_argument("--replay", metavar="CODE_OR_FILE", help="watch a run: a share code or a replay file")
     p.add_argument("--record", metavar="FILE", type=cli_args.output_file(".json"),
                    help="headless: write the run's replay (JSON) to FILE")
@@ -127,6 +130,8 @@ def parse(argv: list[str]) -> Options:
                                   or ns.mode is not None or ns.scene not in (None, "play")):
         raise UsageError("--replay plays a recorded run: it takes no --daily, --autoplay, --record, "
                          "--seed, --mode or --scene")
+    if ns.endless and (ns.daily or ns.replay is not None):
+        raise UsageError("--endless starts a new run: the daily challenge and a replay have their own goal")
     if ns.daily and ns.seed is not None:
         raise UsageError("--daily sets the seed from today's UTC date: leave out --seed")
     if ns.daily and ns.scene not in (None, "play", "oom", "victory", "pause", "help"):
@@ -137,7 +142,8 @@ def parse(argv: list[str]) -> Options:
                    screenshot=ns.screenshot, scene=ns.scene, mode=ns.mode, autoplay=ns.autoplay,
                    seed=ns.seed, layout=ns.layout, record=None if ns.record is None else str(ns.record),
                    replay=ns.replay, daily=ns.daily,
-                   data_dir=None if ns.data_dir is None else str(ns.data_dir), lang=ns.lang)
+                   data_dir=None if ns.data_dir is None else str(ns.data_dir), lang=ns.lang,
+                   endless=ns.endless)
 
 
 def screenshot_problem(path: str) -> str | None:

@@ -2,7 +2,9 @@
 
 Everything that never changes (frames, titles, grid, control buttons) is baked
 once into a background surface; each frame only the live numbers, pieces and
-animations are drawn over it, with text taken from the TextCache.
+animations are drawn over it, with text taken from the TextCache. The board's
+blocks are redrawn into a layer only when the engine's board or decode step changes,
+and every block's fill is what the engine says it holds (Serving.cell_tokens).
 """
 from __future__ import annotations
 
@@ -13,10 +15,12 @@ import pygame
 
 from engine import PIECES, Kind, modes
 from engine import rules as R
+from engine.events import BlockTable
+from engine.serving import Request
 from ui import theme
 from ui.i18n import DEFAULT as DEFAULT_LANGUAGE, Catalogue, catalogue
 from ui.i18n.game_text import mode_label, mode_note
-from ui.keys import CONTROL_LABELS, HOLD_KEY, MUTE_KEY, SPLIT_KEY
+from ui.keys import CONTROL_LABELS, HOLD_KEY, MUTE_KEY, PREEMPT_KEY, SPLIT_KEY
 from ui.layout import BOARD_COLS, BOARD_ROWS, Layout, layout_for
 from ui.log_console import TEXT_COLOURS as LOG_TEXT_COLOURS
 from ui.session import GameSession
@@ -24,11 +28,16 @@ from ui.text import TextCache, fit, largest_fitting, short_number, wrap
 from ui.widgets import Button, draw_bar, draw_icon, draw_panel, pulse
 
 Colour = tuple[int, int, int]
+Cell = tuple[int, int]
 
 THROUGHPUT_FULL = 320.0  # tokens/s that fills the throughput bar
-FRAG_ALERT = 0.30  # fragmentation at which its card pulses
+FRAG_ALERT = 0.30  # fragmentation at which its card pulses (allocators that have it only)
 VRAM_ALERT = R.VRAM_WARN  # utilisation at which the board frame pulses red
+WAIT_AMBER = 0.5  # share of the deadline waited at which a wait bar turns amber ...
+WAIT_RED = 0.75  # ... and red
 HIDDEN = R.HIDDEN
+BLOCKED_COLOUR: Colour = (120, 126, 150)  # a request waiting to be paged, greyed at the spawn
+FOCUS_COLOUR: Colour = (255, 255, 255)
 
 LANDSCAPE_LAYOUT = layout_for("landscape")
 
@@ -40,14 +49,25 @@ def mode_accent(name: str) -> Colour:
     return MODE_ACCENTS.get(name, theme.VIOLET)
 
 
-STAT_TITLES = ("hud.vram_held", "hud.fragmentation", "hud.throughput", "hud.usable_free")  # catalogue keys
+STAT_TITLES = ("hud.vram_held", "hud.usable_free", "hud.throughput", "hud.waste")  # catalogue keys
 
-# Score panel: the big number ends before the LINES / LEVEL / BEST labels at x + 160,
-# and those values are right-aligned after a label at most "LINES" wide.
+# Score panel: the big number ends before the SERVED / LEVEL / BEST labels at x + 150,
+# and those values are right-aligned after a label at most "SERVED" wide.
 SCORE_TEXT_W = 148
 VALUE_W = 64
 
 HEADER_KEYS: dict[str, str] = {"help": "H", "mute": "M", "pause": "Esc"}  # the header switches' keys
+
+
+def wait_colour(fraction: float) -> Colour:
+    """A wait bar's colour: green, amber past half the deadline, red near it."""
+    return theme.RED if fraction >= WAIT_RED else theme.AMBER if fraction >= WAIT_AMBER else theme.GREEN
+
+
+def block_fill(tokens: int, cell: int) -> int:
+    """Pixels of a block's inside (cell - 4 high) that `tokens` of its 16 fill, from the bottom."""
+    inner = cell - 4
+    return max(0, min(inner, round(inner * tokens / R.TOKENS_PER_BLOCK)))
 
 
 def control_buttons(layout: Layout = LANDSCAPE_LAYOUT, tr: Catalogue | None = None) -> list[Button]:
@@ -81,6 +101,12 @@ def mode_buttons(layout: Layout = LANDSCAPE_LAYOUT, tr: Catalogue | None = None)
     w = (x1 + w1 - x0 - gap * (n - 1)) // n
     return [Button(m.name, (x0 + i * (w + gap), y, w, h), mode_label(tr, m.name), touch=layout.touch)
             for i, m in enumerate(modes.MODES)]
+
+
+def preempt_button(layout: Layout = LANDSCAPE_LAYOUT, tr: Catalogue | None = None) -> Button:
+    """The preemption-mode switch (swap / recompute); its label follows the game's mode."""
+    tr = tr or catalogue(DEFAULT_LANGUAGE)
+    return Button("preempt", layout.preempt_button, tr.t("hud.preempt"), touch=layout.touch)
 
 
 @dataclass
@@ -128,12 +154,15 @@ class ConsoleView:
         self.controls = control_buttons(layout, self.tr)
         self.header = header_buttons(layout, self.tr)
         self.modes = mode_buttons(layout, self.tr)
+        self.preempt = preempt_button(layout, self.tr)
         self.details_button = (Button("details", layout.panels["details"], self.tr.t("details.title"), touch=layout.touch)
                                if "details" in layout.panels else None)
         self._background = self._bake_background()
         self._cells: dict[tuple[Colour, str], pygame.Surface] = {}
+        self._fills: dict[tuple[Colour, int], pygame.Surface] = {}
         self._flash = pygame.Surface((self.L.cell, self.L.cell)).convert()
         self._flash.fill((255, 255, 255))
+        self._fade = pygame.Surface((self.L.cell, self.L.cell)).convert()
         self._mini: dict[tuple[Kind, int, bool], pygame.Surface] = {}
         self._wrapped: dict[tuple, list[str]] = {}  # wrapped and shortened texts
         self._table_key: object = ()
@@ -149,7 +178,7 @@ class ConsoleView:
     def buttons(self) -> list[Button]:
         """Every button of the console, for hit tests."""
         extra = [self.details_button] if self.details_button is not None else []
-        return [*self.header, *self.modes, *self.controls, *extra]
+        return [*self.header, *self.modes, self.preempt, *self.controls, *extra]
 
     def fit(self, text: str, size: int, width: int) -> str:
         """`text` shortened to `width`, computed once per distinct text."""
@@ -202,22 +231,19 @@ class ConsoleView:
         if L.portrait:
             draw_panel(bg, P["score"], t, tr.t("hud.score"), size=T.small)
             draw_panel(bg, P["vram"], t, tr.t(STAT_TITLES[0]), size=T.small)
-            draw_panel(bg, P["frag"], t, tr.t("hud.fragmentation"), size=T.small)
-            draw_panel(bg, P["next"], t, tr.t("hud.next_short"), size=T.small)
-            draw_panel(bg, P["split"], t, tr.t("hud.page_split"), size=T.small)
+            draw_panel(bg, P["free"], t, tr.t("hud.usable_free"), size=T.small)
+            draw_panel(bg, P["queue"], t, tr.t("hud.queue"), size=T.small)
         else:
             for rect, title in zip(L.stats, STAT_TITLES):
                 draw_panel(bg, rect, t, tr.t(title), size=T.small)
             draw_panel(bg, P["mode"], t, tr.t("hud.allocator"), size=T.small)
             draw_panel(bg, P["score"], t, size=T.small)
             t.blit(bg, tr.t("hud.score"), T.small, theme.PANEL_TITLE, (P["score"][0] + 8, P["score"][1] + 5))
-            for i, label in enumerate((tr.t("hud.lines"), tr.t("hud.level"), tr.t("hud.best"))):
-                t.blit(bg, label, T.small, theme.PANEL_TITLE, (P["score"][0] + 160, P["score"][1] + 7 + i * 20))
+            for i, label in enumerate((tr.t("hud.served"), tr.t("hud.level"), tr.t("hud.best"))):
+                t.blit(bg, label, T.small, theme.PANEL_TITLE, (P["score"][0] + 150, P["score"][1] + 7 + i * 20))
             draw_panel(bg, P["hold"], t, tr.t("hud.hold", key=HOLD_KEY), size=T.small)
-            draw_panel(bg, P["next"], t, tr.t("hud.next"), size=T.small)
-            draw_panel(bg, P["split"], t, tr.t("hud.page_split"), size=T.small)
-            t.blit(bg, SPLIT_KEY, T.small, theme.TEXT_DIM,
-                   (P["split"][0] + P["split"][2] - 8, P["split"][1] + 4), "topright")
+            draw_panel(bg, P["queue"], t, tr.t("hud.queue"), size=T.small)
+            draw_panel(bg, P["preempt"], t, tr.t("hud.preempt"), size=T.small)
             draw_panel(bg, P["blocks"], t, tr.t("hud.block_table"), size=T.small)
         # Controls bar.
         for b in self.controls:
@@ -250,6 +276,13 @@ class ConsoleView:
             s = pygame.Surface((c, c), pygame.SRCALPHA)
             pygame.draw.rect(s, (*colour, 28), (1, 1, c - 2, c - 2))
             pygame.draw.rect(s, (*colour, 150), (1, 1, c - 2, c - 2), 1)
+        elif style == "blocked":
+            # A request waiting to be paged: greyed, see-through, at the spawn.
+            s = pygame.Surface((c, c), pygame.SRCALPHA)
+            pygame.draw.rect(s, (*colour, 90), (1, 1, c - 2, c - 2))
+            pygame.draw.rect(s, (*colour, 230), (1, 1, c - 2, c - 2), 1)
+            for k in range(-c, c, 6):
+                pygame.draw.line(s, (*colour, 160), (k, c), (k + c, 0), 1)
         elif style == "reserved":
             # Held but empty: the request's colour as hatching, as in the LAB.
             s = pygame.Surface((c, c)).convert()
@@ -269,6 +302,26 @@ class ConsoleView:
             pygame.draw.line(s, theme.mix(bright, (255, 255, 255), 0.55), (3, 3), (c - 5, 3))
             pygame.draw.line(s, theme.mix(bright, (255, 255, 255), 0.35), (3, 4), (3, c - 5))
         self._cells[key] = s
+        return s
+
+    def fill_sprite(self, colour: Colour, tokens: int) -> pygame.Surface:
+        """A held block holding `tokens` of its 16: dark inside, filled from the bottom."""
+        if tokens >= R.TOKENS_PER_BLOCK:
+            return self.cell_sprite(colour)
+        key = (colour, tokens)
+        s = self._fills.get(key)
+        if s is not None:
+            return s
+        c = self.L.cell
+        s = pygame.Surface((c, c)).convert()
+        s.fill(theme.BOARD_BG)
+        pygame.draw.rect(s, _shade(colour, 0.16), (1, 1, c - 2, c - 2))
+        h = block_fill(tokens, c)
+        if h:
+            pygame.draw.rect(s, _shade(colour, 0.42), (2, c - 2 - h, c - 4, h))
+            pygame.draw.line(s, theme.mix(colour, (255, 255, 255), 0.45), (2, c - 2 - h), (c - 3, c - 2 - h))
+        pygame.draw.rect(s, colour, (1, 1, c - 2, c - 2), 1)
+        self._fills[key] = s
         return s
 
     def mini_piece(self, kind: Kind, cell: int, dim: bool = False) -> pygame.Surface:
@@ -306,7 +359,7 @@ class ConsoleView:
             else:
                 self._draw_ticker(surface, session)
         else:
-            self._draw_stats(surface, tele, state)
+            self._draw_stats(surface, game, tele, state)
             self._draw_mode(surface, game.mode, state, game.mixed)
             covered = 0
             if cards is not None and cards.current is not None:
@@ -319,8 +372,9 @@ class ConsoleView:
             self._draw_alert_frame(surface, state)
         if not self.L.portrait:
             self._draw_score(surface, game, state)
-            self._draw_hold_next(surface, game)
-            self._draw_split(surface, game, state)
+            self._draw_hold(surface, game)
+            self._draw_queue(surface, game, self.L.panels["queue"])
+            self._draw_preempt(surface, game, state)
             self._draw_block_table(surface, session)
         if state.pressed:
             for b in self.controls:
@@ -335,58 +389,42 @@ class ConsoleView:
 
     # ------------------------------------------------------------------ portrait column
     def _draw_side(self, surface: pygame.Surface, game, tele, state: ViewState) -> None:
-        """A phone's column: score, the two gauges of the lesson, next, split, allocator, details."""
+        """A phone's column: score, the two gauges of the lesson, the queue, the preemption and
+        allocator switches, details."""
         t, T, P, tr = self.text, self.T, self.L.panels, self.tr
         x, y, w, h = P["score"]
-        lines = f"{game.lines}" if game.endless else f"{game.lines}/{R.VICTORY_LINES}"
-        t.blit(surface, tr.t("hud.lines_short", lines=lines), T.small, theme.TEXT, (x + w - 8, y + 4), "topright")
-        level = t.blit(surface, tr.t("hud.level_short", level=game.level), T.small, theme.TEXT_DIM,
-                       (x + w - 8, y + h - 8), "bottomright")
+        t.blit(surface, tr.t("hud.level_short", level=game.level), T.small, theme.TEXT_DIM, (x + w - 8, y + 4),
+               "topright")
+        served = f"{game.served}" if game.endless else f"{game.served}/{R.GOAL_REQUESTS}"
+        t.blit(surface, served, T.small, theme.TEXT, (x + w - 8, y + 22), "topright")
+        word = t.blit(surface, tr.t("hud.served_word"), T.small, theme.TEXT_DIM, (x + w - 8, y + 39), "topright")
         score = f"{game.score:,}"
         size = self._score_sizes.get(score)
-        if size is None:  # a long score steps down a size rather than run into the level
+        if size is None:  # a long score steps down a size rather than run into the served count
             if len(self._score_sizes) > 256:
                 self._score_sizes.clear()
             size = self._score_sizes[score] = largest_fitting(score, (T.large + 4, T.large, T.body, T.small),
-                                                              w - 24 - level.width)
+                                                              w - 24 - max(word.width, 60))
         t.blit(surface, score, size, theme.TEXT, (x + 8, y + h - 6), "bottomleft")
-        util_colour = vram_colour(tele.utilisation)
-        frag_alert = tele.fragmentation >= FRAG_ALERT
-        for name, value, frac, colour in (
-                ("vram", tele.utilisation, tele.utilisation, util_colour),
-                ("frag", tele.fragmentation, tele.fragmentation, theme.RED if frag_alert else theme.MAGENTA)):
-            x, y, w, h = P[name]
-            if name == "frag" and frag_alert:
-                p = pulse(state.clock_ms, 700)
-                pygame.draw.rect(surface, theme.mix(theme.PANEL_EDGE, theme.RED, p), P[name], 2, border_radius=4)
-            t.blit(surface, tr.pct(value), T.large, theme.TEXT, (x + 8, y + 21))
-            draw_bar(surface, (x + 8, y + h - 12, w - 16, 6), frac, colour)
-            if name == "vram" and tele.reserved:  # the held share that stores no tokens, in amber
-                reserved = tele.reserved / R.VISIBLE_CELLS
-                bw = w - 16
-                start = round(bw * max(0.0, frac - reserved))
-                pygame.draw.rect(surface, theme.AMBER, (x + 8 + start, y + h - 12, max(2, round(bw * reserved)), 6))
-                t.blit(surface, tr.t("hud.reserved_short", n=tele.reserved), T.small, theme.AMBER, (x + w - 8, y + 27),
-                       "topright")
-        x, y, w, h = P["next"]
-        for i, kind in enumerate(game.next_queue[:R.NEXT_QUEUE]):
-            cy = y + 32 + i * 24
-            mini = self.mini_piece(kind, 7)
-            surface.blit(mini, mini.get_rect(center=(x + 22, cy)))
-            name = self.fit(PIECES[kind].name, T.small, w - 48)
-            t.blit(surface, name, T.small, theme.TEXT if i == 0 else theme.TEXT_DIM, (x + 42, cy), "midleft")
-        x, y, w, h = P["split"]
-        bar = (x + 8, y + h - 14, w - 16, 8)
-        if not game.allocator.player_split:  # no bar: the allocator cannot split
-            t.blit(surface, self.fit(tr.t("hud.paged_only_long"), T.small, w - 16), T.small, theme.TEXT_DIM,
-                   (x + 8, y + h - 6), "bottomleft")
-        elif game.split_ready:
-            p = pulse(state.clock_ms, 800)
-            draw_bar(surface, bar, 1.0, theme.mix(theme.MAGENTA, (255, 255, 255), p * 0.5))
-            t.blit(surface, tr.t("hud.ready"), T.small, theme.MAGENTA, (x + w - 8, y + 4), "topright")
-        else:
-            draw_bar(surface, bar, game.charge, theme.VIOLET)
-            t.blit(surface, tr.pct(game.charge), T.small, theme.TEXT, (x + w - 8, y + 4), "topright")
+        # VRAM held, with the share reserved but empty in amber.
+        x, y, w, h = P["vram"]
+        t.blit(surface, tr.pct(tele.utilisation), T.large, theme.TEXT, (x + 8, y + 21))
+        self._vram_bar(surface, (x + 8, y + h - 12, w - 16, 6), tele)
+        if tele.reserved:
+            t.blit(surface, tr.t("hud.reserved_short", n=tele.reserved), T.small, theme.AMBER, (x + w - 8, y + 27),
+                   "topright")
+        # Usable free blocks, and the fragmentation that keeps the rest out of reach.
+        x, y, w, h = P["free"]
+        frag, alert = self._fragmentation(game, tele)
+        if alert:
+            p = pulse(state.clock_ms, 700)
+            pygame.draw.rect(surface, theme.mix(theme.PANEL_EDGE, theme.RED, p), P["free"], 2, border_radius=4)
+        t.blit(surface, f"{tele.usable_free}", T.large, theme.TEXT, (x + 8, y + 21))
+        t.blit(surface, tr.t("hud.frag_short", percent=tr.pct(frag)), T.small, theme.RED if alert else theme.TEXT_DIM,
+               (x + w - 8, y + 27), "topright")
+        draw_bar(surface, (x + 8, y + h - 12, w - 16, 6), tele.usable_free / R.VISIBLE_CELLS, theme.VIOLET)
+        self._draw_queue(surface, game, P["queue"])
+        self._draw_preempt(surface, game, state)
         for b in self.modes:  # one switch: shows the allocator, a tap moves to the next one
             r = pygame.Rect(b.rect)
             accent = mode_accent(game.mode)
@@ -430,15 +468,17 @@ class ConsoleView:
             y += line_h
 
     def _draw_held(self, surface: pygame.Surface, game) -> None:
-        """The HOLD button shows the request it holds."""
+        """The HOLD button shows the request it holds, and how long it has waited."""
         hold = next((b for b in self.controls if b.name == "hold"), None)
-        if hold is None or game.hold_kind is None:
+        if hold is None or game.hold is None:
             return
         r = pygame.Rect(hold.rect)
         icon = pygame.Rect(r.x + 3, r.y + 3, r.width - 6, 34)
         pygame.draw.rect(surface, theme.BUTTON, icon)
-        mini = self.mini_piece(game.hold_kind, 8, dim=not game.can_hold)
+        mini = self.mini_piece(game.hold.kind, 8, dim=not game.can_hold)
         surface.blit(mini, mini.get_rect(center=icon.center))
+        frac = min(1.0, game.wait_ms(game.hold) / R.DEADLINE_MS)
+        draw_bar(surface, (icon.x + 2, icon.bottom - 4, icon.width - 4, 3), frac, wait_colour(frac))
 
     @property
     def background(self) -> pygame.Surface:
@@ -473,36 +513,61 @@ class ConsoleView:
             b.draw(surface, self.text, hover=hover, label=label,
                    active=(b.name == "mute" and state.muted), size=self.T.small)
 
-    def _draw_stats(self, surface: pygame.Surface, tele, state: ViewState) -> None:
-        t, tr = self.text, self.tr
-        frag_alert = tele.fragmentation >= FRAG_ALERT
-        util_colour = vram_colour(tele.utilisation)
-        cards = (
-            (tr.pct(tele.utilisation), tele.utilisation, util_colour),
-            (tr.pct(tele.fragmentation), tele.fragmentation,
-             theme.RED if frag_alert else theme.MAGENTA),
-            (tr.per_second(tele.throughput), tele.throughput / THROUGHPUT_FULL, theme.GREEN),
-            (tr.t("fmt.blocks", n=tele.usable_free), tele.usable_free / R.VISIBLE_CELLS, theme.VIOLET),
-        )
-        for i, (rect, (value, frac, colour)) in enumerate(zip(self.L.stats, cards)):
-            x, y, w, h = rect
-            if i == 1 and frag_alert:
-                p = pulse(state.clock_ms, 700)
-                pygame.draw.rect(surface, theme.mix(theme.PANEL_EDGE, theme.RED, p), rect, 2, border_radius=4)
-                colour = theme.mix(theme.RED, (255, 200, 200), p * 0.6)
-            t.blit(surface, value, self.T.large, theme.TEXT, (x + 8, y + 22))
-            draw_bar(surface, (x + 8, y + h - 12, w - 16, 6), frac, colour)
-            if i == 0 and tele.reserved:  # the held share that stores no tokens, in amber
-                reserved = tele.reserved / R.VISIBLE_CELLS
-                bw = w - 16
-                start = round(bw * max(0.0, frac - reserved))
-                pygame.draw.rect(surface, theme.AMBER, (x + 8 + start, y + h - 12,
-                                                        max(2, round(bw * reserved)), 6))
-                t.blit(surface, tr.t("hud.reserved_short", n=tele.reserved), self.T.small, theme.AMBER,
-                       (x + w - 8, y + 30), "topright")
-        t.blit(surface, tr.t("hud.board_counts", resident=tele.resident, free=tele.free_cells,
-                             sealed=tele.sealed_holes),
-               self.T.small, theme.TEXT_DIM, (self.L.panels["resident"][0] + 4, self.L.panels["resident"][1] + 3))
+    # ------------------------------------------------------------------ gauges
+    @staticmethod
+    def _fragmentation(game, tele) -> tuple[float, bool]:
+        """(external fragmentation, whether it is alarming). An allocator without it (paged)
+        shows 0 and never alarms, by construction."""
+        if not game.allocator.allocator.external_fragmentation:
+            return 0.0, False
+        frag = tele.fragmentation
+        return frag, frag >= FRAG_ALERT
+
+    def _vram_bar(self, surface: pygame.Surface, bar: tuple[int, int, int, int], tele) -> None:
+        """VRAM held, its reserved-but-empty share in amber at the end of the bar."""
+        frac = tele.utilisation
+        draw_bar(surface, bar, frac, vram_colour(frac))
+        if tele.reserved:
+            x, y, bw, bh = bar
+            reserved = tele.reserved / R.VISIBLE_CELLS
+            start = round(bw * max(0.0, frac - reserved))
+            pygame.draw.rect(surface, theme.AMBER, (x + start, y, max(2, round(bw * reserved)), bh))
+
+    def _draw_stats(self, surface: pygame.Surface, game, tele, state: ViewState) -> None:
+        t, tr, T = self.text, self.tr, self.T
+        frag, alert = self._fragmentation(game, tele)
+        stats = self.L.stats
+        # VRAM held.
+        x, y, w, h = stats[0]
+        t.blit(surface, tr.pct(tele.utilisation), T.large, theme.TEXT, (x + 8, y + 22))
+        self._vram_bar(surface, (x + 8, y + h - 12, w - 16, 6), tele)
+        if tele.reserved:
+            t.blit(surface, tr.t("hud.reserved_short", n=tele.reserved), T.small, theme.AMBER,
+                   (x + w - 8, y + 30), "topright")
+        # Usable free, and the external fragmentation that keeps the rest out of reach.
+        x, y, w, h = stats[1]
+        colour = theme.VIOLET
+        if alert:
+            p = pulse(state.clock_ms, 700)
+            pygame.draw.rect(surface, theme.mix(theme.PANEL_EDGE, theme.RED, p), stats[1], 2, border_radius=4)
+            colour = theme.mix(theme.RED, (255, 200, 200), p * 0.6)
+        t.blit(surface, f"{tele.usable_free}", T.large, theme.TEXT, (x + 8, y + 22))
+        t.blit(surface, tr.t("hud.frag_short", percent=tr.pct(frag)), T.small, theme.RED if alert else theme.TEXT_DIM,
+               (x + w - 8, y + 30), "topright")
+        draw_bar(surface, (x + 8, y + h - 12, w - 16, 6), tele.usable_free / R.VISIBLE_CELLS, colour)
+        # Throughput.
+        x, y, w, h = stats[2]
+        t.blit(surface, tr.per_second(tele.throughput), T.large, theme.TEXT, (x + 8, y + 22))
+        draw_bar(surface, (x + 8, y + h - 12, w - 16, 6), tele.throughput / THROUGHPUT_FULL, theme.GREEN)
+        # Waste: of the memory held (or sealed off), the share holding no token.
+        x, y, w, h = stats[3]
+        waste = tele.waste_share
+        t.blit(surface, tr.pct(waste), T.large, theme.TEXT, (x + 8, y + 22))
+        draw_bar(surface, (x + 8, y + h - 12, w - 16, 6), waste, theme.AMBER)
+        rx, ry, rw, _ = self.L.panels["resident"]
+        counts = tr.t("hud.counts", running=tele.resident, waiting=tele.waiting, max=R.QUEUE_MAX,
+                      tokens=tr.num(tele.tokens))
+        t.blit(surface, self.fit(counts, T.small, rw - 8), T.small, theme.TEXT_DIM, (rx + 4, ry + 3))
 
     def _draw_mode(self, surface: pygame.Surface, mode: str, state: ViewState, mixed: bool = False) -> None:
         for b in self.modes:
@@ -526,7 +591,8 @@ class ConsoleView:
         bx += ox
         hidden = frozenset(fx.hidden_cells()) if fx.cascades else frozenset()
         cell = self.L.cell
-        key = (session.board_version, hidden)
+        # Blocks fill as decoding steps: the layer follows the board and the decode step.
+        key = (game.board.version, game.serving.step, hidden, session.board_version)
         if self._layer_owner is not session or self._layer_key != key:
             self._render_layer(session, hidden)
             self._layer_owner = session
@@ -547,14 +613,73 @@ class ConsoleView:
                 if y >= HIDDEN:
                     blits.append((act, (bx + x * cell, by + (y - HIDDEN) * cell)))
         surface.fblits(blits)
-        if fx.landings or fx.clears or fx.cascades or fx.highlight is not None:
+        if fx.busy:
             self._draw_effects(surface, session, bx, by, state)
+        self._draw_focus(surface, session, bx, by, state)
+        if game.blocked is not None and not game.over:
+            self._draw_blocked(surface, game, bx, by, state)
         cards = session.cards
         if cards is not None and cards.current is not None and cards.cells:
             outline_cells(surface, self.L, cards.cells, theme.mix(theme.AMBER, (255, 255, 255),
                                                           pulse(state.clock_ms, 600) * 0.6), ox)
         if fx.toasts:
             self._draw_toast(surface, fx.toasts[-1])
+
+    def request_at(self, session: GameSession, pos: tuple[int, int]) -> int | None:
+        """The running request holding the board block under a canvas point, if any."""
+        at = self.L.board_cell_at(pos)
+        if at is None:
+            return None
+        found = session.game.serving.cell_tokens((at[0], at[1] + HIDDEN))
+        return found[0].id if found is not None else None
+
+    def _draw_focus(self, surface: pygame.Surface, session: GameSession, bx: int, by: int,
+                    state: ViewState) -> None:
+        """The blocks of the request whose table the panel shows, thinly outlined (and those of
+        the one under the mouse, which a click would show)."""
+        cell = self.L.cell
+        game = session.game
+        tables: list[tuple[BlockTable | None, Colour]] = []
+        if not self.L.portrait:
+            tables.append((session.focus_table(), FOCUS_COLOUR))
+            if state.hover is not None:
+                rid = self.request_at(session, state.hover)
+                if rid is not None and rid != session.focus_id:
+                    tables.append((game.table_of(rid), theme.TEXT_DIM))
+        for bt, colour in tables:
+            if bt is None:
+                continue
+            for _, (x, y) in bt.entries:
+                if y >= HIDDEN:
+                    pygame.draw.rect(surface, colour, (bx + x * cell, by + (y - HIDDEN) * cell, cell, cell), 1)
+
+    def _draw_blocked(self, surface: pygame.Surface, game, bx: int, by: int, state: ViewState) -> None:
+        """The front request waits to be paged: greyed at the spawn, with what to do about it."""
+        req = game.blocked
+        p = PIECES[req.kind]
+        cell = self.L.cell
+        spr = self.cell_sprite(theme.mix(BLOCKED_COLOUR, p.colour, 0.25), "blocked")
+        bottom = 0
+        for cx, cy in p.rotations[0]:
+            vy = p.spawn_y + 1 + cy - HIDDEN  # where a spawn shows it: one row down, in view
+            if vy >= 0:
+                surface.blit(spr, (bx + (p.spawn_x + cx) * cell, by + vy * cell))
+                bottom = max(bottom, vy + 1)
+        T, tr = self.T, self.tr
+        split = tr.t("control.split") if self.L.portrait else SPLIT_KEY
+        lines = [tr.t("hud.blocked")]
+        if game.allocator.player_split:
+            lines.append(tr.t("hud.blocked_hint", split=split))
+        w = self.L.board[2] - 16
+        y = by + bottom * cell + 4
+        h = len(lines) * (T.small + 4) + 6
+        plate = pygame.Rect(bx + 8, y, w, h)
+        pygame.draw.rect(surface, (6, 8, 18), plate)
+        glow = theme.mix(theme.PANEL_EDGE, theme.MAGENTA, 0.4 + 0.6 * pulse(state.clock_ms, 900))
+        pygame.draw.rect(surface, glow, plate, 1)
+        for i, line in enumerate(lines):
+            self.text.blit(surface, self.fit(line, T.small, w - 8), T.small, theme.TEXT if i else theme.MAGENTA,
+                           (plate.centerx, plate.y + 4 + i * (T.small + 4)), "midtop")
 
     def _draw_toast(self, surface: pygame.Surface, toast) -> None:
         """A word rising over the board and fading out."""
@@ -576,26 +701,35 @@ class ConsoleView:
         surface.blit(shade, plate)
 
     def _render_layer(self, session: GameSession, hidden: frozenset[tuple[int, int]]) -> None:
-        """The board well with every committed block, redrawn only when the board changes."""
+        """The board well with every held block, redrawn only when the board or the decode step
+        changes: hatched where reserved and still empty, else filled as far as the engine says
+        its tokens reach (Serving.cell_tokens)."""
         layer = self._layer
         layer.blit(self._background, (0, 0), pygame.Rect(self.L.board))
         cell = self.L.cell
-        sprite = self.cell_sprite
+        game = session.game
+        tokens_in = game.serving.cell_tokens
         colour_of = session.colour_of
         colours: dict[int, Colour] = {}
         blits = []
-        board = session.game.board
+        board = game.board
         grid = board.grid
         for y in range(HIDDEN, len(grid)):
             row = grid[y]
             reserved = board.reserved[y]
             py = (y - HIDDEN) * cell
             for x, rid in enumerate(row):
-                if rid and (x, y) not in hidden:
-                    c = colours.get(rid)
-                    if c is None:
-                        c = colours[rid] = colour_of(rid)
-                    blits.append((sprite(c, "reserved" if reserved >> x & 1 else "block"), (x * cell, py)))
+                if not rid or (x, y) in hidden:
+                    continue
+                c = colours.get(rid)
+                if c is None:
+                    c = colours[rid] = colour_of(rid)
+                if reserved >> x & 1:
+                    spr = self.cell_sprite(c, "reserved")
+                else:
+                    found = tokens_in((x, y))
+                    spr = self.fill_sprite(c, found[2]) if found is not None else self.cell_sprite(c)
+                blits.append((spr, (x * cell, py)))
         layer.fblits(blits)
 
     def _draw_effects(self, surface: pygame.Surface, session: GameSession, bx: int, by: int,
@@ -608,22 +742,20 @@ class ConsoleView:
             for x, y in land.cells:
                 if y >= HIDDEN:
                     surface.blit(flash, (bx + x * cell, by + (y - HIDDEN) * cell))
+        fade = self._fade
+        for f in fx.fades:
+            # Freed in place: the blocks flash and fade where they were; nothing else moves.
+            p = f.age / f.duration
+            target = (255, 255, 255) if f.kind == "finished" else (255, 120, 60)
+            fade.fill(theme.mix(f.colour, target, min(1.0, p * 2.0)))
+            fade.set_alpha(int(200 * (1 - p)))
+            inset = int(cell * 0.35 * p)
+            for x, y in f.cells:
+                if y >= HIDDEN:
+                    surface.blit(fade, (bx + x * cell + inset, by + (y - HIDDEN) * cell + inset),
+                                 pygame.Rect(0, 0, cell - 2 * inset, cell - 2 * inset))
         clip = surface.get_clip()
         surface.set_clip(pygame.Rect(bx, by, self.L.board[2], self.L.board[3]))
-        for clear in fx.clears:
-            p = clear.age / clear.duration
-            for y in clear.rows:
-                if y < HIDDEN:
-                    continue
-                py = by + (y - HIDDEN) * cell
-                h = max(1, int(cell * (1 - p)))
-                top = py + (cell - h) // 2
-                for x, colour in enumerate(clear.cells.get(y, ())):
-                    c = theme.mix(colour or (255, 255, 255), (255, 255, 255), min(1.0, p * 2.2))
-                    pygame.draw.rect(surface, c, (bx + x * cell + 1, top, cell - 2, h))
-                # A sweeping bar: the garbage collector passing over the row.
-                sweep = bx + int(self.L.board[2] * min(1.0, p * 1.6))
-                pygame.draw.line(surface, theme.GREEN, (bx, py + cell // 2), (sweep, py + cell // 2), 2)
         for cascade in fx.cascades:
             for page, (fx0, fy0), (fx1, fy1), colour in cascade.pages:
                 t = cascade.progress(page)
@@ -637,8 +769,8 @@ class ConsoleView:
         hl = fx.highlight
         if hl is not None and not fx.cascades:
             p = pulse(state.clock_ms, 600)
-            fade = 1.0 - max(0.0, (hl.age - hl.duration + 500) / 500)
-            colour = theme.mix(theme.BOARD_BG, theme.mix(theme.MAGENTA, (255, 255, 255), p), fade)
+            fade_out = 1.0 - max(0.0, (hl.age - hl.duration + 500) / 500)
+            colour = theme.mix(theme.BOARD_BG, theme.mix(theme.MAGENTA, (255, 255, 255), p), fade_out)
             for page, (x, y) in hl.cells:
                 if y < HIDDEN:
                     continue
@@ -652,7 +784,7 @@ class ConsoleView:
         x, y, _, _ = self.L.panels["score"]
         score = f"{game.score:,}"
         size = self._score_sizes.get(score)
-        if size is None:  # a long score steps down a size rather than run into LINES
+        if size is None:  # a long score steps down a size rather than run into SERVED
             if len(self._score_sizes) > 256:
                 self._score_sizes.clear()
             size = self._score_sizes[score] = largest_fitting(score, self.score_sizes, SCORE_TEXT_W)
@@ -660,99 +792,187 @@ class ConsoleView:
         best = max(state.best, 0)
         if self._best_text[0] != best:
             self._best_text = (best, short_number(best, self.T.small, VALUE_W))
-        vals = (f"{game.lines}" if game.endless else f"{game.lines} / {R.VICTORY_LINES}",
-                f"{game.level}", self._best_text[1])
+        served = f"{game.served}" if game.endless else f"{game.served}/{R.GOAL_REQUESTS}"
+        vals = (self.fit(served, self.T.small, VALUE_W), f"{game.level}", self._best_text[1])
         for i, v in enumerate(vals):
             t.blit(surface, v, self.T.small, theme.TEXT, (x + 262, y + 7 + i * 20), "topright")
 
-    def _draw_hold_next(self, surface: pygame.Surface, game) -> None:
+    def _draw_hold(self, surface: pygame.Surface, game) -> None:
+        """The request set aside, and its wait (the deadline keeps running in hold)."""
         t = self.text
         hx, hy, hw, hh = self.L.panels["hold"]
-        if game.hold_kind is not None:
-            mini = self.mini_piece(game.hold_kind, 14, dim=not game.can_hold)
-            surface.blit(mini, mini.get_rect(center=(hx + hw // 2, hy + 62)))
-            name = self.fit(PIECES[game.hold_kind].name.split("_")[0], self.T.small, hw - 8)
-            t.blit(surface, name, self.T.small, theme.TEXT_DIM, (hx + hw // 2, hy + hh - 14), "center")
-        else:
+        req = game.hold
+        if req is None:
             t.blit(surface, self.tr.t("hud.hold_empty"), self.T.small, theme.TEXT_DIM, (hx + hw // 2, hy + 62), "center")
-        nx, ny, nw, nh = self.L.panels["next"]
-        queue = game.next_queue[:R.NEXT_QUEUE]
-        step = min(32, (nh - 44) // max(1, len(queue) - 1)) if len(queue) > 1 else 0
-        for i, kind in enumerate(queue):
-            cy = ny + 38 + i * step
-            mini = self.mini_piece(kind, 9)
-            surface.blit(mini, mini.get_rect(center=(nx + 26, cy)))
-            name = self.fit(PIECES[kind].name, self.T.small, nw - 54)
-            t.blit(surface, name, self.T.small, theme.TEXT if i == 0 else theme.TEXT_DIM, (nx + 50, cy), "midleft")
-
-    def _draw_split(self, surface: pygame.Surface, game, state: ViewState) -> None:
-        t = self.text
-        x, y, w, h = self.L.panels["split"]
-        bar = (x + 8, y + 28, w - 96, 10)
-        if not game.allocator.player_split:
-            draw_bar(surface, bar, game.charge, (70, 70, 100))
-            t.blit(surface, self.tr.t("hud.paged_only"), self.T.small, theme.TEXT_DIM, (x + w - 8, y + 33), "midright")
             return
-        if game.split_ready:
-            p = pulse(state.clock_ms, 800)
-            draw_bar(surface, bar, 1.0, theme.mix(theme.MAGENTA, (255, 255, 255), p * 0.5))
-            t.blit(surface, self.tr.t("hud.ready"), self.T.body, theme.MAGENTA, (x + w - 8, y + 33), "midright")
+        mini = self.mini_piece(req.kind, 14, dim=not game.can_hold)
+        surface.blit(mini, mini.get_rect(center=(hx + hw // 2, hy + 58)))
+        t.blit(surface, self.fit(f"{req.context} tok", self.T.small, hw - 8), self.T.small, theme.TEXT_DIM,
+               (hx + hw // 2, hy + 96), "center")
+        frac = min(1.0, game.wait_ms(req) / R.DEADLINE_MS)
+        draw_bar(surface, (hx + 8, hy + hh - 16, hw - 16, 6), frac, wait_colour(frac))
+
+    def queue_rows(self, game) -> list[tuple[Request, bool]]:
+        """The requests the queue panel lists, front first: the one falling (or waiting to be
+        paged) marked True, then the waiting queue."""
+        rows: list[tuple[Request, bool]] = []
+        front = game.falling if game.active is not None else game.blocked
+        if front is not None:
+            rows.append((front, True))
+        rows.extend((req, False) for req in game.serving.waiting)
+        return rows
+
+    def _draw_queue(self, surface: pygame.Surface, game, rect: tuple[int, int, int, int]) -> None:
+        """The waiting queue: each request's shape, its context (tokens and the blocks it needs
+        to be admitted) and how long it has waited, as a bar towards its deadline."""
+        t, T, tr = self.text, self.T, self.tr
+        x, y, w, h = rect
+        waiting = len(game.serving.waiting)
+        count_colour = (theme.RED if waiting >= R.QUEUE_MAX - 1 else
+                        theme.AMBER if waiting >= R.QUEUE_MAX // 2 else theme.TEXT)
+        t.blit(surface, tr.t("hud.queue_count", n=waiting, max=R.QUEUE_MAX), T.small, count_colour,
+               (x + w - 8, y + 4), "topright")
+        rows = self.queue_rows(game)
+        if not rows:
+            t.blit(surface, self.fit(tr.t("hud.queue_empty"), T.small, w - 16), T.small, theme.TEXT_DIM,
+                   (x + w // 2, y + h // 2 + 8), "center")
+            return
+        portrait = self.L.portrait
+        row_h = T.small + (6 if portrait else 8)
+        room = max(1, (h - 24) // row_h)
+        # A phone's short list leaves the rest to the count above it; landscape says how many more.
+        shown = rows if len(rows) <= room else rows[:room] if portrait else rows[:room - 1]
+        mini_cell = 5 if not self.L.portrait else 4
+        bar_w = 44 if not self.L.portrait else 34
+        serving = game.serving
+        for i, (req, now) in enumerate(shown):
+            cy = y + 24 + i * row_h + row_h // 2
+            if now:
+                pygame.draw.rect(surface, theme.BUTTON, (x + 3, cy - row_h // 2 + 1, w - 6, row_h - 2), border_radius=3)
+            mini = self.mini_piece(req.kind, mini_cell)
+            surface.blit(mini, mini.get_rect(center=(x + 16, cy)))
+            need = serving.need(req)
+            if self.L.portrait:
+                label = tr.t("hud.queue_row_short", tokens=req.context)
+            else:
+                label = tr.t("hud.queue_row", tokens=req.context, blocks=need)
+            colour = theme.TEXT if now else (255, 150, 90) if req.preemptions else theme.TEXT_DIM
+            t.blit(surface, self.fit(label, T.small, w - 44 - bar_w), T.small, colour, (x + 30, cy), "midleft")
+            frac = min(1.0, game.wait_ms(req) / R.DEADLINE_MS)
+            draw_bar(surface, (x + w - 8 - bar_w, cy - 3, bar_w, 6), frac, wait_colour(frac))
+        if len(shown) < len(rows) and not portrait:
+            cy = y + 24 + len(shown) * row_h + row_h // 2
+            t.blit(surface, tr.t("hud.queue_more", n=len(rows) - len(shown)), T.small, theme.TEXT_DIM,
+                   (x + 30, cy), "midleft")
+
+    def _draw_preempt(self, surface: pygame.Surface, game, state: ViewState) -> None:
+        """The preemption mode (a switch: the key, or a click or tap), the CPU swap space as a
+        strip of its blocks, and how many preemptions each way."""
+        t, T, tr = self.text, self.T, self.tr
+        s = game.serving
+        b = self.preempt
+        r = pygame.Rect(b.rect)
+        over = state.hover is not None and b.contains(state.hover)
+        mode = tr.t(f"hud.preempt_mode.{game.preempt_mode}")
+        accent = theme.CYAN if game.preempt_mode == "swap" else theme.VIOLET
+        pygame.draw.rect(surface, theme.BUTTON_HOVER if over else theme.BUTTON, r, border_radius=4)
+        pygame.draw.rect(surface, accent, r, 2 if self.L.portrait else 1, border_radius=4)
+        if self.L.portrait:  # the whole panel is the switch
+            cpu = t.blit(surface, tr.t("hud.cpu", used=s.cpu_used, max=R.CPU_BLOCKS), T.small, theme.TEXT_DIM,
+                         (r.right - 7, r.y + 4), "topright")
+            t.blit(surface, self.fit(tr.t("hud.preempt_short"), T.small, cpu.left - r.x - 14), T.small,
+                   theme.PANEL_TITLE, (r.x + 7, r.y + 4))
+            strip_w = 6 * R.CPU_BLOCKS
+            t.blit(surface, self.fit(mode, T.small, r.width - 22 - strip_w), T.small, accent,
+                   (r.x + 7, r.bottom - 6), "bottomleft")
+            strip = (r.right - 7 - strip_w, r.bottom - 19, strip_w, 13)
         else:
-            draw_bar(surface, bar, game.charge, theme.VIOLET)
-            t.blit(surface, self.tr.pct(game.charge), self.T.body, theme.TEXT, (x + w - 8, y + 33), "midright")
+            t.blit(surface, self.fit(tr.t("hud.header.key", label=mode, key=PREEMPT_KEY), T.small, r.width - 6),
+                   T.small, accent, r.center, "center")
+            px, py, pw, _ = self.L.panels["preempt"]
+            counts = tr.t("hud.preempt_counts", swap=s.preempted_swap, recompute=s.preempted_recompute)
+            t.blit(surface, self.fit(counts, T.small, pw - 110), T.small, theme.TEXT_DIM, (px + pw - 8, py + 4),
+                   "topright")
+            label = t.blit(surface, tr.t("hud.cpu", used=s.cpu_used, max=R.CPU_BLOCKS), T.small, theme.TEXT_DIM,
+                           (r.right + 8, r.centery), "midleft")
+            strip = (label.right + 6, r.y + 4, px + pw - 8 - label.right - 6, r.height - 8)
+        self._draw_cpu_strip(surface, strip, s.cpu_used)
+
+    def _draw_cpu_strip(self, surface: pygame.Surface, rect: tuple[int, int, int, int], used: int) -> None:
+        x, y, w, h = rect
+        n = R.CPU_BLOCKS
+        step = max(3, w // n)
+        for i in range(n):
+            cell = pygame.Rect(x + i * step, y, step - 2, h)
+            if i < used:
+                pygame.draw.rect(surface, _shade(theme.CYAN, 0.55), cell)
+                pygame.draw.rect(surface, theme.CYAN, cell, 1)
+            else:
+                pygame.draw.rect(surface, theme.PANEL_EDGE, cell, 1)
 
     def _draw_block_table(self, surface: pygame.Surface, session: GameSession) -> None:
-        """The table changes only when a split happens: render it once per table."""
-        bt = session.game.block_table
-        key = (bt, session.table_pages)
-        if self._table is None or self._table_key != key:
-            self._table = self._render_block_table(bt, dict(session.table_pages))
-            self._table_key = key
+        """The focused request's table, read from the engine every frame, rendered once per change
+        (its tokens change every decode step)."""
+        bt = session.focus_table()
+        if self._table is None or self._table_key != bt:
+            self._table = self._render_block_table(bt)
+            self._table_key = bt
         surface.blit(self._table, (self.L.panels["blocks"][0] + 2, self.L.panels["blocks"][1] + 22))
 
     def block_table(self, session: GameSession, size: tuple[int, int]) -> pygame.Surface:
-        """The block table of the last split, rendered into a panel's inside of `size`."""
-        bt = session.game.block_table
-        key = (bt, session.table_pages, size)
+        """The focused request's block table, rendered into a panel's inside of `size`."""
+        bt = session.focus_table()
+        key = (bt, size)
         if self._table is None or self._table_key != key:
             # Shown beside no board (the phone's DETAILS sheet): say how to read the coordinates.
             footer = self.tr.t("hud.table_coords", bottom=R.VISIBLE - 1)
-            self._table = self._render_block_table(bt, dict(session.table_pages), (size[0] + 4, size[1] + 24),
-                                                   footer)
+            self._table = self._render_block_table(bt, (size[0] + 4, size[1] + 24), footer)
             self._table_key = key
         return self._table
 
-    def _render_block_table(self, bt, pages: dict[int, tuple[int, int] | None],
-                            panel: tuple[int, int] | None = None,
+    def _render_block_table(self, bt: BlockTable | None, panel: tuple[int, int] | None = None,
                             footer: str = "") -> pygame.Surface:
-        t = self.text
+        t, tr, T = self.text, self.tr, self.T
         w, h = panel if panel is not None else self.L.panels["blocks"][2:]
         surf = pygame.Surface((w - 4, h - 24)).convert()
         surf.fill(theme.PANEL)
         x, y = -2, -22  # draw in panel coordinates
         if bt is None:
-            msg = self.tr.t("hud.table_empty", split=SPLIT_KEY)
-            for i, line in enumerate(wrap(msg, self.T.small, w - 16)):
-                t.blit(surf, line, self.T.small, theme.TEXT_DIM, (x + 8, y + 28 + i * (self.T.small + 4)))
+            for i, line in enumerate(wrap(tr.t("hud.table_empty"), T.small, w - 16)):
+                t.blit(surf, line, T.small, theme.TEXT_DIM, (x + 8, y + 28 + i * (T.small + 4)))
             return surf
         colour = PIECES[bt.kind].colour
-        t.blit(surf, fit(f"req#{bt.request_id} {bt.name}", self.T.small, w - 16), self.T.small, colour,
+        tokens = tr.t("hud.table_tokens", tokens=bt.tokens, max=R.MAX_SEQ_TOKENS)
+        tok = t.blit(surf, tokens, T.small, theme.TEXT, (x + w - 10, y + 24), "topright")
+        t.blit(surf, fit(f"req#{bt.request_id} {bt.name}", T.small, tok.left - 12 - (x + 8)), T.small, colour,
                (x + 8, y + 24))
-        t.blit(surf, self.tr.t("hud.table_logical"), self.T.small, theme.TEXT_DIM, (x + 8, y + 46))
-        t.blit(surf, self.tr.t("hud.table_physical"), self.T.small, theme.TEXT_DIM, (x + 84, y + 46))
-        resident = dict(bt.resident)
-        rows = max(1, min(6, (h - 90) // 19))
-        for i, (page, cell) in enumerate(bt.entries[:rows]):
-            ry = y + 66 + i * 19
-            t.blit(surf, self.tr.t("hud.table_page", page=page), self.T.small, theme.TEXT, (x + 8, ry))
-            t.blit(surf, "->", self.T.small, theme.TEXT_DIM, (x + 62, ry))
-            now = pages.get(page, resident.get(page, cell))
-            if now is None:
-                t.blit(surf, self.tr.t("hud.table_freed"), self.T.small, theme.GREEN, (x + 84, ry))
+        t.blit(surf, tr.t("hud.table_logical"), T.small, theme.TEXT_DIM, (x + 8, y + 44))
+        t.blit(surf, fit(tr.t("hud.table_physical"), T.small, w - 96), T.small, theme.TEXT_DIM, (x + 84, y + 44))
+        row_h = 18
+        rows = max(1, min(R.BLOCKS_PER_REQUEST, (h - 84) // row_h))
+        first_reserved = len(bt.entries) - bt.reserved
+        c = self.L.cell
+        for i, (page, (cx, cy)) in enumerate(bt.entries[:rows]):
+            ry = y + 62 + i * row_h
+            t.blit(surf, tr.t("hud.table_page", page=page), T.small, theme.TEXT, (x + 8, ry))
+            t.blit(surf, "->", T.small, theme.TEXT_DIM, (x + 62, ry))
+            row = R.visible_row(cy)
+            where = t.blit(surf, f"#{row * R.WIDTH + cx:03d}  ({cx}, {row})", T.small, theme.TEXT, (x + 84, ry))
+            # The block as the board draws it: filled as far as its tokens reach, or hatched.
+            icon = pygame.Rect(where.right + 10, ry, 14, 14)
+            held = max(0, min(R.TOKENS_PER_BLOCK, bt.tokens - page * R.TOKENS_PER_BLOCK))
+            if page >= first_reserved:
+                pygame.draw.rect(surf, theme.AMBER, icon, 1)
+                pygame.draw.line(surf, theme.AMBER, icon.bottomleft, icon.topright)
+                t.blit(surf, fit(tr.t("hud.table_reserved"), T.small, w - 8 - icon.right - 8), T.small, theme.AMBER,
+                       (icon.right + 6, ry))
             else:
-                cx, cy = now
-                row = R.visible_row(cy)
-                t.blit(surf, f"#{row * R.WIDTH + cx:03d}  ({cx}, {row})", self.T.small, theme.TEXT, (x + 84, ry))
-        t.blit(surf, fit(footer or self.tr.t("hud.table_outlined"), self.T.small, w - 16), self.T.small, theme.TEXT_DIM,
+                pygame.draw.rect(surf, _shade(colour, 0.16), icon)
+                fill = block_fill(held, c) * icon.height // max(1, c - 4)
+                if fill:
+                    pygame.draw.rect(surf, _shade(colour, 0.6), (icon.x, icon.bottom - fill, icon.width, fill))
+                pygame.draw.rect(surf, colour, icon, 1)
+                t.blit(surf, f"{held}/{R.TOKENS_PER_BLOCK}", T.small, theme.TEXT_DIM, (icon.right + 6, ry))
+        t.blit(surf, fit(footer or tr.t("hud.table_outlined"), T.small, w - 16), T.small, theme.TEXT_DIM,
                (x + 8, y + h - 20))
         return surf

@@ -8,10 +8,10 @@ Cell = tuple[int, int]
 Colour = tuple[int, int, int]
 
 CASCADE_MS = 420.0  # pages falling to their physical blocks after a split
-CLEAR_MS = 380.0  # garbage-collected rows flashing out
+FADE_MS = 520.0  # a finished (or preempted) request's blocks fading out where they were
 HIGHLIGHT_MS = 2600.0  # block-table cells outlined on the board
-LAND_MS = 160.0  # brief glow where a request was committed
-TOAST_MS = 1300.0  # a word over the board: level up, a big clear, OOM
+LAND_MS = 160.0  # brief glow where a request was admitted, or a new page was given
+TOAST_MS = 1300.0  # a word over the board: level up, a preemption, OOM
 
 
 @dataclass
@@ -34,13 +34,15 @@ class Cascade:
 
 
 @dataclass
-class RowClear:
-    """Rows that were garbage-collected, with what they held just before."""
+class Fade:
+    """The blocks a request gave back (it finished, or was preempted), fading out where they
+    were: nothing else on the board moves."""
 
-    rows: list[int]  # board rows (engine y)
-    cells: dict[int, list[Colour | None]]  # row -> colour per column
+    cells: list[Cell]
+    colour: Colour
+    kind: str = "finished"  # "finished", "swap" or "recompute"
     age: float = 0.0
-    duration: float = CLEAR_MS
+    duration: float = FADE_MS
 
 
 @dataclass
@@ -72,7 +74,7 @@ class Effects:
     """All running board animations; advanced by the fixed step."""
 
     cascades: list[Cascade] = field(default_factory=list)
-    clears: list[RowClear] = field(default_factory=list)
+    fades: list[Fade] = field(default_factory=list)
     highlight: Highlight | None = None
     landings: list[Landing] = field(default_factory=list)
     toasts: list[Toast] = field(default_factory=list)
@@ -80,7 +82,7 @@ class Effects:
 
     def advance(self, dt: float) -> None:
         _age(self.cascades, dt)
-        _age(self.clears, dt)
+        _age(self.fades, dt)
         _age(self.landings, dt)
         _age(self.toasts, dt)
         if self.highlight is not None:
@@ -89,6 +91,11 @@ class Effects:
                 self.highlight = None
         if self.shake > 0:
             self.shake = max(0.0, self.shake - dt)
+
+    @property
+    def busy(self) -> bool:
+        """Any board animation running (the view then draws the effects layer)."""
+        return bool(self.landings or self.fades or self.cascades or self.highlight is not None)
 
     def hidden_cells(self) -> set[Cell]:
         """Board cells drawn by an animation instead of the grid this frame."""
@@ -99,7 +106,7 @@ class Effects:
 
     def clear(self) -> None:
         self.cascades.clear()
-        self.clears.clear()
+        self.fades.clear()
         self.landings.clear()
         self.toasts.clear()
         self.highlight = None

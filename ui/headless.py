@@ -15,15 +15,12 @@ from engine import Input, modes
 from engine.cli_args import Progress, failure
 from ui import theme
 from ui.app import GameApp
-from ui.autopilot import AutoPilot
 from ui import cli
 from ui.cli import Options
 from ui.storage import Storage
 
 SETTLE_FRAMES = 40  # frames an overlay gets to fade in before the picture is taken
-MAX_FORCE_PIECES = 400
 DEFAULT_SEED = 7
-IDLE_STEPS_PER_PIECE = 24
 
 
 def init_display(size: tuple[int, int] = theme.CANVAS_SIZE) -> pygame.Surface:
@@ -55,35 +52,46 @@ def run_frames(app: GameApp, frames: int) -> None:
 
 
 BEGINNER_SKILL = 0.3  # a hurried player: the crash a newcomer meets
+THINK_MS = 150.0  # game time a bot takes over each request before its final key
+WAIT_MS = 200.0  # how long a bot that chose to wait lets the request fall before looking again
+IDLE_MS = 100.0  # how far time moves on while nothing is at the front
+FORCE_CAP_MS = 40 * 60_000.0  # a forced run gives up after this much game time
+
+
+def bot_play(play, skill: float, seed: int, cap_ms: float = FORCE_CAP_MS) -> None:
+    """Let engine.bot play the scene's run (as engine.autoplay paces it) until it ends or
+    `cap_ms` of game time has passed. Every step goes through the session: the log, cards and
+    the replay see it all."""
+    from engine.bot import Bot
+
+    game, session = play.game, play.session
+    bot = Bot(skill=skill, seed=seed)
+    while not game.over and game.time_ms < cap_ms:
+        if game.active is None and game.blocked is None:
+            session.step(IDLE_MS)
+            continue
+        plan = bot.plan(game)
+        if not plan or plan[-1] not in (Input.HARD_DROP, Input.SPLIT):
+            session.step(WAIT_MS, plan)  # waiting: the request falls meanwhile
+            continue
+        request = game.active.request_id if game.active is not None else None
+        session.step(0.0, plan[:-1])
+        session.step(THINK_MS)
+        still = (game.active is not None and game.active.request_id == request) or (
+            request is None and game.blocked is not None)
+        if still and not game.over:
+            session.step(0.0, plan[-1:])
 
 
 def force_oom(play, seed: int = 0) -> None:
-    """Let a hurried bot play at a human pace until memory runs out (a real engine crash).
-    Paged runs end only when memory is really full, so the bot then stacks in the centre."""
-    pilot = AutoPilot(skill=BEGINNER_SKILL, seed=seed, steps_per_input=1)
-    for _ in range(MAX_FORCE_PIECES * 4):
-        if play.game.over:
-            return
-        plan = pilot.bot.plan(play.game) if play.game.pieces < MAX_FORCE_PIECES else []
-        play.session.step(theme.STEP_MS, plan or [Input.HARD_DROP])
-        for _ in range(IDLE_STEPS_PER_PIECE):
-            if play.game.over:
-                return
-            play.session.step(theme.STEP_MS)
+    """Let a hurried bot play until the run ends: in CONTIGUOUS a CUDA OOM comes soon (its
+    reservations fill VRAM); a paged run ends later, overloaded or out of memory."""
+    bot_play(play, BEGINNER_SKILL, seed)
 
 
 def force_victory(play, seed: int) -> bool:
-    """Let a strong bot place requests instantly until the workload is served."""
-    pilot = AutoPilot(skill=1.0, seed=seed, steps_per_input=1)
-    for _ in range(MAX_FORCE_PIECES * 2):
-        if play.game.over:
-            break
-        plan = pilot.bot.plan(play.game)
-        play.session.step(theme.STEP_MS, plan or [Input.HARD_DROP])
-        for _ in range(IDLE_STEPS_PER_PIECE):  # a human-like pace, so uptime and throughput read true
-            if play.game.over:
-                break
-            play.session.step(theme.STEP_MS)
+    """Let a strong bot play until the workload is served; True if it was."""
+    bot_play(play, 1.0, seed)
     return play.game.over and play.game.result is not None and play.game.result.outcome == "victory"
 
 
@@ -105,16 +113,15 @@ def build(app: GameApp, opts: Options, seed: int) -> str:
     if scene == "victory":
         for attempt in range(8):
             play = app.start_game(opts.mode or "paged", seed=seed + attempt, autoplay=opts.autoplay,
-                                  daily=daily)
+                                  daily=daily, endless=False)
             if force_victory(play, seed + attempt):
                 break
         settle(app, play)
         run_frames(app, frames)
         return ""
-    # A crash report comes from CONTIGUOUS: a paged run ends only when memory is really full,
-    # which rows clearing as they fill never let happen.
+    # A crash report comes from CONTIGUOUS: a paged run lasts many minutes before it ends.
     mode = modes.DEFAULT if scene == "oom" and opts.mode and modes.get(opts.mode).pages_on_demand else opts.mode
-    play = app.start_game(mode, seed=seed, autoplay=opts.autoplay, daily=daily)
+    play = app.start_game(mode, seed=seed, autoplay=opts.autoplay, daily=daily, endless=opts.endless)
     run_frames(app, frames)
     if scene == "help":
         play.pause()
@@ -127,8 +134,8 @@ def build(app: GameApp, opts: Options, seed: int) -> str:
         force_oom(play, seed)
         settle(app, play)
     if mode != opts.mode:
-        return (f"a {opts.mode} run ends only when memory is really full, which a steady "
-                f"player never reaches: the crash shown is from {mode} mode")
+        return (f"a {opts.mode} run lasts many minutes before memory runs out: the crash shown "
+                f"is from {mode} mode")
     return ""
 
 
@@ -152,7 +159,8 @@ def write_record(app: GameApp, path: str) -> str:
     replay.save(path)
     g = play.game
     return (f"wrote {path} (seed {replay.seed}, {play.tape.mode}, {len(replay.steps)} steps, "
-            f"score {g.score}, lines {g.lines}, pieces {g.pieces})")
+            f"score {g.score}, served {g.served}, tokens {g.tokens}, pieces {g.pieces}"
+            f"{', ' + g.result.outcome if g.result is not None else ''})")
 
 
 def run(opts: Options) -> int:

@@ -54,6 +54,7 @@ ACTIONS: MappingProxyType[str, Input] = MappingProxyType({
     "mode_contiguous": Input.MODE_CONTIGUOUS,
     "mode_paged": Input.MODE_PAGED,
     "mode_toggle": Input.MODE_TOGGLE,
+    "preempt": Input.PREEMPT_TOGGLE,
 })
 BUTTONS: tuple[str, ...] = ("left", "right", "soft_drop", "hard_drop", "rotate_cw",
                             "rotate_ccw", "hold", "split")
@@ -117,6 +118,7 @@ KEYS: tuple[Binding, ...] = (
     Binding(pygame.K_1, "mode_contiguous", "1"),
     Binding(pygame.K_2, "mode_paged", "2"),
     Binding(pygame.K_TAB, "mode_toggle", "Tab"),
+    Binding(pygame.K_r, "preempt", "R"),
     Binding(pygame.K_ESCAPE, Command.PAUSE, "Esc"),
     Binding(pygame.K_m, Command.MUTE, "M"),
     Binding(pygame.K_h, Command.HELP, "H"),
@@ -139,8 +141,9 @@ DESCRIPTIONS: MappingProxyType[str | Command, str] = MappingProxyType({
     "hard_drop": "hard drop",
     "rotate_cw": "rotate clockwise",
     "rotate_ccw": "rotate counter-clockwise",
-    "hold": "hold (preempt the request)",
+    "hold": "hold (set the request aside; its deadline keeps running)",
     "split": "page split (paged mode)",
+    "preempt": "preemption mode: swap / recompute",
     "mode_contiguous": "contiguous allocator",
     "mode_paged": "paged allocator",
     "mode_toggle": "switch allocator",
@@ -150,7 +153,7 @@ DESCRIPTIONS: MappingProxyType[str | Command, str] = MappingProxyType({
     Command.START: "start / restart",
     Command.LAB: "lab",
     Command.TOGGLE_CARDS: "teaching cards on/off",
-    Command.TOGGLE_ENDLESS: "40-line run / endless (title)",
+    Command.TOGGLE_ENDLESS: "300-request run / endless (title)",
     Command.QUIT: "back to title",
     Command.LANGUAGE: "language (English / Korean)",
 })

@@ -50,6 +50,7 @@ QUIT_KEY = key_hint(Command.QUIT)
 LANGUAGE_KEY = key_hint(Command.LANGUAGE)
 SPLIT_KEY = key_hint("split")
 HOLD_KEY = key_hint("hold")
+PREEMPT_KEY = key_hint("preempt")  # the preemption mode: swap / recompute
 BOARD_KEY = "B"  # the run report's BOARD view (the report handles this key itself)
 # Sharing: the title's daily run, the report's COPY and WATCH (each screen handles its own key).
 DAILY_KEY = "D"

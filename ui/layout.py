@@ -1,14 +1,16 @@
 """Where everything sits, for each canvas the game ships: one description, two arrangements.
 
 `layout_for("landscape")` is the 800 x 580 console of the desktop and wide embeds: telemetry,
-allocator and system log on the left, the board in the middle, score, next requests, split meter
-and block table on the right, eight controls along the bottom.
+allocator and system log on the left, the board in the middle, score, hold, the waiting queue,
+the preemption panel (mode switch and CPU swap space) and the block table on the right, eight
+controls along the bottom.
 
 `layout_for("portrait")` is the 420 x 700 phone screen for a 600 px tall embed 320-480 px wide:
 the board as large as it fits on the left, a narrow column with the score, the two gauges that
-carry the lesson (VRAM used, fragmentation), the next requests, the split meter, the allocator
-switch and a DETAILS button (system log, block table and every statistic, behind one tap); the
-current teaching card across the full width under the board, and seven finger-sized controls.
+carry the lesson (VRAM held, usable free memory), the waiting queue, the preemption switch, the
+allocator switch and a DETAILS button (system log, block table and every statistic, behind one
+tap); the current teaching card across the full width under the board, and seven finger-sized
+controls.
 
 Every rectangle is computed here from the canvas size and a few named measures (margin, cell,
 touch size); screens read them from the `Layout` their app holds, never from their own numbers.
@@ -92,6 +94,7 @@ class Layout(CanvasSized):
     card: RectT  # where a teaching card appears
     log: RectT  # the system log (portrait: inside DETAILS)
     mode_buttons: Mapping[str, RectT]
+    preempt_button: RectT  # the preemption-mode switch (swap / recompute)
     dialog: RectT  # pause, crash report and victory
     menu_button: tuple[int, int, int]  # width, height, gap of a dialog's column of buttons
     report_buttons_h: int
@@ -172,11 +175,12 @@ def _landscape() -> Layout:
         "mode": (m, 192, col_w, 70),
         "mode_note": (m + 6, 244, col_w - 12, 16),
         "score": (right_x, top, col_w, 70),
-        "hold": (right_x, 118, 72, 124),
-        "next": (right_x + 78, 118, col_w - 78, 124),
-        "split": (right_x, 248, col_w, 50),
-        "blocks": (right_x, 304, col_w, 186),
+        "hold": (right_x, 118, 72, 148),
+        "queue": (right_x + 78, 118, col_w - 78, 148),
+        "preempt": (right_x, 272, col_w, 54),
+        "blocks": (right_x, 332, col_w, 158),
     }
+    preempt_button = (right_x + 8, 272 + 24, 112, 24)
     controls_y, controls_h = 498, 74
     dialog = (160, 70, 480, 410)
     title_panel_h = h - top - 6
@@ -188,9 +192,10 @@ def _landscape() -> Layout:
         board=board, cell=cell,
         controls=MappingProxyType(_row(m, controls_y, w - 2 * m, controls_h, CONTROL_NAMES, 6)),
         panels=MappingProxyType(panels), stats=stats,
-        card=(m, 268, col_w, 132), log=(m, 268, col_w, 222),
+        card=(m, 268, col_w, 150), log=(m, 268, col_w, 222),
         mode_buttons=MappingProxyType({"contiguous": (m + 6, 214, 126, 26),
                                        "paged": (m + 138, 214, 126, 26)}),
+        preempt_button=preempt_button,
         dialog=dialog, menu_button=(300, 38, 6), report_buttons_h=38,
         help_close=(w - 130, 10, 116, 30),
         title=MappingProxyType({
@@ -222,7 +227,7 @@ def _portrait() -> Layout:
     strip_y = board[1] + board[3] + 8
     strip = (m, strip_y, w - 2 * m, controls_y - gap - strip_y)  # full width under the board
     side = _column(side_x, board[1], side_w, board[1] + board[3], (
-        ("score", 60), ("vram", 58), ("frag", 58), ("next", 98), ("split", 52), ("mode", touch),
+        ("score", 60), ("vram", 58), ("free", 58), ("queue", 98), ("preempt", touch), ("mode", touch),
         ("details", None),
     ), gap)
     panels = {**side, "strip": strip}
@@ -247,6 +252,7 @@ def _portrait() -> Layout:
         panels=MappingProxyType(panels), stats=(),
         card=strip, log=(m, details_top + 308, w - 2 * m, h - m - touch - gap - (details_top + 308)),
         mode_buttons=MappingProxyType({"toggle": side["mode"]}),
+        preempt_button=side["preempt"],
         dialog=dialog, menu_button=(300, touch, 10), report_buttons_h=touch,
         help_close=(w - m - 110, (header_h - hb_h) // 2, 110, hb_h),
         title=MappingProxyType({"side": (sx, title_top, sw, board[3]), "demo_slot": demo_slot,
@@ -294,8 +300,8 @@ LOG = _L.log
 CARD = _L.card
 SCORE = _L.panels["score"]
 HOLD = _L.panels["hold"]
-NEXT = _L.panels["next"]
-SPLIT_METER = _L.panels["split"]
+QUEUE = _L.panels["queue"]
+PREEMPT = _L.panels["preempt"]
 BLOCK_TABLE = _L.panels["blocks"]
 CONTROLS_Y = _L.controls["left"][1]
 CONTROLS_H = _L.controls["left"][3]

@@ -23,3 +23,4 @@ class Options:
     daily: bool = False
     data_dir: str | None = None
     lang: str | None = None  # None: the player's saved choice, else the reader's language
+    endless: bool | None = None  # None: the player's saved choice (a goal run or an endless one)

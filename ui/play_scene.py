@@ -8,6 +8,7 @@ import pygame
 from datetime import date
 
 from engine import Game, Input, modes
+from engine import rules as R
 from engine import sharecode
 from engine.daily import daily_seed
 from engine.game import MODE_OF_INPUT
@@ -21,7 +22,7 @@ from ui.scene import Scene
 from ui.session import GameSession
 from ui.widgets import hit
 
-END_DELAY_MS = 900.0  # let the crash shake / last clear play before the report opens
+END_DELAY_MS = 900.0  # let the crash shake / last fade play before the report opens
 
 FOCUS_LOST_EVENTS = frozenset(
     getattr(pygame, name) for name in ("WINDOWFOCUSLOST", "WINDOWHIDDEN", "WINDOWMINIMIZED")
@@ -46,7 +47,7 @@ class PlayScene(Scene):
                  autoplay: bool = False, endless: bool | None = None, daily: date | None = None) -> None:
         self.app = app
         settings = app.settings
-        self.daily = daily  # the daily challenge's UTC date: its seed, and always a 40-line run
+        self.daily = daily  # the daily challenge's UTC date: its seed, and never an endless run
         if daily is not None:
             seed, endless = daily_seed(daily), False
         self.seed = app.next_seed() if seed is None else seed
@@ -114,8 +115,11 @@ class PlayScene(Scene):
                 self.state.hover = event.pos
             if t == pygame.MOUSEBUTTONDOWN and event.button == 1:
                 # A touch also arrives as a mouse copy: its finger already holds the controls.
-                copy = bool(getattr(event, "touch", False)) and self.fingers_seen
+                touch = bool(getattr(event, "touch", False))
+                copy = touch and self.fingers_seen
                 self.pointer_down(event.pos, "mouse", controls=not copy)
+                if not touch and self.pick(event.pos):
+                    return  # a click on a running request's block shows its table; it turns nothing
             elif t == pygame.MOUSEBUTTONUP and event.button == 1:
                 self.pointer_up("mouse")
         if self.app.top is self:
@@ -182,6 +186,9 @@ class PlayScene(Scene):
         if b is not None:
             self.set_mode(modes.following(self.game.mode) if b.name == "toggle" else b.name)
             return
+        if view.preempt.contains(pos):
+            self.toggle_preempt()
+            return
         if view.details_button is not None and view.details_button.contains(pos):
             self.show_details()
             return
@@ -224,6 +231,23 @@ class PlayScene(Scene):
         self.session.step(0.0, [next(i for i, m in MODE_OF_INPUT.items() if m == mode)])
         self.app.set_mode(self.game.mode)
         self.state.best = self.app.best(self.game.mode)
+
+    def toggle_preempt(self) -> None:
+        """Swap <-> recompute: queued like a key press, so the replay has it."""
+        if not self.game.over:
+            self.queued.append(Input.PREEMPT_TOGGLE)
+
+    def pick(self, pos: tuple[int, int]) -> bool:
+        """A mouse click on the board: the block table of the request holding that block (True),
+        or, on a free block, back to the last admitted one (False: the click rotates as before).
+        Only the session's choice changes; the engine is only read."""
+        lay = self.app.layout
+        if lay.portrait:  # a phone's tap rotates; its block table is in DETAILS
+            return False
+        at = lay.board_cell_at(pos)
+        if at is None:
+            return False
+        return self.session.pick((at[0], at[1] + R.HIDDEN)) is not None
 
     def pause(self) -> None:
         if self.game.over or self.app.top is not self:

@@ -344,9 +344,12 @@ EVENT_SOUNDS: tuple[tuple[str, Callable[[Any], bool] | None, str], ...] = (
     ("Locked", _hard_dropped, "drop"),
     ("Locked", None, "land"),
     ("PageSplit", None, "split"),
-    ("LinesCleared", None, "clear"),
+    ("Finished", None, "clear"),  # a request done: its blocks are freed (the old line-clear chime)
+    ("Preempted", None, "warning"),
+    ("PreemptModeSwitched", None, "hold"),
     ("Alert", None, "warning"),
     ("Oom", None, "oom"),
+    ("Overloaded", None, "oom"),
     ("Held", None, "hold"),
     ("LevelUp", None, "levelup"),
     ("Victory", None, "levelup"),

@@ -55,23 +55,39 @@ def _percent(text: str) -> str | None:
 
 
 
-def event_message(event: ev.Event) -> Msg | str:
-    """The system-log line for an engine event, to be translated when it is drawn."""
+def event_message(event: ev.Event, fragments: bool = True) -> Msg | str:
+    """The system-log line for an engine event, to be translated when it is drawn.
+
+    `fragments`: the allocator the event happened under can leave free blocks out of reach
+    (contiguous). Under one that cannot (paged) no line ever speaks of external fragmentation.
+    """
     if isinstance(event, ev.Spawned):
-        return Msg.of("log.spawned", req=_req(event.request_id, event.kind), blocks=R.BLOCKS_PER_REQUEST)
+        return Msg.of("log.spawned", req=_req(event.request_id, event.kind))
+    if isinstance(event, ev.Arrived):
+        return Msg.of("log.arrived", req=_req(event.request_id, event.kind), tokens=event.prompt,
+                      blocks=R.blocks_for(event.prompt), waiting=event.waiting, max=R.QUEUE_MAX)
     if isinstance(event, ev.Locked):
         r = event.result
-        if r.holes_sealed:
-            return Msg.of("log.locked_sealed", req=_req(r.request_id, r.kind), blocks=len(r.cells),
-                          sealed=r.holes_sealed)
-        return Msg.of("log.locked", req=_req(r.request_id, r.kind), blocks=len(r.cells))
-    if isinstance(event, ev.Reserved):
-        return Msg.of("log.reserved", id=event.request_id, blocks=len(event.cells),
-                      tokens=len(event.cells) * R.TOKENS_PER_BLOCK)
-    if isinstance(event, ev.Released):
-        return Msg.of("log.released", id=event.request_id, blocks=len(event.cells))
-    if isinstance(event, ev.LinesCleared):
-        return Msg.of("log.cleared", rows=event.count, blocks=event.count * R.WIDTH, tokens=event.tokens)
+        if r.holes_sealed and fragments:
+            return Msg.of("log.locked_sealed", req=_req(r.request_id, r.kind), sealed=r.holes_sealed)
+        return Msg.of("log.locked", req=_req(r.request_id, r.kind))
+    if isinstance(event, ev.Admitted):
+        return _admitted(event)
+    if isinstance(event, ev.Grew):
+        return Msg.of("log.grew", req=_req(event.request_id, event.kind), page=event.page,
+                      cell=ev.cell_text(event.cell))
+    if isinstance(event, ev.Finished):
+        key = "log.finished_wasted" if event.wasted else "log.finished"
+        return Msg.of(key, req=_req(event.request_id, event.kind), tokens=event.tokens,
+                      blocks=len(event.cells), wasted=event.wasted)
+    if isinstance(event, ev.Preempted):
+        req = _req(event.request_id, event.kind)
+        if event.how == "swap":
+            return Msg.of("log.preempted_swap", req=req, blocks=len(event.cells))
+        key = "log.preempted_cpu_full" if event.asked == "swap" else "log.preempted_recompute"
+        return Msg.of(key, req=req, tokens=event.generated, blocks=len(event.cells))
+    if isinstance(event, ev.PreemptModeSwitched):
+        return Msg.of("log.preempt_mode", mode=Msg.of(f"log.preempt.{event.mode}"))
     if isinstance(event, ev.PageSplit):
         bt = event.block_table
         cells = ", ".join(f"{p}->{ev.cell_text(c)}" for p, c in bt.entries)
@@ -89,25 +105,56 @@ def event_message(event: ev.Event) -> Msg | str:
     if isinstance(event, ev.Oom):
         crash = event.report
         return Msg.of("log.oom", name=crash.request_name, id=crash.request_id, cause=cause_message(crash))
+    if isinstance(event, ev.Overloaded):
+        over = event.report
+        if over.cause_code == "deadline":
+            return Msg.of("log.overload_deadline", id=over.request_id, name=over.request_name,
+                          waited=round(over.waited_ms / 1000), deadline=round(R.DEADLINE_MS / 1000),
+                          need=over.need, free=over.free_cells)
+        return Msg.of("log.overload_queue", waiting=over.waiting, max=R.QUEUE_MAX, running=over.resident,
+                      free=over.free_cells)
     if isinstance(event, ev.Victory):
-        return Msg.of("log.victory", lines=event.report.lines, tokens=event.report.tokens)
+        return Msg.of("log.victory", served=event.report.requests_served, tokens=event.report.tokens)
     if isinstance(event, ev.Alert):
         return _warning(event)
     return event.text
 
 
+def _admitted(event: ev.Admitted) -> Msg:
+    t = event.table
+    kept = len(t.entries) - t.reserved
+    how = event.how if event.how in ("whole", "split", "on_demand") else "whole"
+    extra: Msg | str = ""
+    if t.reserved:
+        extra = Msg.of("log.admitted_reserved", reserved=t.reserved)
+    elif event.resumed:
+        extra = Msg.of(f"log.admitted_resumed.{event.resumed}")
+    return Msg.of(f"log.admitted.{how}", req=_req(t.request_id, t.kind), blocks=kept, extra=extra,
+                  stall=round(event.stall_ms))
+
+
+def _numbers(text: str) -> list[int]:
+    return [int(n) for n in re.findall(r"\d+", text)]
+
+
 def _warning(event: ev.Alert) -> Msg | str:
     percent = _percent(event.message)
+    m = re.search(r"req#(\d+)", event.message)
+    rid = int(m.group(1)) if m else 0
     if event.code == "hold_used":
         return Msg.of("log.warn.hold_used")
     if event.code == "vram_high" and percent is not None:
         return Msg.of("log.warn.vram_high", percent=Msg.of("fmt.percent", value=percent))
-    if event.code == "split_uncharged" and percent is not None:
-        return Msg.of("log.warn.split_uncharged", percent=Msg.of("fmt.percent", value=percent))
     if event.code == "split_refused":
-        m = re.search(r"the (\w+) allocator needs req#(\d+)", event.message)
-        if m and m.group(1) in modes.NAMES:
-            return Msg.of("log.warn.split_refused", mode=Msg.of(f"mode.{m.group(1)}.name"), id=int(m.group(2)))
+        mode = re.search(r"the (\w+) allocator", event.message)
+        if mode and mode.group(1) in modes.NAMES:
+            return Msg.of("log.warn.split_refused", mode=Msg.of(f"mode.{mode.group(1)}.name"), id=rid)
+    if event.code == "waiting_whole" and m:
+        return Msg.of("log.warn.waiting_whole", id=rid)
+    if event.code in ("waiting_memory", "split_no_room") and m:
+        nums = _numbers(event.message[m.end():])
+        if len(nums) >= 2:
+            return Msg.of(f"log.warn.{event.code}", id=rid, need=nums[0], free=nums[1])
     return event.text
 
 

@@ -1,0 +1,216 @@
+"""The play console draws what the engine says: blocks filled by their tokens, the waiting queue,
+the greyed request waiting to be paged, and no external fragmentation in paged mode."""
+from __future__ import annotations
+
+import pygame
+import pytest
+from tests.uikit import canvas, make_app
+
+from engine import Game, Input
+from engine import rules as R
+from engine.board import Board
+from ui import console_view as cv
+from ui import theme
+from ui.console_view import ConsoleView, ViewState
+from ui.play_scene import PlayScene
+
+HIDDEN = R.HIDDEN
+
+
+def _recorded_text(app, monkeypatch) -> list[str]:
+    drawn: list[str] = []
+    blit = app.text.blit
+
+    def recording(surface, text, px, colour, pos, anchor="topleft"):
+        drawn.append(text)
+        return blit(surface, text, px, colour, pos, anchor)
+
+    monkeypatch.setattr(app.text, "blit", recording)
+    return drawn
+
+
+def _play(tmp_path, mode: str = "paged", layout: str = "landscape", seed: int = 11) -> tuple:
+    canvas()
+    app = make_app(tmp_path, layout=layout)
+    play = PlayScene(app, mode=mode, seed=seed)
+    app.reset(play)
+    return app, play
+
+
+def _draw(app, play) -> pygame.Surface:
+    surface = pygame.Surface(app.layout.size)
+    app.view.draw(surface, play.session, ViewState())
+    return surface
+
+
+def _pixel(surface: pygame.Surface, app, cell: tuple[int, int], dx: int, dy: int) -> tuple[int, int, int]:
+    r = app.layout.cell_rect(cell[0], cell[1] - HIDDEN)
+    return tuple(surface.get_at((r.x + dx, r.y + dy)))[:3]
+
+
+@pytest.mark.parametrize("tokens", [1, 8, 16])
+def test_a_block_fills_from_the_bottom_as_far_as_the_engine_says(tmp_path, monkeypatch, tokens):
+    app, play = _play(tmp_path)
+    game = play.game
+    play.session.step(0.0, [Input.SPLIT])
+    play.session.effects.clear()  # no landing flash or cascade over the blocks
+    req = next(iter(game.serving.running.values()))
+    cell = req.blocks[0]
+    asked: list[tuple[int, int]] = []
+
+    def told(c):  # the engine's answer, whatever the request's real token count is
+        asked.append(c)
+        return (req, 0, tokens) if c in req.blocks else None
+
+    monkeypatch.setattr(game.serving, "cell_tokens", told)
+    surface = _draw(app, play)
+    assert set(req.blocks) <= set(asked)  # every held block's fill was asked of the engine
+    c = app.layout.cell
+    colour = game.serving.requests[req.id].kind
+    from engine import PIECES
+    filled = cv._shade(PIECES[colour].colour, 0.42)
+    empty = cv._shade(PIECES[colour].colour, 0.16)
+    height = cv.block_fill(tokens, c)
+    low, high = _pixel(surface, app, cell, c // 2, c - 3), _pixel(surface, app, cell, c // 2, 4)
+    assert low != empty  # the bottom fills first
+    assert (high == empty) == (height < c - 6)
+    if height > 2:
+        assert _pixel(surface, app, cell, c // 2, c - 2 - height // 2) == filled
+
+
+def test_the_fill_follows_decoding_without_the_view_counting_tokens(tmp_path):
+    app, play = _play(tmp_path)
+    game = play.game
+    play.session.step(0.0, [Input.SPLIT])
+    play.session.effects.clear()
+    top = None
+    for _ in range(200):  # decode until some request's last block has room to fill further
+        for req in game.serving.running.values():
+            found = game.serving.cell_tokens(req.blocks[-1])
+            if found is not None and found[2] <= R.TOKENS_PER_BLOCK - 4:
+                top = req.blocks[-1]
+        if top is not None:
+            break
+        play.session.step(R.DECODE_STEP_MS)
+    assert top is not None
+    play.session.effects.clear()
+    c = app.layout.cell
+    before = game.serving.cell_tokens(top)[2]
+    probe = (c // 2, c - 2 - cv.block_fill(before, c) - 1)  # just above the fill line
+    was = _pixel(_draw(app, play), app, top, *probe)
+    for _ in range(40):  # decoding steps on: more tokens, more fill
+        found = game.serving.cell_tokens(top)
+        if found is None or found[2] >= before + 3:
+            break
+        play.session.step(R.DECODE_STEP_MS / 4)
+    found = game.serving.cell_tokens(top)
+    assert found is not None and found[2] >= before + 3
+    now = _pixel(_draw(app, play), app, top, *probe)
+    assert was != now
+
+
+def test_the_queue_panel_lists_each_waiting_request_with_its_size_and_wait(tmp_path, monkeypatch):
+    app, play = _play(tmp_path)
+    game = play.game
+    for _ in range(2000):  # nobody presses anything: a queue builds
+        if len(game.serving.waiting) >= 3 or game.over:
+            break
+        play.session.step(250.0)
+    assert not game.over
+    waiting = list(game.serving.waiting)
+    old = waiting[0]
+    old.queued_ms = game.time_ms - 0.9 * R.DEADLINE_MS  # close to its deadline
+    bars: list[tuple[tuple[int, int, int, int], float, tuple[int, int, int]]] = []
+    draw_bar = cv.draw_bar
+    monkeypatch.setattr(cv, "draw_bar", lambda s, r, f, colour: (bars.append((r, f, colour)), draw_bar(s, r, f, colour)))
+    drawn = _recorded_text(app, monkeypatch)
+    _draw(app, play)
+    assert f"{len(waiting)}/{R.QUEUE_MAX}" in drawn
+    rows = app.view.queue_rows(game)
+    assert rows[0] == (game.falling, True) and [r for r, _ in rows[1:]] == waiting
+    for req in waiting:
+        assert f"{req.context} tok {game.serving.need(req)} blk" in drawn
+    qx, qy, qw, qh = app.layout.panels["queue"]
+    in_queue = [(f, colour) for (x, y, _, _), f, colour in bars if qx <= x < qx + qw and qy <= y < qy + qh]
+    assert any(abs(f - 0.9) < 1e-6 and colour == theme.RED for f, colour in in_queue)
+    assert any(colour == theme.GREEN for _, colour in in_queue)  # the newest has waited little
+
+
+def test_a_full_queue_says_how_many_more_wait(tmp_path, monkeypatch):
+    app, play = _play(tmp_path)
+    game = play.game
+    for _ in range(2000):
+        if len(game.serving.waiting) >= 7 or game.over:
+            break
+        play.session.step(250.0)
+        for req in game.serving.waiting:  # keep everyone inside the deadline
+            req.queued_ms = game.time_ms
+        if game.falling is not None:
+            game.falling.queued_ms = game.time_ms
+    assert len(game.serving.waiting) >= 6
+    drawn = _recorded_text(app, monkeypatch)
+    _draw(app, play)
+    assert any(t.startswith("+") and t.endswith("more") for t in drawn)
+
+
+@pytest.mark.parametrize("layout", ["landscape", "portrait"])
+def test_paged_shows_no_external_fragmentation_ever(tmp_path, monkeypatch, layout):
+    app, play = _play(tmp_path, layout=layout)
+    game = play.game
+    # Free blocks covered by held ones: contiguous calls them sealed off; paged can use them.
+    game.set_board(Board.from_strings(["##########", "#.#.#.#.#.", "#.#.#.#.#."]))
+    tele = game.telemetry()
+    assert tele.sealed_holes == 0 and tele.fragmentation == 0.0
+    drawn = _recorded_text(app, monkeypatch)
+    _draw(app, play)
+    assert "frag 0 %" in drawn
+    high = type("Tele", (), {"fragmentation": 0.9})()
+    assert ConsoleView._fragmentation(game, high) == (0.0, False)  # never red, whatever it is told
+    contiguous = Game(seed=1, mode="contiguous")
+    assert ConsoleView._fragmentation(contiguous, high) == (0.9, True)
+
+
+def test_contiguous_counts_the_sealed_blocks_in_its_gauge(tmp_path, monkeypatch):
+    app, play = _play(tmp_path, mode="contiguous")
+    game = play.game
+    game.set_board(Board.from_strings(["##########", "#.#.#.#.#.", "#.#.#.#.#."]))
+    tele = game.telemetry()
+    assert tele.sealed_holes == 10
+    drawn = _recorded_text(app, monkeypatch)
+    _draw(app, play)
+    assert f"frag {round(tele.fragmentation * 100)} %" in drawn and f"{tele.usable_free}" in drawn
+
+
+@pytest.mark.parametrize("layout", ["landscape", "portrait"])
+def test_a_request_waiting_to_be_paged_is_greyed_at_the_spawn_with_what_to_do(tmp_path, monkeypatch, layout):
+    app, play = _play(tmp_path, layout=layout)
+    game = play.game
+    rows = ["##########"] * 2 + ["#########."] * 18  # the top of VRAM is full, a column is free
+    game.set_board(Board.from_strings(rows))
+    for _ in range(400):
+        if game.blocked is not None or game.over:
+            break
+        play.session.step(theme.STEP_MS)
+    assert game.blocked is not None
+    drawn = _recorded_text(app, monkeypatch)
+    _draw(app, play)
+    assert "WAITING TO BE PAGED" in drawn
+    hint = "SPLIT: page it now" if layout == "portrait" else "Shift / P: page it now"
+    assert hint in drawn
+    assert any("cannot be placed whole" in e.text for e in play.session.log.entries)
+
+
+def test_the_block_table_panel_shows_the_tokens_of_each_page(tmp_path, monkeypatch):
+    app, play = _play(tmp_path)
+    game = play.game
+    play.session.step(0.0, [Input.SPLIT])
+    bt = play.session.focus_table()
+    assert bt is not None
+    drawn = _recorded_text(app, monkeypatch)
+    app.view._table = None
+    _draw(app, play)
+    assert f"{bt.tokens}/{R.MAX_SEQ_TOKENS} tok" in drawn
+    for page, _ in bt.entries:
+        held = max(0, min(R.TOKENS_PER_BLOCK, bt.tokens - page * R.TOKENS_PER_BLOCK))
+        assert f"{held}/{R.TOKENS_PER_BLOCK}" in drawn
+    assert game.board.version == game.board.version  # drawing wrote nothing
