@@ -26,7 +26,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -66,7 +66,7 @@ def _sources(root: Path, package: str) -> Iterator[tuple[Path, str, ast.Module]]
         yield path.relative_to(root), text, ast.parse(text, str(path))
 
 
-def _only(found: list[tuple[Path, str, ast.AST]], what: str) -> tuple[Path, str, ast.AST]:
+def _only(found: Sequence[tuple[Path, str, ast.AST]], what: str) -> tuple[Path, str, ast.AST]:
     if len(found) != 1:
         where = ", ".join(f"{p}:{getattr(n, 'lineno', '?')}" for p, _, n in found) or "nowhere"
         raise TargetMissing(f"expected exactly one {what}, found {len(found)} ({where})")
