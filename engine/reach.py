@@ -70,9 +70,100 @@ def _spread(row: int, fit: int) -> int:
         row = wider
 
 
+# The whole board as one integer, for the flood fills below: row y is bits y*_S .. y*_S + 15, a
+# pose (x, y) is bit y*_S + x + PAD, a cell (x, y) bit y*_S + x + PAD too. Bits PAD+WIDTH..15 of
+# each row and the rows under the floor are solid, so a pose's fit never spills into the next row.
+_S = 16
+_ROW_WALLS = ((1 << PAD) - 1) | (((1 << _S) - 1) ^ ((1 << (WIDTH + PAD)) - 1))
+_FLOOR = ((1 << (4 * _S)) - 1) << (HEIGHT * _S)  # solid rows under the board (shapes reach 3 down)
+_ALL_POSES = sum(_POSES << (y * _S) for y in range(HEIGHT))
+_CELL_SHIFTS: dict[tuple[Kind, int], tuple[int, ...]] = {
+    (k, r): tuple(cy * _S + cx for cx, cy in PIECES[k].rotations[r]) for k in KINDS for r in range(4)
+}
+
+
+def _solid(masks: list[int]) -> int:
+    """The board's held cells, walls and floor as one integer (layout above)."""
+    big = _FLOOR
+    for y, m in enumerate(masks):
+        big |= ((m << PAD) | _ROW_WALLS) << (y * _S)
+    return big
+
+
+def _flood(fit: int, seed: int) -> int:
+    """Every pose reachable from `seed` (inside `fit`) by moves left, right and down: a
+    row's slides by carries and shift-and fills, drops by shift-and fills of doubling stride."""
+    # Propagators for sliding left (1, 2, 4, 8 cells) and dropping (1, 2, 4, 8, 16 rows).
+    l1 = fit & (fit >> 1)
+    l2 = l1 & (l1 >> 2)
+    l4 = l2 & (l2 >> 4)
+    d1 = fit & (fit << _S)
+    d2 = d1 & (d1 << 2 * _S)
+    d4 = d2 & (d2 << 4 * _S)
+    d8 = d4 & (d4 << 8 * _S)
+    r = seed
+    while True:
+        # Slide: right by carrying through each run of fitting poses, left by shift-and fill.
+        r |= ((fit + r) ^ fit) & fit
+        r |= fit & (r >> 1)
+        r |= l1 & (r >> 2)
+        r |= l2 & (r >> 4)
+        r |= l4 & (r >> 8)
+        # Drop.
+        d = r | (fit & (r << _S))
+        d |= d1 & (d << 2 * _S)
+        d |= d2 & (d << 4 * _S)
+        d |= d4 & (d << 8 * _S)
+        d |= d8 & (d << 16 * _S)
+        if d == r:
+            return r
+        r = d
+
+
+def _kind_cover(board: Board, kind: Kind, solid: int) -> int:
+    """The cells (board-integer layout) that some reachable pose of `kind` covers."""
+    cover = 0
+    for rot, _, x, y in _starts(board, kind):
+        if y < 0:
+            # A turn kicked it above the top row. The row-by-row count has always read such a
+            # start's fit from the far end of the board, where a shape that fits above the top
+            # never fits: it covers nothing, and the count stays as it was.
+            continue
+        shifts = _CELL_SHIFTS[(kind, rot)]
+        bad = 0
+        for sh in shifts:
+            bad |= solid >> sh
+        fit = ~bad & _ALL_POSES
+        poses = _flood(fit, 1 << (y * _S + x + PAD))
+        for sh in shifts:
+            cover |= poses << sh
+    return cover
+
+
+def _rows(big: int) -> list[int]:
+    full = (1 << WIDTH) - 1
+    return [(big >> (y * _S + PAD)) & full for y in range(HEIGHT)]
+
+
+def kind_covers(board: Board, kinds: tuple[Kind, ...] = KINDS) -> dict[Kind, list[int]]:
+    """reachable_cells(board, (kind,)) for each of `kinds`, counted in one pass."""
+    solid = _solid(board.masks)
+    return {k: _rows(_kind_cover(board, k, solid)) for k in kinds}
+
+
 def reachable_cells(board: Board, kinds: tuple[Kind, ...] = KINDS) -> list[int]:
     """Per row, the cells some reachable pose of some kind covers (row bitmasks): the cells a
     request can be moved through or placed over. A free cell no pose covers is sealed off."""
+    solid = _solid(board.masks)
+    cover = 0
+    for kind in kinds:
+        cover |= _kind_cover(board, kind, solid)
+    return _rows(cover)
+
+
+def _reachable_cells_rowwise(board: Board, kinds: tuple[Kind, ...] = KINDS) -> list[int]:
+    """reachable_cells() row by row, pose by pose: the plain statement of what it counts
+    (kept to check the fast one against)."""
     masks = board.masks
     rows = padded(masks)
     cover = [0] * HEIGHT
