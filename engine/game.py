@@ -22,7 +22,7 @@ from . import rules as R
 from .board import Board, Cell
 from .inputs import Input as Input
 from .memory import Breakdown
-from .pieces import COLUMNS, FOOTPRINTS, PIECES, Kind
+from .pieces import COLUMNS, FOOTPRINTS, KINDS, PIECES, Kind
 from .reports import RunReport
 from .rotation import KICKS
 from .serving import RUNNING, Request, Serving
@@ -37,6 +37,16 @@ CHUNK_MS = 250.0  # the longest slice of time simulated at once: a long step pla
 
 # The keys that pick an allocator directly, by registry name (Tab cycles through the registry).
 MODE_OF_INPUT: dict[Input, str] = {Input[v]: k for k, v in _MODE_INPUTS.items()}
+
+# Events that carry nothing but a move: equal values, so one immutable instance of each serves.
+_MOVED = {(dx, dy): ev.Moved(dx, dy) for dx, dy in ((-1, 0), (1, 0), (0, 1))}
+_ROTATED = {(d, i): ev.Rotated(d, i) for d in (1, -1) for i in range(5)}
+# Each shape's cells in logical order (bottom row first, left to right), as offsets.
+_LOGICAL: dict[Kind, tuple[tuple[tuple[int, int], ...], ...]] = {
+    k: tuple(tuple(sorted(cells, key=lambda c: (-c[1], c[0]))) for cells in PIECES[k].rotations)
+    for k in KINDS
+}
+_NEVER = float("inf")
 
 
 @dataclass(slots=True)
@@ -99,7 +109,13 @@ class Game:
         self._throughput = ThroughputWindow()
         self._vram_warned = False
         self._stats: tuple[int, tuple[int, int, list[int]]] | None = None  # (version, stats)
-        self._reach: tuple[int, list[int], int] | None = None  # (version, cover, reachable free)
+        # engine.reach's counts for one board version: the board as one integer, the cells each
+        # kind reaches (counted when first asked), and (cover rows, reachable free) of them all.
+        self._reach_v = -1
+        self._solid = 0
+        self._kind_reach: dict[Kind, int] = {}
+        self._reach: tuple[list[int], int] | None = None
+        self._level_check_ms = R.LEVEL_MS - 1.0  # no level change is possible before this
         self._ev: list[ev.Event] = []
         self._tick(0.0)
 
@@ -136,6 +152,7 @@ class Game:
             s.requests[rid] = req
             s.running[rid] = req
         self._stats = None
+        self._reach_v = -1
         a = self.active
         if a is not None:
             self.active = None
@@ -241,7 +258,8 @@ class Game:
         a = self.active
         if a is None:
             return []
-        d = self.board.drop_distance(COLUMNS[a.kind][a.rotation], a.x, a.y, self._counts()[2])
+        d = self.board.drop_distance(COLUMNS[a.kind][a.rotation], a.x, a.y,
+                                     self.board.column_tops())
         return [(x, y + d) for x, y in a.cells()]
 
     def _counts(self) -> tuple[int, int, list[int]]:
@@ -263,13 +281,28 @@ class Game:
             return 0
         return R.VISIBLE_CELLS - self._counts()[0] - self._cover()[1]
 
+    def _reach_of(self, kind: Kind) -> int:
+        """The cells `kind` reaches (engine.reach's board integer), cached until the board
+        changes."""
+        board = self.board
+        if self._reach_v != board.version:
+            self._reach_v = board.version
+            self._solid = reach.solid(board.masks)
+            self._kind_reach = {}
+            self._reach = None
+        cover = self._kind_reach.get(kind)
+        if cover is None:
+            cover = self._kind_reach[kind] = reach.kind_cover(board, kind, self._solid)
+        return cover
+
     def _cover(self) -> tuple[list[int], int]:
         """(engine.reach.reachable_cells, reachable free blocks), cached until the board changes."""
-        v = self.board.version
-        if self._reach is None or self._reach[0] != v:
-            cover = reach.reachable_cells(self.board)
-            self._reach = (v, cover, reach.reachable_free(self.board, cover))
-        return self._reach[1], self._reach[2]
+        big = 0
+        for k in KINDS:
+            big |= self._reach_of(k)
+        if self._reach is None:
+            self._reach = (reach.rows(big), reach.free_visible(big, self._solid))
+        return self._reach
 
     def memory(self, kind: Kind | None = None) -> Breakdown:
         """Free memory as the falling request (or `kind`) sees it: sealed = out of reach of
@@ -278,9 +311,7 @@ class Game:
         if not self._mode.allocator.external_fragmentation:
             return Breakdown(free, 0, self.serving.reserved, free)
         k = self._seen_by() if kind is None else kind
-        masks = self.board.masks
-        mine = reach.reachable_cells(self.board, (k,))
-        usable = sum((mine[y] & ~masks[y]).bit_count() for y in range(R.HIDDEN, R.HEIGHT))
+        usable = reach.free_visible(self._reach_of(k), self._solid)
         return Breakdown(free, self.unreachable_free(), self.serving.reserved, usable)
 
     def _seen_by(self) -> Kind:
@@ -330,11 +361,12 @@ class Game:
     def update(self, dt_ms: float, inputs: Iterable[Input] = ()) -> list[ev.Event]:
         """Apply this step's inputs, then let `dt_ms` of game time pass."""
         if not self.over:
+            dispatch = self._DISPATCH
             for inp in inputs:
-                self._DISPATCH[inp](self)
+                dispatch[inp](self)
                 if self.over:
                     break
-            while not self.over and dt_ms > 0:
+            while dt_ms > 0 and not self.over:
                 step = CHUNK_MS if dt_ms > CHUNK_MS else dt_ms
                 if self.active is None and self.blocked is None:
                     # Nothing falls: time runs on to the next thing that can happen.
@@ -342,7 +374,8 @@ class Game:
                     step = dt_ms if until >= dt_ms else max(until, 1e-6)
                 dt_ms -= step
                 self._tick(step)
-        out, self._ev = self._ev, []
+        out = self._ev
+        self._ev = []
         return out
 
     # One-action conveniences; each goes through update(), the single path every input takes.
@@ -392,7 +425,7 @@ class Game:
             return False
         a.x += dx
         a.y += dy
-        self._ev.append(ev.Moved(dx, dy))
+        self._ev.append(_MOVED[(dx, dy)])
         if dy and a.y > self._lowest_y:
             self._lowest_y = a.y
             self._lock_resets = 0
@@ -413,7 +446,7 @@ class Game:
                 a.x += kx
                 a.y += ky
                 a.rotation = to
-                self._ev.append(ev.Rotated(direction, i))
+                self._ev.append(_ROTATED[(direction, i)])
                 if a.y > self._lowest_y:
                     self._lowest_y = a.y
                     self._lock_resets = 0
@@ -436,7 +469,8 @@ class Game:
         a = self.active
         if a is None:
             return
-        d = self.board.drop_distance(COLUMNS[a.kind][a.rotation], a.x, a.y, self._counts()[2])
+        d = self.board.drop_distance(COLUMNS[a.kind][a.rotation], a.x, a.y,
+                                     self.board.column_tops())
         a.y += d
         self._lock(d)
 
@@ -512,13 +546,22 @@ class Game:
     def _tick(self, dt: float) -> None:
         s = self.serving
         if dt > 0:
-            self.time_ms += dt
-            level = R.level_for(self.time_ms)
-            if level != self.level:
-                self.level = level
-                self._ev.append(ev.LevelUp(level))
-        for a in self._workload.arrivals_until(self.time_ms):
-            s.arrive(a)
+            now = self.time_ms = self.time_ms + dt
+            if now >= self._level_check_ms:
+                level = R.level_for(now)
+                if level != self.level:
+                    self.level = level
+                    self._ev.append(ev.LevelUp(level))
+                # level_for() cannot change before the next level's first minute (less a
+                # millisecond, whatever the rounding of its division).
+                self._level_check_ms = (self.level * R.LEVEL_MS - 1.0
+                                        if self.level < R.MAX_LEVEL else _NEVER)
+        else:
+            now = self.time_ms
+        wl = self._workload
+        if wl.next_time_ms <= now:
+            for a in wl.arrivals_until(now):
+                s.arrive(a)
         if dt > 0:
             s.advance(dt)
         if s.events:
@@ -638,15 +681,16 @@ class Game:
         assert a is not None
         self.active = None
         req = self.serving.requests[a.request_id]
-        cells = a.cells()
-        if any(y < R.HIDDEN for _, y in cells):
+        x, y = a.x, a.y
+        cells = [(x + cx, y + cy) for cx, cy in PIECES[a.kind].rotations[a.rotation]]
+        if y + FOOTPRINTS[a.kind][a.rotation].min_dy < R.HIDDEN:
             self._unplaceable(req, cells, "ceiling")
             return
         sealed_cells = self._newly_sealed(a)
         self._ev.append(ev.Locked(ev.LockResult(a.request_id, a.kind, tuple(cells),
                                                 len(sealed_cells), drop_cells, sealed_cells)))
         alloc = self._mode.allocator
-        order = logical_order(cells)
+        order = [(x + cx, y + cy) for cx, cy in _LOGICAL[a.kind][a.rotation]]
         need = self.serving.need(req)
         tokens, reserved = alloc.whole(order, need)
         preferred = [c for c in order if c not in tokens and c not in reserved]
@@ -655,7 +699,7 @@ class Game:
     def _newly_sealed(self, a: Active) -> tuple[Cell, ...]:
         """The free visible cells a piece about to be written over seals off: in each of its
         columns, the free cells between its lowest block there and the old column top."""
-        tops = self._counts()[2]
+        tops = self.board.column_tops()
         newly: list[Cell] = []
         for cx, top_dy, bottom_dy, _ in COLUMNS[a.kind][a.rotation]:
             x = a.x + cx
@@ -665,7 +709,7 @@ class Game:
         return tuple(newly)
 
     def _page(self, req: Request, frames: list[Cell], origin: tuple[Cell, ...], how: str) -> None:
-        tops = self._counts()[2]
+        tops = self.board.column_tops()
         holes = sum(1 for x, y in frames if y > tops[x])
         table = ev.BlockTable(req.id, req.kind, tuple(enumerate(frames)))
         self._ev.append(ev.PageSplit(table, holes, origin, how == "on_demand"))
@@ -696,13 +740,23 @@ class Game:
     # ------------------------------------------------------------------ endings
     def _check_overload(self) -> None:
         s = self.serving
-        if len(s.waiting) > R.QUEUE_MAX:
-            self._end("overload", "queue_full", s.waiting[-1])
+        waiting = s.waiting
+        if len(waiting) > R.QUEUE_MAX:
+            self._end("overload", "queue_full", waiting[-1])
             return
         now = self.time_ms
-        oldest: Request | None = None
-        for req in (self.blocked, self.falling, self.hold, *s.waiting):
+        # The request waiting longest: the first of (blocked, falling, hold, queue) on a tie.
+        oldest = self.blocked
+        a = self.active
+        if a is not None:
+            req = s.requests.get(a.request_id)
             if req is not None and (oldest is None or req.queued_ms < oldest.queued_ms):
+                oldest = req
+        req = self.hold
+        if req is not None and (oldest is None or req.queued_ms < oldest.queued_ms):
+            oldest = req
+        for req in waiting:
+            if oldest is None or req.queued_ms < oldest.queued_ms:
                 oldest = req
         if oldest is not None and now - oldest.queued_ms >= R.DEADLINE_MS:
             if oldest is self.blocked and self._blocked_step < 0:

@@ -82,7 +82,7 @@ _CELL_SHIFTS: dict[tuple[Kind, int], tuple[int, ...]] = {
 }
 
 
-def _solid(masks: list[int]) -> int:
+def solid(masks: list[int]) -> int:
     """The board's held cells, walls and floor as one integer (layout above)."""
     big = _FLOOR
     for y, m in enumerate(masks):
@@ -120,8 +120,9 @@ def _flood(fit: int, seed: int) -> int:
         r = d
 
 
-def _kind_cover(board: Board, kind: Kind, solid: int) -> int:
-    """The cells (board-integer layout) that some reachable pose of `kind` covers."""
+def kind_cover(board: Board, kind: Kind, solid: int) -> int:
+    """The cells some reachable pose of `kind` covers, as a board integer (`solid`: the
+    board's solid(), layout above)."""
     cover = 0
     for rot, _, x, y in _starts(board, kind):
         if y < 0:
@@ -140,25 +141,34 @@ def _kind_cover(board: Board, kind: Kind, solid: int) -> int:
     return cover
 
 
-def _rows(big: int) -> list[int]:
+def rows(big: int) -> list[int]:
+    """A board integer's cells as row bitmasks (as `Board.masks`)."""
     full = (1 << WIDTH) - 1
     return [(big >> (y * _S + PAD)) & full for y in range(HEIGHT)]
 
 
+_VISIBLE = sum(((1 << WIDTH) - 1) << (y * _S + PAD) for y in range(HIDDEN, HEIGHT))
+
+
+def free_visible(cells: int, solid: int) -> int:
+    """How many of the cells of a board integer are free visible blocks."""
+    return (cells & _VISIBLE & ~solid).bit_count()
+
+
 def kind_covers(board: Board, kinds: tuple[Kind, ...] = KINDS) -> dict[Kind, list[int]]:
     """reachable_cells(board, (kind,)) for each of `kinds`, counted in one pass."""
-    solid = _solid(board.masks)
-    return {k: _rows(_kind_cover(board, k, solid)) for k in kinds}
+    big = solid(board.masks)
+    return {k: rows(kind_cover(board, k, big)) for k in kinds}
 
 
 def reachable_cells(board: Board, kinds: tuple[Kind, ...] = KINDS) -> list[int]:
     """Per row, the cells some reachable pose of some kind covers (row bitmasks): the cells a
     request can be moved through or placed over. A free cell no pose covers is sealed off."""
-    solid = _solid(board.masks)
+    big = solid(board.masks)
     cover = 0
     for kind in kinds:
-        cover |= _kind_cover(board, kind, solid)
-    return _rows(cover)
+        cover |= kind_cover(board, kind, big)
+    return rows(cover)
 
 
 def _reachable_cells_rowwise(board: Board, kinds: tuple[Kind, ...] = KINDS) -> list[int]:
