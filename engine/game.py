@@ -47,6 +47,7 @@ _LOGICAL: dict[Kind, tuple[tuple[tuple[int, int], ...], ...]] = {
     for k in KINDS
 }
 _NEVER = float("inf")
+_NO_LEVEL_MS = 10**9 * R.LEVEL_MS  # "the next level" at the top level: never
 
 
 @dataclass(slots=True)
@@ -116,6 +117,7 @@ class Game:
         self._kind_reach: dict[Kind, int] = {}
         self._reach: tuple[list[int], int] | None = None
         self._level_check_ms = R.LEVEL_MS - 1.0  # no level change is possible before this
+        self._gravity_ms = R.gravity_ms(self.level)
         self._ev: list[ev.Event] = []
         self._tick(0.0)
 
@@ -249,7 +251,8 @@ class Game:
         step, a level, a deadline in hold); 0 while a request falls or waits to be paged."""
         if self.active is not None or self.blocked is not None or self.over:
             return 0.0
-        return max(0.0, self._next_event_ms() - self.time_ms)
+        d = self._next_event_ms() - self.time_ms
+        return d if d > 0.0 else 0.0
 
     def wait_ms(self, req: Request) -> float:
         return self.time_ms - req.queued_ms
@@ -551,6 +554,7 @@ class Game:
                 level = R.level_for(now)
                 if level != self.level:
                     self.level = level
+                    self._gravity_ms = R.gravity_ms(level)
                     self._ev.append(ev.LevelUp(level))
                 # level_for() cannot change before the next level's first minute (less a
                 # millisecond, whatever the rounding of its division).
@@ -559,7 +563,7 @@ class Game:
         else:
             now = self.time_ms
         wl = self._workload
-        if wl.next_time_ms <= now:
+        if wl.next_at <= now:
             for a in wl.arrivals_until(now):
                 s.arrive(a)
         if dt > 0:
@@ -568,20 +572,36 @@ class Game:
             self._take_serving_events()
         if self.blocked is not None:
             self._retry_blocked()
-        if self.active is None and self.blocked is None:
-            self._maybe_spawn()
-        if self.active is not None and dt > 0:
+        if self.active is None:
+            if self.blocked is None and s.waiting and not self.over:
+                self._spawn(s.waiting.popleft())
+            if self.active is None:
+                if not self.over:
+                    self._check_overload()
+                return
+        if dt > 0:
             self._fall(dt)
         if not self.over:
             self._check_overload()
 
     def _next_event_ms(self) -> float:
         """When something next happens with no request falling: an arrival, a decode step, a
-        level, or the deadline of the request in hold."""
-        at = min(self._workload.next_time_ms, self.serving.next_step_ms(),
-                 (self.level if self.level < R.MAX_LEVEL else 10**9) * R.LEVEL_MS)
-        if self.hold is not None:
-            at = min(at, self.hold.queued_ms + R.DEADLINE_MS)
+        level, or the deadline of the request in hold (the earliest; engine.serving's
+        next_step_ms() written out)."""
+        s = self.serving
+        t, busy = s.time_ms, s.busy_until_ms
+        at = self._workload.next_at
+        step = (busy if busy > t else t) + R.DECODE_STEP_MS - s._acc
+        if step < at:
+            at = step
+        level = self.level * R.LEVEL_MS if self.level < R.MAX_LEVEL else _NO_LEVEL_MS
+        if level < at:
+            at = level
+        hold = self.hold
+        if hold is not None:
+            deadline = hold.queued_ms + R.DEADLINE_MS
+            if deadline < at:
+                at = deadline
         return at
 
     def _take_serving_events(self) -> None:
@@ -602,7 +622,7 @@ class Game:
         shape = FOOTPRINTS[a.kind][a.rotation]
         if fits(shape, a.x, a.y + 1):
             self._gravity_acc += dt
-            step = R.gravity_ms(self.level)
+            step = self._gravity_ms
             while self._gravity_acc >= step:
                 self._gravity_acc -= step
                 self._shift(0, 1)

@@ -188,14 +188,18 @@ class Serving:
         t0 = self.time_ms
         t1 = t0 + dt_ms
         self.time_ms = t1
-        free = t1 - max(t0, self.busy_until_ms)
+        busy = self.busy_until_ms
+        free = t1 - (busy if busy > t0 else t0)
         if free <= 0:
             return
         acc = self._acc + free
-        while acc >= R.DECODE_STEP_MS:
-            acc -= R.DECODE_STEP_MS
-            self.step += 1
-            self._run_step(self.step)
+        if acc >= R.DECODE_STEP_MS:
+            heap = self._heap
+            while acc >= R.DECODE_STEP_MS:
+                acc -= R.DECODE_STEP_MS
+                step = self.step = self.step + 1
+                if heap and heap[0][0] <= step:
+                    self._run_step(step)
         self._acc = acc
 
     def next_step_ms(self) -> float:

@@ -56,7 +56,7 @@ def next_arrival_ms(now_ms: float, u: float) -> float:
 class Workload:
     """The endless, seeded stream of a run's requests, drawn as game time reaches them."""
 
-    __slots__ = ("_bag", "_lengths", "_gaps", "_spec", "_next_id", "_upcoming")
+    __slots__ = ("_bag", "_lengths", "_gaps", "_spec", "_next_id", "_upcoming", "next_at")
 
     def __init__(self, seed: int) -> None:
         self._bag = PieceBag(random.Random(seed))
@@ -66,6 +66,7 @@ class Workload:
         self._next_id = 1
         self._upcoming: deque[Arrival] = deque()
         self._upcoming.append(self._draw(0.0))
+        self.next_at = 0.0  # next_time_ms, as a plain attribute for the game's every tick
 
     def _draw(self, after_ms: float) -> Arrival:
         kind = self._bag.pop()
@@ -88,6 +89,7 @@ class Workload:
             a = up.popleft()
             out.append(a)
             up.append(self._draw(a.time_ms))
+        self.next_at = up[0].time_ms
         return out
 
     def peek_kinds(self, n: int) -> tuple[Kind, ...]:
