@@ -337,27 +337,28 @@ class Game:
     def telemetry(self) -> Telemetry:
         s = self.serving
         occupied = s.held
-        return Telemetry(
-            utilisation=utilisation(occupied),
-            throughput=self._throughput.rate(self.time_ms),
-            reserved=s.reserved,
-            resident=len(s.running),
-            peak_utilisation=self.peak_utilisation,
-            free_cells=R.VISIBLE_CELLS - occupied,
-            pieces=self.pieces,
-            served=s.served,
-            score=self.score,
-            level=self.level,
-            tokens=s.tokens_served,
-            waiting=len(s.waiting),
-            preempted_swap=s.preempted_swap,
-            preempted_recompute=s.preempted_recompute,
-            cpu_used=s.cpu_used,
-            tokens_stored=s.tokens_stored(),
-            slots_held=occupied * R.TOKENS_PER_BLOCK,
-            reserved_wasted=s.reserved_wasted,
-            minutes=self.time_ms / 60_000.0,
-            count_lost=self.unreachable_free if self._mode.allocator.external_fragmentation else None,
+        running = len(s.running)
+        return Telemetry._of(
+            occupied / R.VISIBLE_CELLS,  # utilisation()
+            self._throughput.rate(self.time_ms),
+            s.reserved,
+            running,
+            self.peak_utilisation,
+            R.VISIBLE_CELLS - occupied,
+            self.pieces,
+            s.served,
+            self.score,
+            self.level,
+            s.tokens_served,
+            len(s.waiting),
+            s.preempted_swap,
+            s.preempted_recompute,
+            s.cpu_used,
+            s._token_base + running * s.step,  # tokens_stored()
+            occupied * R.TOKENS_PER_BLOCK,
+            s.reserved_wasted,
+            self.time_ms / 60_000.0,
+            self.unreachable_free if self._mode.allocator.external_fragmentation else None,
         )
 
     # ------------------------------------------------------------------ driving
@@ -720,11 +721,14 @@ class Game:
         """The free visible cells a piece about to be written over seals off: in each of its
         columns, the free cells between its lowest block there and the old column top."""
         tops = self.board.column_tops()
+        ax, ay = a.x, a.y
         newly: list[Cell] = []
         for cx, top_dy, bottom_dy, _ in COLUMNS[a.kind][a.rotation]:
-            x = a.x + cx
-            if a.y + top_dy < tops[x]:
-                for y in range(max(a.y + bottom_dy + 1, R.HIDDEN), tops[x]):
+            x = ax + cx
+            top = tops[x]
+            if ay + top_dy < top:
+                y0 = ay + bottom_dy + 1
+                for y in range(y0 if y0 >= R.HIDDEN else R.HIDDEN, top):
                     newly.append((x, y))
         return tuple(newly)
 
@@ -743,8 +747,7 @@ class Game:
         self.can_hold = True
         self.focus = req.id
         self._take_serving_events()
-        held = s.held
-        util = utilisation(held)
+        util = s.held / R.VISIBLE_CELLS  # utilisation()
         if util > self.peak_utilisation:
             self.peak_utilisation = util
         if len(s.running) > self.peak_resident:

@@ -45,8 +45,15 @@ def sealed_cells(board: Board, cover: list[int] | None = None) -> tuple[Cell, ..
     masks = board.masks
     if cover is None:
         cover = reachable_cells(board)
-    return tuple((x, y) for y in range(HIDDEN, HEIGHT) for x in range(WIDTH)
-                 if not (masks[y] | cover[y]) >> x & 1)
+    full = (1 << WIDTH) - 1
+    out: list[Cell] = []
+    for y in range(HIDDEN, HEIGHT):
+        bits = ~(masks[y] | cover[y]) & full
+        while bits:  # left to right
+            low = bits & -bits
+            out.append((low.bit_length() - 1, y))
+            bits ^= low
+    return tuple(out)
 
 
 def oom_cause(b: Breakdown, need: int, code: str) -> str:
