@@ -371,11 +371,12 @@ class Game:
                 if self.over:
                     break
             while dt_ms > 0 and not self.over:
-                step = CHUNK_MS if dt_ms > CHUNK_MS else dt_ms
                 if self.active is None and self.blocked is None:
                     # Nothing falls: time runs on to the next thing that can happen.
                     until = self._next_event_ms() - self.time_ms
-                    step = dt_ms if until >= dt_ms else max(until, 1e-6)
+                    step = dt_ms if until >= dt_ms else (until if until > 1e-6 else 1e-6)
+                else:
+                    step = CHUNK_MS if dt_ms > CHUNK_MS else dt_ms
                 dt_ms -= step
                 self._tick(step)
         out = self._ev
@@ -577,7 +578,9 @@ class Game:
             if self.blocked is None and s.waiting and not self.over:
                 self._spawn(s.waiting.popleft())
             if self.active is None:
-                if not self.over:
+                # Nothing falls, waits or is held: no deadline can pass (_check_overload()).
+                if not self.over and (s.waiting or self.blocked is not None
+                                      or self.hold is not None):
                     self._check_overload()
                 return
         if dt > 0:
@@ -607,12 +610,13 @@ class Game:
 
     def _take_serving_events(self) -> None:
         s = self.serving
-        for e in s.events:
+        events = s.events
+        for e in events:
             if isinstance(e, ev.Finished):
                 self.score += e.tokens * self.level
                 self._throughput.add(self.time_ms, e.tokens)
-            self._ev.append(e)
-        s.events.clear()
+        self._ev.extend(events)
+        events.clear()
         if not self.endless and s.served >= R.GOAL_REQUESTS and not self.over:
             self._end("victory", "victory", None)
 
@@ -647,19 +651,20 @@ class Game:
         """Let `req` fall from the top: a tetromino of its shape at the spawn pose."""
         kind = req.kind
         p = PIECES[kind]
-        a = Active(kind, 0, p.spawn_x, p.spawn_y, req.id)
+        x, y = p.spawn_x, p.spawn_y
         self._gravity_acc = 0.0
         self._lock_timer = 0.0
         self._lock_resets = 0
         shape = FOOTPRINTS[kind][0]
-        if not self.board.fits(shape, a.x, a.y):
+        fits = self.board.fits
+        if not fits(shape, x, y):
             self.active = None
-            self._unplaceable(req, a.cells(), "spawn_blocked")
+            self._unplaceable(req, Active(kind, 0, x, y, req.id).cells(), "spawn_blocked")
             return
-        if self.board.fits(shape, a.x, a.y + 1):
-            a.y += 1  # guideline: a new piece drops one row at once if it can
-        self._lowest_y = a.y
-        self.active = a
+        if fits(shape, x, y + 1):
+            y += 1  # guideline: a new piece drops one row at once if it can
+        self._lowest_y = y
+        self.active = Active(kind, 0, x, y, req.id)
         self._ev.append(ev.Spawned(req.id, kind))
 
     def _unplaceable(self, req: Request, origin: list[Cell], code: str) -> None:
@@ -712,7 +717,7 @@ class Game:
                                                 len(sealed_cells), drop_cells, sealed_cells)))
         alloc = self._mode.allocator
         order = [(x + cx, y + cy) for cx, cy in _LOGICAL[a.kind][a.rotation]]
-        need = self.serving.need(req)
+        need = req.swapped if req.swapped else R.blocks_for(req.prompt + req.done)  # need()
         tokens, reserved = alloc.whole(order, need)
         preferred = [c for c in order if c not in tokens and c not in reserved]
         self._admit(req, tokens, reserved, "whole", preferred)

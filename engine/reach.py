@@ -77,9 +77,12 @@ _S = 16
 _ROW_WALLS = ((1 << PAD) - 1) | (((1 << _S) - 1) ^ ((1 << (WIDTH + PAD)) - 1))
 _FLOOR = ((1 << (4 * _S)) - 1) << (HEIGHT * _S)  # solid rows under the board (shapes reach 3 down)
 _ALL_POSES = sum(_POSES << (y * _S) for y in range(HEIGHT))
-_CELL_SHIFTS: dict[tuple[Kind, int], tuple[int, ...]] = {
-    (k, r): tuple(cy * _S + cx for cx, cy in PIECES[k].rotations[r]) for k in KINDS for r in range(4)
+# Per kind, per rotation the shape is turned to (one for O), its cells as shifts of a pose's bit.
+_CELL_SHIFTS: dict[Kind, tuple[tuple[int, ...], ...]] = {
+    k: tuple(tuple(cy * _S + cx for cx, cy in PIECES[k].rotations[r])
+             for r in range(1 if k is Kind.O else 4)) for k in KINDS
 }
+_TURNS = ((1,), (1, 1), (-1,))  # as _starts_from() turns: cw, cw twice, ccw
 
 
 def solid(masks: list[int]) -> int:
@@ -122,21 +125,52 @@ def _flood(fit: int, seed: int) -> int:
 
 def kind_cover(board: Board, kind: Kind, solid: int) -> int:
     """The cells some reachable pose of `kind` covers, as a board integer (`solid`: the
-    board's solid(), layout above)."""
+    board's solid(), layout above). The starts are _starts()'s, tested against the same fits."""
+    shifts = _CELL_SHIFTS[kind]
+    fits = []
+    for rot_shifts in shifts:
+        bad = 0
+        for sh in rot_shifts:
+            bad |= solid >> sh
+        fits.append(~bad & _ALL_POSES)
+
+    def ok(rot: int, x: int, y: int) -> bool:
+        """board.fits() of the pose: one bit of its fit (above the top row, as the board says)."""
+        if y < 0:
+            return board.fits(FOOTPRINTS[kind][rot], x, y)
+        bit = x + PAD
+        return 0 <= bit < _S and bool(fits[rot] >> (y * _S + bit) & 1)
+
+    p = PIECES[kind]
+    x0, y0 = p.spawn_x, p.spawn_y
+    if ok(0, x0, y0 + 1):
+        y0 += 1
+    if not ok(0, x0, y0):
+        return 0
+    starts = [(0, x0, y0)]
+    if kind is not Kind.O:
+        kicks = KICKS[kind]
+        for turns in _TURNS:
+            r, cx, cy = 0, x0, y0
+            for t in turns:
+                to = (r + t) % 4
+                for kx, ky in kicks[(r, to)]:
+                    if ok(to, cx + kx, cy + ky):
+                        r, cx, cy = to, cx + kx, cy + ky
+                        break
+                else:
+                    break
+            else:
+                starts.append((r, cx, cy))
     cover = 0
-    for rot, _, x, y in _starts(board, kind):
+    for rot, x, y in starts:
         if y < 0:
             # A turn kicked it above the top row. The row-by-row count has always read such a
             # start's fit from the far end of the board, where a shape that fits above the top
             # never fits: it covers nothing, and the count stays as it was.
             continue
-        shifts = _CELL_SHIFTS[(kind, rot)]
-        bad = 0
-        for sh in shifts:
-            bad |= solid >> sh
-        fit = ~bad & _ALL_POSES
-        poses = _flood(fit, 1 << (y * _S + x + PAD))
-        for sh in shifts:
+        poses = _flood(fits[rot], 1 << (y * _S + x + PAD))
+        for sh in shifts[rot]:
             cover |= poses << sh
     return cover
 
