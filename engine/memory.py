@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .board import Board, Cell
+from .frozen import quick_init
 from .reach import reachable_cells
 from .rules import HEIGHT, HIDDEN, WIDTH
 
@@ -20,6 +21,7 @@ from .rules import HEIGHT, HIDDEN, WIDTH
 OOM_CAUSES: tuple[str, ...] = ("memory_full", "no_free_range", "spawn_blocked", "ceiling")
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class Breakdown:
     """The visible blocks by what the next request could do with them."""

@@ -17,10 +17,12 @@ from dataclasses import dataclass
 
 from . import rules as R
 from .bag import PieceBag
+from .frozen import quick_init
 from .lab.workload import DATASETS, DatasetSpec
 from .pieces import Kind
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class Arrival:
     """One request as it arrives: `output` is what it will generate, which nobody sees."""
