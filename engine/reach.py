@@ -123,19 +123,18 @@ def _flood(fit: int, seed: int) -> int:
         r = d
 
 
-def kind_cover(board: Board, kind: Kind, solid: int) -> int:
-    """The cells some reachable pose of `kind` covers, as a board integer (`solid`: the
-    board's solid(), layout above). The starts are _starts()'s, tested against the same fits."""
-    shifts = _CELL_SHIFTS[kind]
+def _fitting_starts(board: Board, kind: Kind, solid: int) -> list[tuple[int, int, int]]:
+    """(rotation, fit, seed) of each of _starts()'s poses a flood can start from: the fit of
+    the rotation (board-integer layout) and the start's bit in it. The starts are tested
+    against the same fits (board.fits() above the top row)."""
     fits = []
-    for rot_shifts in shifts:
+    for rot_shifts in _CELL_SHIFTS[kind]:
         bad = 0
         for sh in rot_shifts:
             bad |= solid >> sh
         fits.append(~bad & _ALL_POSES)
 
     def ok(rot: int, x: int, y: int) -> bool:
-        """board.fits() of the pose: one bit of its fit (above the top row, as the board says)."""
         if y < 0:
             return board.fits(FOOTPRINTS[kind][rot], x, y)
         bit = x + PAD
@@ -146,7 +145,7 @@ def kind_cover(board: Board, kind: Kind, solid: int) -> int:
     if ok(0, x0, y0 + 1):
         y0 += 1
     if not ok(0, x0, y0):
-        return 0
+        return []
     starts = [(0, x0, y0)]
     if kind is not Kind.O:
         kicks = KICKS[kind]
@@ -162,17 +161,79 @@ def kind_cover(board: Board, kind: Kind, solid: int) -> int:
                     break
             else:
                 starts.append((r, cx, cy))
+    # A start a turn kicked above the top row is left out: the row-by-row count has always read
+    # its fit from the far end of the board, where a shape that fits above the top never fits,
+    # so it covers nothing there.
+    return [(rot, fits[rot], 1 << (y * _S + x + PAD)) for rot, x, y in starts if y >= 0]
+
+
+def kind_cover(board: Board, kind: Kind, solid: int) -> int:
+    """The cells some reachable pose of `kind` covers, as a board integer (`solid`: the
+    board's solid(), layout above)."""
     cover = 0
-    for rot, x, y in starts:
-        if y < 0:
-            # A turn kicked it above the top row. The row-by-row count has always read such a
-            # start's fit from the far end of the board, where a shape that fits above the top
-            # never fits: it covers nothing, and the count stays as it was.
-            continue
-        poses = _flood(fits[rot], 1 << (y * _S + x + PAD))
+    shifts = _CELL_SHIFTS[kind]
+    for rot, fit, seed in _fitting_starts(board, kind, solid):
+        poses = _flood(fit, seed)
         for sh in shifts[rot]:
             cover |= poses << sh
     return cover
+
+
+# covers() floods every start at once: each start's fit gets a slot of _SLOT_BYTES in one
+# integer, 32 rows of 16 bits, so that a drop shifted by up to 8 rows stays inside its slot.
+_SLOT_BYTES = 64
+_SLOT = 8 * _SLOT_BYTES
+
+
+def _flood_slots(fit: int, seed: int) -> int:
+    """_flood() of every slot at once (drops of at most 8 rows per pass: see _SLOT_BYTES)."""
+    l1 = fit & (fit >> 1)
+    l2 = l1 & (l1 >> 2)
+    l4 = l2 & (l2 >> 4)
+    d1 = fit & (fit << _S)
+    d2 = d1 & (d1 << 2 * _S)
+    d4 = d2 & (d2 << 4 * _S)
+    r = seed
+    while True:
+        r |= ((fit + r) ^ fit) & fit
+        r |= fit & (r >> 1)
+        r |= l1 & (r >> 2)
+        r |= l2 & (r >> 4)
+        r |= l4 & (r >> 8)
+        d = r | (fit & (r << _S))
+        d |= d1 & (d << 2 * _S)
+        d |= d2 & (d << 4 * _S)
+        d |= d4 & (d << 8 * _S)
+        if d == r:
+            return r
+        r = d
+
+
+def covers(board: Board, kinds: tuple[Kind, ...] = KINDS,
+           solid_board: int | None = None) -> dict[Kind, int]:
+    """kind_cover() of each of `kinds`, every start flooded at once (`solid_board`: the
+    board's solid(), when the caller has it already)."""
+    big = solid(board.masks) if solid_board is None else solid_board
+    slots: list[tuple[Kind, int]] = []
+    fits: list[bytes] = []
+    seed = 0
+    for kind in kinds:
+        for rot, fit, start in _fitting_starts(board, kind, big):
+            seed |= start << (len(slots) * _SLOT)
+            slots.append((kind, rot))
+            fits.append(fit.to_bytes(_SLOT_BYTES, "little"))
+    out = dict.fromkeys(kinds, 0)
+    if not slots:
+        return out
+    poses = _flood_slots(int.from_bytes(b"".join(fits), "little"), seed)
+    raw = poses.to_bytes(len(slots) * _SLOT_BYTES, "little")
+    for i, (kind, rot) in enumerate(slots):
+        p = int.from_bytes(raw[i * _SLOT_BYTES:(i + 1) * _SLOT_BYTES], "little")
+        cover = out[kind]
+        for sh in _CELL_SHIFTS[kind][rot]:
+            cover |= p << sh
+        out[kind] = cover
+    return out
 
 
 def rows(big: int) -> list[int]:
@@ -191,17 +252,15 @@ def free_visible(cells: int, solid: int) -> int:
 
 def kind_covers(board: Board, kinds: tuple[Kind, ...] = KINDS) -> dict[Kind, list[int]]:
     """reachable_cells(board, (kind,)) for each of `kinds`, counted in one pass."""
-    big = solid(board.masks)
-    return {k: rows(kind_cover(board, k, big)) for k in kinds}
+    return {k: rows(c) for k, c in covers(board, kinds).items()}
 
 
 def reachable_cells(board: Board, kinds: tuple[Kind, ...] = KINDS) -> list[int]:
     """Per row, the cells some reachable pose of some kind covers (row bitmasks): the cells a
     request can be moved through or placed over. A free cell no pose covers is sealed off."""
-    big = solid(board.masks)
     cover = 0
-    for kind in kinds:
-        cover |= kind_cover(board, kind, big)
+    for c in covers(board, kinds).values():
+        cover |= c
     return rows(cover)
 
 
