@@ -294,8 +294,9 @@ class Game:
             self._kind_reach = {}
             self._reach = None
         cover = self._kind_reach.get(kind)
-        if cover is None:
-            cover = self._kind_reach[kind] = reach.kind_cover(board, kind, self._solid)
+        if cover is None:  # every kind at once: the reports and gauges read them all
+            self._kind_reach = reach.covers(board, KINDS, self._solid)
+            cover = self._kind_reach[kind]
         return cover
 
     def _cover(self) -> tuple[list[int], int]:
