@@ -301,10 +301,10 @@ class Game:
 
     def _cover(self) -> tuple[list[int], int]:
         """(engine.reach.reachable_cells, reachable free blocks), cached until the board changes."""
-        big = 0
-        for k in KINDS:
-            big |= self._reach_of(k)
-        if self._reach is None:
+        if self._reach is None or self._reach_v != self.board.version:
+            big = 0
+            for k in KINDS:
+                big |= self._reach_of(k)
             self._reach = (reach.rows(big), reach.free_visible(big, self._solid))
         return self._reach
 

@@ -70,17 +70,41 @@ def _spread(row: int, fit: int) -> int:
         row = wider
 
 
-# The whole board as one integer, for the flood fills below: row y is bits y*_S .. y*_S + 15, a
-# pose (x, y) is bit y*_S + x + PAD, a cell (x, y) bit y*_S + x + PAD too. Bits PAD+WIDTH..15 of
-# each row and the rows under the floor are solid, so a pose's fit never spills into the next row.
-_S = 16
-_ROW_WALLS = ((1 << PAD) - 1) | (((1 << _S) - 1) ^ ((1 << (WIDTH + PAD)) - 1))
+# The whole board as one integer, for the flood fills below. Row y is bits y*_S .. y*_S + 12:
+# two wall bits, the ten cells, one wall bit; cell (x, y) is bit y*_S + x + _BPAD, and so is pose
+# (x, y) in a shape's fit (no pose left of x = -2 ever fits: every shape has a cell within two
+# columns of its origin). A shape reaching past the right wall lands on the next row's left
+# walls, and under the last row lie solid floor rows, so every off-board cell is solid. The top
+# bit of each row is never a pose, so a slide cannot carry into the next row.
+_S = WIDTH + 3
+_BPAD = 2
+_ROW_WALLS = ((1 << _BPAD) - 1) | (1 << (_S - 1))
 _FLOOR = ((1 << (4 * _S)) - 1) << (HEIGHT * _S)  # solid rows under the board (shapes reach 3 down)
-_ALL_POSES = sum(_POSES << (y * _S) for y in range(HEIGHT))
-# Per kind, per rotation the shape is turned to (one for O), its cells as shifts of a pose's bit.
+_ROW_POSES = (1 << (_S - 1)) - 1  # x = -2 .. 9
+_ALL_POSES = sum(_ROW_POSES << (y * _S) for y in range(HEIGHT))
+_FULL = (1 << WIDTH) - 1
+_VISIBLE = sum(_FULL << (y * _S + _BPAD) for y in range(HIDDEN, HEIGHT))
+
+
+def _translation(kind: Kind, rot: int) -> tuple[int, int, int]:
+    """(base, dx, dy): the first rotation whose cells, moved by (dx, dy), are this one's (so a
+    pose (x, y) of it covers what pose (x + dx, y + dy) of the base covers)."""
+    cells = sorted(PIECES[kind].rotations[rot])
+    for base in range(rot + 1):
+        other = sorted(PIECES[kind].rotations[base])
+        dx, dy = cells[0][0] - other[0][0], cells[0][1] - other[0][1]
+        if sorted((x + dx, y + dy) for x, y in other) == cells:
+            return base, dx, dy
+    raise AssertionError("a rotation is its own base")
+
+
+_TRANSLATION: dict[Kind, tuple[tuple[int, int, int], ...]] = {
+    k: tuple(_translation(k, r) for r in range(4)) for k in KINDS
+}
+# Per kind, per rotation, its cells as shifts of a pose's bit.
 _CELL_SHIFTS: dict[Kind, tuple[tuple[int, ...], ...]] = {
-    k: tuple(tuple(cy * _S + cx for cx, cy in PIECES[k].rotations[r])
-             for r in range(1 if k is Kind.O else 4)) for k in KINDS
+    k: tuple(tuple(cy * _S + cx for cx, cy in PIECES[k].rotations[r]) for r in range(4))
+    for k in KINDS
 }
 _TURNS = ((1,), (1, 1), (-1,))  # as _starts_from() turns: cw, cw twice, ccw
 
@@ -89,21 +113,21 @@ def solid(masks: list[int]) -> int:
     """The board's held cells, walls and floor as one integer (layout above)."""
     big = _FLOOR
     for y, m in enumerate(masks):
-        big |= ((m << PAD) | _ROW_WALLS) << (y * _S)
+        big |= ((m << _BPAD) | _ROW_WALLS) << (y * _S)
     return big
 
 
 def _flood(fit: int, seed: int) -> int:
     """Every pose reachable from `seed` (inside `fit`) by moves left, right and down: a
-    row's slides by carries and shift-and fills, drops by shift-and fills of doubling stride."""
-    # Propagators for sliding left (1, 2, 4, 8 cells) and dropping (1, 2, 4, 8, 16 rows).
+    row's slides by carries and shift-and fills, drops by shift-and fills of doubling stride
+    (of every slot of covers() at once: at most 8 rows per pass, see _SLOT_BYTES)."""
+    # Propagators for sliding left (1, 2, 4, 8 cells) and dropping (1, 2, 4, 8 rows).
     l1 = fit & (fit >> 1)
     l2 = l1 & (l1 >> 2)
     l4 = l2 & (l2 >> 4)
     d1 = fit & (fit << _S)
     d2 = d1 & (d1 << 2 * _S)
     d4 = d2 & (d2 << 4 * _S)
-    d8 = d4 & (d4 << 8 * _S)
     r = seed
     while True:
         # Slide: right by carrying through each run of fitting poses, left by shift-and fill.
@@ -117,27 +141,34 @@ def _flood(fit: int, seed: int) -> int:
         d |= d1 & (d << 2 * _S)
         d |= d2 & (d << 4 * _S)
         d |= d4 & (d << 8 * _S)
-        d |= d8 & (d << 16 * _S)
         if d == r:
             return r
         r = d
 
 
 def _fitting_starts(board: Board, kind: Kind, solid: int) -> list[tuple[int, int, int]]:
-    """(rotation, fit, seed) of each of _starts()'s poses a flood can start from: the fit of
-    the rotation (board-integer layout) and the start's bit in it. The starts are tested
-    against the same fits (board.fits() above the top row)."""
-    fits = []
-    for rot_shifts in _CELL_SHIFTS[kind]:
-        bad = 0
-        for sh in rot_shifts:
-            bad |= solid >> sh
-        fits.append(~bad & _ALL_POSES)
+    """(base rotation, its fit, seeds) of the floods `kind` needs: _starts()'s poses, tested
+    against the fits (board.fits() above the top row), each as a pose of the rotation its cells
+    are a move of (_TRANSLATION) so that one flood serves both."""
+    moved = _TRANSLATION[kind]
+    shifts = _CELL_SHIFTS[kind]
+    fits: list[int] = []
+    for rot in range(4):
+        base, dx, dy = moved[rot]
+        if base == rot:
+            bad = 0
+            for sh in shifts[rot]:
+                bad |= solid >> sh
+            fits.append(~bad & _ALL_POSES)
+        else:
+            off = dy * _S + dx
+            fit = fits[base]
+            fits.append((fit >> off if off >= 0 else fit << -off) & _ALL_POSES)
 
     def ok(rot: int, x: int, y: int) -> bool:
         if y < 0:
             return board.fits(FOOTPRINTS[kind][rot], x, y)
-        bit = x + PAD
+        bit = x + _BPAD
         return 0 <= bit < _S and bool(fits[rot] >> (y * _S + bit) & 1)
 
     p = PIECES[kind]
@@ -161,10 +192,16 @@ def _fitting_starts(board: Board, kind: Kind, solid: int) -> list[tuple[int, int
                     break
             else:
                 starts.append((r, cx, cy))
-    # A start a turn kicked above the top row is left out: the row-by-row count has always read
-    # its fit from the far end of the board, where a shape that fits above the top never fits,
-    # so it covers nothing there.
-    return [(rot, fits[rot], 1 << (y * _S + x + PAD)) for rot, x, y in starts if y >= 0]
+    seeds: dict[int, int] = {}
+    for rot, x, y in starts:
+        if y < 0:
+            # A turn kicked it above the top row. The row-by-row count has always read such a
+            # start's fit from the far end of the board, where a shape that fits above the
+            # top never fits: it covers nothing there, and it is left out here too.
+            continue
+        base, dx, dy = moved[rot]
+        seeds[base] = seeds.get(base, 0) | 1 << ((y + dy) * _S + x + dx + _BPAD)
+    return [(base, fits[base], seed) for base, seed in seeds.items()]
 
 
 def kind_cover(board: Board, kind: Kind, solid: int) -> int:
@@ -179,40 +216,16 @@ def kind_cover(board: Board, kind: Kind, solid: int) -> int:
     return cover
 
 
-# covers() floods every start at once: each start's fit gets a slot of _SLOT_BYTES in one
-# integer, 32 rows of 16 bits, so that a drop shifted by up to 8 rows stays inside its slot.
-_SLOT_BYTES = 64
+# covers() floods every start at once: each flood's fit gets a slot of _SLOT_BYTES in one
+# integer, 32 rows, so that a drop shifted by up to 8 rows stays inside its slot.
+_SLOT_BYTES = 4 * _S
 _SLOT = 8 * _SLOT_BYTES
-
-
-def _flood_slots(fit: int, seed: int) -> int:
-    """_flood() of every slot at once (drops of at most 8 rows per pass: see _SLOT_BYTES)."""
-    l1 = fit & (fit >> 1)
-    l2 = l1 & (l1 >> 2)
-    l4 = l2 & (l2 >> 4)
-    d1 = fit & (fit << _S)
-    d2 = d1 & (d1 << 2 * _S)
-    d4 = d2 & (d2 << 4 * _S)
-    r = seed
-    while True:
-        r |= ((fit + r) ^ fit) & fit
-        r |= fit & (r >> 1)
-        r |= l1 & (r >> 2)
-        r |= l2 & (r >> 4)
-        r |= l4 & (r >> 8)
-        d = r | (fit & (r << _S))
-        d |= d1 & (d << 2 * _S)
-        d |= d2 & (d << 4 * _S)
-        d |= d4 & (d << 8 * _S)
-        if d == r:
-            return r
-        r = d
 
 
 def covers(board: Board, kinds: tuple[Kind, ...] = KINDS,
            solid_board: int | None = None) -> dict[Kind, int]:
-    """kind_cover() of each of `kinds`, every start flooded at once (`solid_board`: the
-    board's solid(), when the caller has it already)."""
+    """kind_cover() of each of `kinds`, every flood at once (`solid_board`: the board's
+    solid(), when the caller has it already)."""
     big = solid(board.masks) if solid_board is None else solid_board
     slots: list[tuple[Kind, int]] = []
     fits: list[bytes] = []
@@ -225,7 +238,7 @@ def covers(board: Board, kinds: tuple[Kind, ...] = KINDS,
     out = dict.fromkeys(kinds, 0)
     if not slots:
         return out
-    poses = _flood_slots(int.from_bytes(b"".join(fits), "little"), seed)
+    poses = _flood(int.from_bytes(b"".join(fits), "little"), seed)
     raw = poses.to_bytes(len(slots) * _SLOT_BYTES, "little")
     for i, (kind, rot) in enumerate(slots):
         p = int.from_bytes(raw[i * _SLOT_BYTES:(i + 1) * _SLOT_BYTES], "little")
@@ -238,11 +251,7 @@ def covers(board: Board, kinds: tuple[Kind, ...] = KINDS,
 
 def rows(big: int) -> list[int]:
     """A board integer's cells as row bitmasks (as `Board.masks`)."""
-    full = (1 << WIDTH) - 1
-    return [(big >> (y * _S + PAD)) & full for y in range(HEIGHT)]
-
-
-_VISIBLE = sum(((1 << WIDTH) - 1) << (y * _S + PAD) for y in range(HIDDEN, HEIGHT))
+    return [(big >> (y * _S + _BPAD)) & _FULL for y in range(HEIGHT)]
 
 
 def free_visible(cells: int, solid: int) -> int:
