@@ -25,7 +25,7 @@ class Board:
     free() and from_strings() so they never disagree. Memory never moves: freeing a block leaves
     every other block where it is."""
 
-    __slots__ = ("grid", "masks", "reserved", "version")
+    __slots__ = ("grid", "masks", "reserved", "version", "_tops", "_tops_v")
 
     width = WIDTH
     height = HEIGHT
@@ -37,6 +37,8 @@ class Board:
         self.masks: list[int] = [0] * HEIGHT
         self.reserved: list[int] = [0] * HEIGHT
         self.version = 0  # bumped by every write that changes which cells are held
+        self._tops: list[int] = [HEIGHT] * WIDTH  # column_tops(), valid at version _tops_v
+        self._tops_v = 0
 
     @classmethod
     def from_strings(cls, rows: Iterable[str], owner: int = 1) -> Board:
@@ -53,7 +55,18 @@ class Board:
 
     def place(self, cells: Iterable[Cell], owner: int) -> None:
         grid, masks = self.grid, self.masks
-        self.version += 1
+        v = self.version
+        self.version = v + 1
+        if self._tops_v == v:  # keep the column tops up to date (a new list: callers keep theirs)
+            tops = self._tops[:]
+            for x, y in cells:
+                grid[y][x] = owner
+                masks[y] |= 1 << x
+                if y < tops[x]:
+                    tops[x] = y
+            self._tops = tops
+            self._tops_v = v + 1
+            return
         for x, y in cells:
             grid[y][x] = owner
             masks[y] |= 1 << x
@@ -61,11 +74,18 @@ class Board:
     def reserve(self, cells: Iterable[Cell], owner: int) -> None:
         """Hold free cells for `owner` without storing tokens in them."""
         grid, masks, reserved = self.grid, self.masks, self.reserved
-        self.version += 1
+        v = self.version
+        self.version = v + 1
+        tops = self._tops[:] if self._tops_v == v else None
         for x, y in cells:
             grid[y][x] = owner
             masks[y] |= 1 << x
             reserved[y] |= 1 << x
+            if tops is not None and y < tops[x]:
+                tops[x] = y
+        if tops is not None:
+            self._tops = tops
+            self._tops_v = v + 1
 
     def reserved_cells(self, owners: Iterable[int] | None = None) -> list[Cell]:
         """Reserved cells, of every request or of `owners` only, top row first."""
@@ -88,12 +108,29 @@ class Board:
     def free(self, cells: Iterable[Cell]) -> None:
         """Give held cells (token or reserved) back to the free pool; nothing else moves."""
         grid, masks, reserved = self.grid, self.masks, self.reserved
-        self.version += 1
+        v = self.version
+        self.version = v + 1
+        cols = 0
         for x, y in cells:
             keep = ~(1 << x)
             grid[y][x] = 0
             masks[y] &= keep
             reserved[y] &= keep
+            cols |= 1 << x
+        if self._tops_v == v:
+            tops = self._tops[:]
+            while cols:  # a column whose top block was freed: its top is lower now
+                low = cols & -cols
+                cols ^= low
+                x = low.bit_length() - 1
+                y = tops[x]
+                if y < HEIGHT and not masks[y] & low:
+                    y += 1
+                    while y < HEIGHT and not masks[y] & low:
+                        y += 1
+                    tops[x] = y
+            self._tops = tops
+            self._tops_v = v + 1
 
     def fits(self, fp: Footprint, x: int, y: int) -> bool:
         """Whether a shape (as its footprint) at (x, y) lies inside the board on free cells."""
@@ -133,6 +170,25 @@ class Board:
             if d < best:
                 best = d
         return best
+
+    def column_tops(self) -> list[int]:
+        """column_top() of every column, kept up to date as blocks come and go (a list of the
+        board's own: read it, never change it; a write makes a new one)."""
+        if self._tops_v != self.version:
+            masks = self.masks
+            tops = [HEIGHT] * WIDTH
+            covered = 0
+            for y in range(HEIGHT):
+                new = masks[y] & ~covered
+                if new:
+                    covered |= new
+                    while new:
+                        low = new & -new
+                        tops[low.bit_length() - 1] = y
+                        new ^= low
+            self._tops = tops
+            self._tops_v = self.version
+        return self._tops
 
     def column_top(self, x: int) -> int:
         """Row of the highest occupied block in column x, or HEIGHT if the column is empty."""

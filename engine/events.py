@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar, NamedTuple
 
+from .frozen import quick_init
 from .modes import get as get_mode
 from .pieces import PIECES, Kind
 from .rules import visible_row
@@ -324,3 +325,9 @@ __all__ = [
     "Admitted", "Grew", "Finished", "Preempted", "PageSplit", "ModeSwitched",
     "PreemptModeSwitched", "Held", "Alert", "LevelUp", "Oom", "Overloaded", "Victory",
 ]
+
+for _cls in (BlockTable, Spawned, Moved, Rotated, Locked, Arrived, Admitted, Grew, Finished,
+             Preempted, PageSplit, ModeSwitched, PreemptModeSwitched, Held, Alert, LevelUp,
+             Overloaded, Oom, Victory):
+    quick_init(_cls)
+del _cls

@@ -22,7 +22,7 @@ from . import rules as R
 from .board import Board, Cell
 from .inputs import Input as Input
 from .memory import Breakdown
-from .pieces import COLUMNS, FOOTPRINTS, PIECES, Kind
+from .pieces import COLUMNS, FOOTPRINTS, KINDS, PIECES, Kind
 from .reports import RunReport
 from .rotation import KICKS
 from .serving import RUNNING, Request, Serving
@@ -37,6 +37,17 @@ CHUNK_MS = 250.0  # the longest slice of time simulated at once: a long step pla
 
 # The keys that pick an allocator directly, by registry name (Tab cycles through the registry).
 MODE_OF_INPUT: dict[Input, str] = {Input[v]: k for k, v in _MODE_INPUTS.items()}
+
+# Events that carry nothing but a move: equal values, so one immutable instance of each serves.
+_MOVED = {(dx, dy): ev.Moved(dx, dy) for dx, dy in ((-1, 0), (1, 0), (0, 1))}
+_ROTATED = {(d, i): ev.Rotated(d, i) for d in (1, -1) for i in range(5)}
+# Each shape's cells in logical order (bottom row first, left to right), as offsets.
+_LOGICAL: dict[Kind, tuple[tuple[tuple[int, int], ...], ...]] = {
+    k: tuple(tuple(sorted(cells, key=lambda c: (-c[1], c[0]))) for cells in PIECES[k].rotations)
+    for k in KINDS
+}
+_NEVER = float("inf")
+_NO_LEVEL_MS = 10**9 * R.LEVEL_MS  # "the next level" at the top level: never
 
 
 @dataclass(slots=True)
@@ -99,7 +110,14 @@ class Game:
         self._throughput = ThroughputWindow()
         self._vram_warned = False
         self._stats: tuple[int, tuple[int, int, list[int]]] | None = None  # (version, stats)
-        self._reach: tuple[int, list[int], int] | None = None  # (version, cover, reachable free)
+        # engine.reach's counts for one board version: the board as one integer, the cells each
+        # kind reaches (counted when first asked), and (cover rows, reachable free) of them all.
+        self._reach_v = -1
+        self._solid = 0
+        self._kind_reach: dict[Kind, int] = {}
+        self._reach: tuple[list[int], int] | None = None
+        self._level_check_ms = R.LEVEL_MS - 1.0  # no level change is possible before this
+        self._gravity_ms = R.gravity_ms(self.level)
         self._ev: list[ev.Event] = []
         self._tick(0.0)
 
@@ -133,6 +151,7 @@ class Game:
                 self.board.place(cells, rid)
             s.hold_static(req)
         self._stats = None
+        self._reach_v = -1
         a = self.active
         if a is not None:
             self.active = None
@@ -234,7 +253,8 @@ class Game:
         step, a level, a deadline in hold); 0 while a request falls or waits to be paged."""
         if self.active is not None or self.blocked is not None or self.over:
             return 0.0
-        return max(0.0, self._next_event_ms() - self.time_ms)
+        d = self._next_event_ms() - self.time_ms
+        return d if d > 0.0 else 0.0
 
     def wait_ms(self, req: Request) -> float:
         return self.time_ms - req.queued_ms
@@ -243,7 +263,8 @@ class Game:
         a = self.active
         if a is None:
             return []
-        d = self.board.drop_distance(COLUMNS[a.kind][a.rotation], a.x, a.y, self._counts()[2])
+        d = self.board.drop_distance(COLUMNS[a.kind][a.rotation], a.x, a.y,
+                                     self.board.column_tops())
         return [(x, y + d) for x, y in a.cells()]
 
     def _counts(self) -> tuple[int, int, list[int]]:
@@ -265,13 +286,29 @@ class Game:
             return 0
         return R.VISIBLE_CELLS - self._counts()[0] - self._cover()[1]
 
+    def _reach_of(self, kind: Kind) -> int:
+        """The cells `kind` reaches (engine.reach's board integer), cached until the board
+        changes."""
+        board = self.board
+        if self._reach_v != board.version:
+            self._reach_v = board.version
+            self._solid = reach.solid(board.masks)
+            self._kind_reach = {}
+            self._reach = None
+        cover = self._kind_reach.get(kind)
+        if cover is None:  # every kind at once: the reports and gauges read them all
+            self._kind_reach = reach.covers(board, KINDS, self._solid)
+            cover = self._kind_reach[kind]
+        return cover
+
     def _cover(self) -> tuple[list[int], int]:
         """(engine.reach.reachable_cells, reachable free blocks), cached until the board changes."""
-        v = self.board.version
-        if self._reach is None or self._reach[0] != v:
-            cover = reach.reachable_cells(self.board)
-            self._reach = (v, cover, reach.reachable_free(self.board, cover))
-        return self._reach[1], self._reach[2]
+        if self._reach is None or self._reach_v != self.board.version:
+            big = 0
+            for k in KINDS:
+                big |= self._reach_of(k)
+            self._reach = (reach.rows(big), reach.free_visible(big, self._solid))
+        return self._reach
 
     def memory(self, kind: Kind | None = None) -> Breakdown:
         """Free memory as the falling request (or `kind`) sees it: sealed = out of reach of
@@ -280,9 +317,7 @@ class Game:
         if not self._mode.allocator.external_fragmentation:
             return Breakdown(free, 0, self.serving.reserved, free)
         k = self._seen_by() if kind is None else kind
-        masks = self.board.masks
-        mine = reach.reachable_cells(self.board, (k,))
-        usable = sum((mine[y] & ~masks[y]).bit_count() for y in range(R.HIDDEN, R.HEIGHT))
+        usable = reach.free_visible(self._reach_of(k), self._solid)
         return Breakdown(free, self.unreachable_free(), self.serving.reserved, usable)
 
     def _seen_by(self) -> Kind:
@@ -305,46 +340,50 @@ class Game:
     def telemetry(self) -> Telemetry:
         s = self.serving
         occupied = s.held
-        return Telemetry(
-            utilisation=utilisation(occupied),
-            throughput=self._throughput.rate(self.time_ms),
-            reserved=s.reserved,
-            resident=len(s.running),
-            peak_utilisation=self.peak_utilisation,
-            free_cells=R.VISIBLE_CELLS - occupied,
-            pieces=self.pieces,
-            served=s.served,
-            score=self.score,
-            level=self.level,
-            tokens=s.tokens_served,
-            waiting=len(s.waiting),
-            preempted_swap=s.preempted_swap,
-            preempted_recompute=s.preempted_recompute,
-            cpu_used=s.cpu_used,
-            tokens_stored=s.tokens_stored(),
-            slots_held=occupied * R.TOKENS_PER_BLOCK,
-            reserved_wasted=s.reserved_wasted,
-            minutes=self.time_ms / 60_000.0,
-            count_lost=self.unreachable_free if self._mode.allocator.external_fragmentation else None,
+        running = len(s.running)
+        return Telemetry._of(
+            occupied / R.VISIBLE_CELLS,  # utilisation()
+            self._throughput.rate(self.time_ms),
+            s.reserved,
+            running,
+            self.peak_utilisation,
+            R.VISIBLE_CELLS - occupied,
+            self.pieces,
+            s.served,
+            self.score,
+            self.level,
+            s.tokens_served,
+            len(s.waiting),
+            s.preempted_swap,
+            s.preempted_recompute,
+            s.cpu_used,
+            s._token_base + running * s.step,  # tokens_stored()
+            occupied * R.TOKENS_PER_BLOCK,
+            s.reserved_wasted,
+            self.time_ms / 60_000.0,
+            self.unreachable_free if self._mode.allocator.external_fragmentation else None,
         )
 
     # ------------------------------------------------------------------ driving
     def update(self, dt_ms: float, inputs: Iterable[Input] = ()) -> list[ev.Event]:
         """Apply this step's inputs, then let `dt_ms` of game time pass."""
         if not self.over:
+            dispatch = self._DISPATCH
             for inp in inputs:
-                self._DISPATCH[inp](self)
+                dispatch[inp](self)
                 if self.over:
                     break
-            while not self.over and dt_ms > 0:
-                step = CHUNK_MS if dt_ms > CHUNK_MS else dt_ms
+            while dt_ms > 0 and not self.over:
                 if self.active is None and self.blocked is None:
                     # Nothing falls: time runs on to the next thing that can happen.
                     until = self._next_event_ms() - self.time_ms
-                    step = dt_ms if until >= dt_ms else max(until, 1e-6)
+                    step = dt_ms if until >= dt_ms else (until if until > 1e-6 else 1e-6)
+                else:
+                    step = CHUNK_MS if dt_ms > CHUNK_MS else dt_ms
                 dt_ms -= step
                 self._tick(step)
-        out, self._ev = self._ev, []
+        out = self._ev
+        self._ev = []
         return out
 
     # One-action conveniences; each goes through update(), the single path every input takes.
@@ -394,7 +433,7 @@ class Game:
             return False
         a.x += dx
         a.y += dy
-        self._ev.append(ev.Moved(dx, dy))
+        self._ev.append(_MOVED[(dx, dy)])
         if dy and a.y > self._lowest_y:
             self._lowest_y = a.y
             self._lock_resets = 0
@@ -415,7 +454,7 @@ class Game:
                 a.x += kx
                 a.y += ky
                 a.rotation = to
-                self._ev.append(ev.Rotated(direction, i))
+                self._ev.append(_ROTATED[(direction, i)])
                 if a.y > self._lowest_y:
                     self._lowest_y = a.y
                     self._lock_resets = 0
@@ -438,7 +477,8 @@ class Game:
         a = self.active
         if a is None:
             return
-        d = self.board.drop_distance(COLUMNS[a.kind][a.rotation], a.x, a.y, self._counts()[2])
+        d = self.board.drop_distance(COLUMNS[a.kind][a.rotation], a.x, a.y,
+                                     self.board.column_tops())
         a.y += d
         self._lock(d)
 
@@ -514,43 +554,72 @@ class Game:
     def _tick(self, dt: float) -> None:
         s = self.serving
         if dt > 0:
-            self.time_ms += dt
-            level = R.level_for(self.time_ms)
-            if level != self.level:
-                self.level = level
-                self._ev.append(ev.LevelUp(level))
-        for a in self._workload.arrivals_until(self.time_ms):
-            s.arrive(a)
+            now = self.time_ms = self.time_ms + dt
+            if now >= self._level_check_ms:
+                level = R.level_for(now)
+                if level != self.level:
+                    self.level = level
+                    self._gravity_ms = R.gravity_ms(level)
+                    self._ev.append(ev.LevelUp(level))
+                # level_for() cannot change before the next level's first minute (less a
+                # millisecond, whatever the rounding of its division).
+                self._level_check_ms = (self.level * R.LEVEL_MS - 1.0
+                                        if self.level < R.MAX_LEVEL else _NEVER)
+        else:
+            now = self.time_ms
+        wl = self._workload
+        if wl.next_at <= now:
+            for a in wl.arrivals_until(now):
+                s.arrive(a)
         if dt > 0:
             s.advance(dt)
         if s.events:
             self._take_serving_events()
         if self.blocked is not None:
             self._retry_blocked()
-        if self.active is None and self.blocked is None:
-            self._maybe_spawn()
-        if self.active is not None and dt > 0:
+        if self.active is None:
+            if self.blocked is None and s.waiting and not self.over:
+                self._spawn(s.waiting.popleft())
+            if self.active is None:
+                # Nothing falls, waits or is held: no deadline can pass (_check_overload()).
+                if not self.over and (s.waiting or self.blocked is not None
+                                      or self.hold is not None):
+                    self._check_overload()
+                return
+        if dt > 0:
             self._fall(dt)
         if not self.over:
             self._check_overload()
 
     def _next_event_ms(self) -> float:
         """When something next happens with no request falling: an arrival, a decode step, a
-        level, or the deadline of the request in hold."""
-        at = min(self._workload.next_time_ms, self.serving.next_step_ms(),
-                 (self.level if self.level < R.MAX_LEVEL else 10**9) * R.LEVEL_MS)
-        if self.hold is not None:
-            at = min(at, self.hold.queued_ms + R.DEADLINE_MS)
+        level, or the deadline of the request in hold (the earliest; engine.serving's
+        next_step_ms() written out)."""
+        s = self.serving
+        t, busy = s.time_ms, s.busy_until_ms
+        at = self._workload.next_at
+        step = (busy if busy > t else t) + R.DECODE_STEP_MS - s._acc
+        if step < at:
+            at = step
+        level = self.level * R.LEVEL_MS if self.level < R.MAX_LEVEL else _NO_LEVEL_MS
+        if level < at:
+            at = level
+        hold = self.hold
+        if hold is not None:
+            deadline = hold.queued_ms + R.DEADLINE_MS
+            if deadline < at:
+                at = deadline
         return at
 
     def _take_serving_events(self) -> None:
         s = self.serving
-        for e in s.events:
+        events = s.events
+        for e in events:
             if isinstance(e, ev.Finished):
                 self.score += e.tokens * self.level
                 self._throughput.add(self.time_ms, e.tokens)
-            self._ev.append(e)
-        s.events.clear()
+        self._ev.extend(events)
+        events.clear()
         if not self.endless and s.served >= R.GOAL_REQUESTS and not self.over:
             self._end("victory", "victory", None)
 
@@ -561,7 +630,7 @@ class Game:
         shape = FOOTPRINTS[a.kind][a.rotation]
         if fits(shape, a.x, a.y + 1):
             self._gravity_acc += dt
-            step = R.gravity_ms(self.level)
+            step = self._gravity_ms
             while self._gravity_acc >= step:
                 self._gravity_acc -= step
                 self._shift(0, 1)
@@ -585,19 +654,20 @@ class Game:
         """Let `req` fall from the top: a tetromino of its shape at the spawn pose."""
         kind = req.kind
         p = PIECES[kind]
-        a = Active(kind, 0, p.spawn_x, p.spawn_y, req.id)
+        x, y = p.spawn_x, p.spawn_y
         self._gravity_acc = 0.0
         self._lock_timer = 0.0
         self._lock_resets = 0
         shape = FOOTPRINTS[kind][0]
-        if not self.board.fits(shape, a.x, a.y):
+        fits = self.board.fits
+        if not fits(shape, x, y):
             self.active = None
-            self._unplaceable(req, a.cells(), "spawn_blocked")
+            self._unplaceable(req, Active(kind, 0, x, y, req.id).cells(), "spawn_blocked")
             return
-        if self.board.fits(shape, a.x, a.y + 1):
-            a.y += 1  # guideline: a new piece drops one row at once if it can
-        self._lowest_y = a.y
-        self.active = a
+        if fits(shape, x, y + 1):
+            y += 1  # guideline: a new piece drops one row at once if it can
+        self._lowest_y = y
+        self.active = Active(kind, 0, x, y, req.id)
         self._ev.append(ev.Spawned(req.id, kind))
 
     def _unplaceable(self, req: Request, origin: list[Cell], code: str) -> None:
@@ -646,16 +716,17 @@ class Game:
         assert a is not None
         self.active = None
         req = self.serving.requests[a.request_id]
-        cells = a.cells()
-        if any(y < R.HIDDEN for _, y in cells):
+        x, y = a.x, a.y
+        cells = [(x + cx, y + cy) for cx, cy in PIECES[a.kind].rotations[a.rotation]]
+        if y + FOOTPRINTS[a.kind][a.rotation].min_dy < R.HIDDEN:
             self._unplaceable(req, cells, "ceiling")
             return
         sealed_cells = self._newly_sealed(a)
         self._ev.append(ev.Locked(ev.LockResult(a.request_id, a.kind, tuple(cells),
                                                 len(sealed_cells), drop_cells, sealed_cells)))
         alloc = self._mode.allocator
-        order = logical_order(cells)
-        need = self.serving.need(req)
+        order = [(x + cx, y + cy) for cx, cy in _LOGICAL[a.kind][a.rotation]]
+        need = req.swapped if req.swapped else R.blocks_for(req.prompt + req.done)  # need()
         tokens, reserved = alloc.whole(order, need)
         preferred = [c for c in order if c not in tokens and c not in reserved]
         self._admit(req, tokens, reserved, "whole", preferred)
@@ -663,17 +734,20 @@ class Game:
     def _newly_sealed(self, a: Active) -> tuple[Cell, ...]:
         """The free visible cells a piece about to be written over seals off: in each of its
         columns, the free cells between its lowest block there and the old column top."""
-        tops = self._counts()[2]
+        tops = self.board.column_tops()
+        ax, ay = a.x, a.y
         newly: list[Cell] = []
         for cx, top_dy, bottom_dy, _ in COLUMNS[a.kind][a.rotation]:
-            x = a.x + cx
-            if a.y + top_dy < tops[x]:
-                for y in range(max(a.y + bottom_dy + 1, R.HIDDEN), tops[x]):
+            x = ax + cx
+            top = tops[x]
+            if ay + top_dy < top:
+                y0 = ay + bottom_dy + 1
+                for y in range(y0 if y0 >= R.HIDDEN else R.HIDDEN, top):
                     newly.append((x, y))
         return tuple(newly)
 
     def _page(self, req: Request, frames: list[Cell], origin: tuple[Cell, ...], how: str) -> None:
-        tops = self._counts()[2]
+        tops = self.board.column_tops()
         holes = sum(1 for x, y in frames if y > tops[x])
         table = ev.BlockTable(req.id, req.kind, tuple(enumerate(frames)))
         self._ev.append(ev.PageSplit(table, holes, origin, how == "on_demand"))
@@ -687,8 +761,7 @@ class Game:
         self.can_hold = True
         self.focus = req.id
         self._take_serving_events()
-        held = s.held
-        util = utilisation(held)
+        util = s.held / R.VISIBLE_CELLS  # utilisation()
         if util > self.peak_utilisation:
             self.peak_utilisation = util
         if len(s.running) > self.peak_resident:
@@ -704,13 +777,23 @@ class Game:
     # ------------------------------------------------------------------ endings
     def _check_overload(self) -> None:
         s = self.serving
-        if len(s.waiting) > R.QUEUE_MAX:
-            self._end("overload", "queue_full", s.waiting[-1])
+        waiting = s.waiting
+        if len(waiting) > R.QUEUE_MAX:
+            self._end("overload", "queue_full", waiting[-1])
             return
         now = self.time_ms
-        oldest: Request | None = None
-        for req in (self.blocked, self.falling, self.hold, *s.waiting):
+        # The request waiting longest: the first of (blocked, falling, hold, queue) on a tie.
+        oldest = self.blocked
+        a = self.active
+        if a is not None:
+            req = s.requests.get(a.request_id)
             if req is not None and (oldest is None or req.queued_ms < oldest.queued_ms):
+                oldest = req
+        req = self.hold
+        if req is not None and (oldest is None or req.queued_ms < oldest.queued_ms):
+            oldest = req
+        for req in waiting:
+            if oldest is None or req.queued_ms < oldest.queued_ms:
                 oldest = req
         if oldest is not None and now - oldest.queued_ms >= R.DEADLINE_MS:
             if oldest is self.blocked and self._blocked_step < 0:

@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .board import Board, Cell
+from .frozen import quick_init
 from .reach import reachable_cells
 from .rules import HEIGHT, HIDDEN, WIDTH
 
@@ -20,6 +21,7 @@ from .rules import HEIGHT, HIDDEN, WIDTH
 OOM_CAUSES: tuple[str, ...] = ("memory_full", "no_free_range", "spawn_blocked", "ceiling")
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class Breakdown:
     """The visible blocks by what the next request could do with them."""
@@ -45,8 +47,15 @@ def sealed_cells(board: Board, cover: list[int] | None = None) -> tuple[Cell, ..
     masks = board.masks
     if cover is None:
         cover = reachable_cells(board)
-    return tuple((x, y) for y in range(HIDDEN, HEIGHT) for x in range(WIDTH)
-                 if not (masks[y] | cover[y]) >> x & 1)
+    full = (1 << WIDTH) - 1
+    out: list[Cell] = []
+    for y in range(HIDDEN, HEIGHT):
+        bits = ~(masks[y] | cover[y]) & full
+        while bits:  # left to right
+            low = bits & -bits
+            out.append((low.bit_length() - 1, y))
+            bits ^= low
+    return tuple(out)
 
 
 def oom_cause(b: Breakdown, need: int, code: str) -> str:

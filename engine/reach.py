@@ -72,26 +72,251 @@ def _spread(row: int, fit: int) -> int:
         row = wider
 
 
+# The whole board as one integer, for the flood fills below. Row y is bits y*_S .. y*_S + 12:
+# two wall bits, the ten cells, one wall bit; cell (x, y) is bit y*_S + x + _BPAD, and so is pose
+# (x, y) in a shape's fit (no pose left of x = -2 ever fits: every shape has a cell within two
+# columns of its origin). A shape reaching past the right wall lands on the next row's left
+# walls, and under the last row lie solid floor rows, so every off-board cell is solid. The top
+# bit of each row is never a pose, so a slide cannot carry into the next row.
+_S = WIDTH + 3
+_BPAD = 2
+_ROW_WALLS = ((1 << _BPAD) - 1) | (1 << (_S - 1))
+_FLOOR = ((1 << (4 * _S)) - 1) << (HEIGHT * _S)  # solid rows under the board (shapes reach 3 down)
+_ROW_POSES = (1 << (_S - 1)) - 1  # x = -2 .. 9
+_ALL_POSES = sum(_ROW_POSES << (y * _S) for y in range(HEIGHT))
+_FULL = (1 << WIDTH) - 1
+_VISIBLE = sum(_FULL << (y * _S + _BPAD) for y in range(HIDDEN, HEIGHT))
+
+
+def _translation(kind: Kind, rot: int) -> tuple[int, int, int]:
+    """(base, dx, dy): the first rotation whose cells, moved by (dx, dy), are this one's (so a
+    pose (x, y) of it covers what pose (x + dx, y + dy) of the base covers)."""
+    cells = sorted(PIECES[kind].rotations[rot])
+    for base in range(rot + 1):
+        other = sorted(PIECES[kind].rotations[base])
+        dx, dy = cells[0][0] - other[0][0], cells[0][1] - other[0][1]
+        if sorted((x + dx, y + dy) for x, y in other) == cells:
+            return base, dx, dy
+    raise AssertionError("a rotation is its own base")
+
+
+_TRANSLATION: dict[Kind, tuple[tuple[int, int, int], ...]] = {
+    k: tuple(_translation(k, r) for r in range(4)) for k in KINDS
+}
+# Per kind, per rotation, its cells as shifts of a pose's bit.
+_CELL_SHIFTS: dict[Kind, tuple[tuple[int, ...], ...]] = {
+    k: tuple(tuple(cy * _S + cx for cx, cy in PIECES[k].rotations[r]) for r in range(4))
+    for k in KINDS
+}
+_TURNS = ((1,), (1, 1), (-1,))  # as _starts_from() turns: cw, cw twice, ccw
+
+
+def solid(masks: list[int]) -> int:
+    """The board's held cells, walls and floor as one integer (layout above)."""
+    big = _FLOOR
+    for y, m in enumerate(masks):
+        big |= ((m << _BPAD) | _ROW_WALLS) << (y * _S)
+    return big
+
+
+def _flood(fit: int, seed: int) -> int:
+    """Every pose reachable from `seed` (inside `fit`) by moves left, right and down: a
+    row's slides by carries and shift-and fills, drops by shift-and fills of doubling stride
+    (of every slot of covers() at once: at most 8 rows per pass, see _SLOT_BYTES)."""
+    # Propagators for sliding left (1, 2, 4, 8 cells) and dropping (1, 2, 4, 8 rows).
+    l1 = fit & (fit >> 1)
+    l2 = l1 & (l1 >> 2)
+    l4 = l2 & (l2 >> 4)
+    d1 = fit & (fit << _S)
+    d2 = d1 & (d1 << 2 * _S)
+    d4 = d2 & (d2 << 4 * _S)
+    r = seed
+    while True:
+        # Slide: right by carrying through each run of fitting poses, left by shift-and fill.
+        r |= ((fit + r) ^ fit) & fit
+        r |= fit & (r >> 1)
+        r |= l1 & (r >> 2)
+        r |= l2 & (r >> 4)
+        r |= l4 & (r >> 8)
+        # Drop.
+        d = r | (fit & (r << _S))
+        d |= d1 & (d << 2 * _S)
+        d |= d2 & (d << 4 * _S)
+        d |= d4 & (d << 8 * _S)
+        if d == r:
+            return r
+        r = d
+
+
+def _fitting_starts(board: Board, kind: Kind, solid: int) -> list[tuple[int, int, int]]:
+    """(base rotation, its fit, seeds) of the floods `kind` needs: _starts()'s poses, tested
+    against the fits (board.fits() above the top row), each as a pose of the rotation its cells
+    are a move of (_TRANSLATION) so that one flood serves both."""
+    moved = _TRANSLATION[kind]
+    shifts = _CELL_SHIFTS[kind]
+    fits: list[int] = []
+    for rot in range(4):
+        base, dx, dy = moved[rot]
+        if base == rot:
+            bad = 0
+            for sh in shifts[rot]:
+                bad |= solid >> sh
+            fits.append(~bad & _ALL_POSES)
+        else:
+            off = dy * _S + dx
+            fit = fits[base]
+            fits.append((fit >> off if off >= 0 else fit << -off) & _ALL_POSES)
+
+    def ok(rot: int, x: int, y: int) -> bool:
+        if y < 0:
+            return board.fits(FOOTPRINTS[kind][rot], x, y)
+        bit = x + _BPAD
+        return 0 <= bit < _S and bool(fits[rot] >> (y * _S + bit) & 1)
+
+    p = PIECES[kind]
+    x0, y0 = p.spawn_x, p.spawn_y
+    if ok(0, x0, y0 + 1):
+        y0 += 1
+    if not ok(0, x0, y0):
+        return []
+    starts = [(0, x0, y0)]
+    if kind is not Kind.O:
+        kicks = KICKS[kind]
+        for turns in _TURNS:
+            r, cx, cy = 0, x0, y0
+            for t in turns:
+                to = (r + t) % 4
+                for kx, ky in kicks[(r, to)]:
+                    if ok(to, cx + kx, cy + ky):
+                        r, cx, cy = to, cx + kx, cy + ky
+                        break
+                else:
+                    break
+            else:
+                starts.append((r, cx, cy))
+    seeds: dict[int, int] = {}
+    for rot, x, y in starts:
+        if y < 0:
+            continue  # a turn kicked it above the top row: _lifted_cover() floods it
+        base, dx, dy = moved[rot]
+        seeds[base] = seeds.get(base, 0) | 1 << ((y + dy) * _S + x + dx + _BPAD)
+    return [(base, fits[base], seed) for base, seed in seeds.items()]
+
+
+def _lifted_cover(board: Board, kind: Kind) -> int:
+    """The cells covered from the starts a turn kicked above the top row (rare: only when the
+    stack reaches the spawn rows), flooded row by row, as a board integer."""
+    masks = board.masks
+    padded_rows: list[int] | None = None
+    cover = [0] * HEIGHT
+    for rot, _, x, y in _starts(board, kind):
+        if y >= 0:
+            continue
+        if padded_rows is None:
+            padded_rows = padded(masks)
+        _flood_rows(fit_masks(masks, kind, rot, padded_rows), PIECES[kind].rotations[rot], x, y,
+                    cover)
+    big = 0
+    for y, row in enumerate(cover):
+        big |= (row & _FULL) << (y * _S + _BPAD)
+    return big
+
+
+def _flood_rows(fit: list[int], cells: tuple[tuple[int, int], ...], x: int, y: int,
+                cover: list[int]) -> None:
+    """OR into `cover` (row bitmasks) every cell some pose reachable from (x, y) covers, with
+    `fit` as fit_masks() gives it."""
+    reach = _spread(1 << (x + PAD), fit[y + TOP])
+    for row in range(y, HEIGHT):
+        for cx, cy in cells:
+            cover[row + cy] |= (reach << cx) >> PAD
+        if row + 1 >= HEIGHT:
+            break
+        below = fit[row + 1 + TOP]
+        reach = _spread(reach & below, below)
+        if not reach:
+            break
+
+
+def kind_cover(board: Board, kind: Kind, solid: int) -> int:
+    """The cells some reachable pose of `kind` covers, as a board integer (`solid`: the
+    board's solid(), layout above)."""
+    cover = _lifted_cover(board, kind)
+    shifts = _CELL_SHIFTS[kind]
+    for rot, fit, seed in _fitting_starts(board, kind, solid):
+        poses = _flood(fit, seed)
+        for sh in shifts[rot]:
+            cover |= poses << sh
+    return cover
+
+
+# covers() floods every start at once: each flood's fit gets a slot of _SLOT_BYTES in one
+# integer, 32 rows, so that a drop shifted by up to 8 rows stays inside its slot.
+_SLOT_BYTES = 4 * _S
+_SLOT = 8 * _SLOT_BYTES
+
+
+def covers(board: Board, kinds: tuple[Kind, ...] = KINDS,
+           solid_board: int | None = None) -> dict[Kind, int]:
+    """kind_cover() of each of `kinds`, every flood at once (`solid_board`: the board's
+    solid(), when the caller has it already)."""
+    big = solid(board.masks) if solid_board is None else solid_board
+    slots: list[tuple[Kind, int]] = []
+    fits: list[bytes] = []
+    seed = 0
+    for kind in kinds:
+        for rot, fit, start in _fitting_starts(board, kind, big):
+            seed |= start << (len(slots) * _SLOT)
+            slots.append((kind, rot))
+            fits.append(fit.to_bytes(_SLOT_BYTES, "little"))
+    out = {kind: _lifted_cover(board, kind) for kind in kinds}
+    if not slots:
+        return out
+    poses = _flood(int.from_bytes(b"".join(fits), "little"), seed)
+    raw = poses.to_bytes(len(slots) * _SLOT_BYTES, "little")
+    for i, (kind, rot) in enumerate(slots):
+        p = int.from_bytes(raw[i * _SLOT_BYTES:(i + 1) * _SLOT_BYTES], "little")
+        cover = out[kind]
+        for sh in _CELL_SHIFTS[kind][rot]:
+            cover |= p << sh
+        out[kind] = cover
+    return out
+
+
+def rows(big: int) -> list[int]:
+    """A board integer's cells as row bitmasks (as `Board.masks`)."""
+    return [(big >> (y * _S + _BPAD)) & _FULL for y in range(HEIGHT)]
+
+
+def free_visible(cells: int, solid: int) -> int:
+    """How many of the cells of a board integer are free visible blocks."""
+    return (cells & _VISIBLE & ~solid).bit_count()
+
+
+def kind_covers(board: Board, kinds: tuple[Kind, ...] = KINDS) -> dict[Kind, list[int]]:
+    """reachable_cells(board, (kind,)) for each of `kinds`, counted in one pass."""
+    return {k: rows(c) for k, c in covers(board, kinds).items()}
+
+
 def reachable_cells(board: Board, kinds: tuple[Kind, ...] = KINDS) -> list[int]:
     """Per row, the cells some reachable pose of some kind covers (row bitmasks): the cells a
     request can be moved through or placed over. A free cell no pose covers is sealed off."""
+    cover = 0
+    for c in covers(board, kinds).values():
+        cover |= c
+    return rows(cover)
+
+
+def _reachable_cells_rowwise(board: Board, kinds: tuple[Kind, ...] = KINDS) -> list[int]:
+    """reachable_cells() row by row, pose by pose: the plain statement of what it counts
+    (kept to check the fast one against)."""
     masks = board.masks
-    rows = padded(masks)
+    padded_rows = padded(masks)
     cover = [0] * HEIGHT
     for kind in kinds:
         for rot, _, x, y in _starts(board, kind):
-            fit = fit_masks(masks, kind, rot, rows)
-            reach = _spread(1 << (x + PAD), fit[y + TOP])
-            cells = PIECES[kind].rotations[rot]
-            for row in range(y, HEIGHT):
-                for cx, cy in cells:
-                    cover[row + cy] |= (reach << cx) >> PAD
-                if row + 1 >= HEIGHT:
-                    break
-                below = fit[row + 1 + TOP]
-                reach = _spread(reach & below, below)
-                if not reach:
-                    break
+            _flood_rows(fit_masks(masks, kind, rot, padded_rows), PIECES[kind].rotations[rot],
+                        x, y, cover)
     full = (1 << WIDTH) - 1
     return [c & full for c in cover]
 

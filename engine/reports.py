@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .frozen import quick_init
 from .modes import MIXED
 from .pieces import Kind
 
@@ -13,6 +14,7 @@ Cell = tuple[int, int]
 OUTCOMES = ("oom", "overload", "victory")
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class RunReport:
     outcome: str  # one of OUTCOMES

@@ -178,31 +178,40 @@ class Serving:
         """Give `req` its blocks (`tokens` hold its context, `reserved` are held empty) and let
         it decode. The caller has taken it out of the queue and checked the blocks are free."""
         board = self.board
-        board.place(tokens, req.id)
+        rid = req.id
+        board.place(tokens, rid)
         if reserved:
-            board.reserve(reserved, req.id)
-        stall = self.prefill_ms(req)
-        resumed = "swap" if req.swapped else ("recompute" if req.recomputed else "")
-        if req.swapped:
-            self.cpu_used -= req.swapped
+            board.reserve(reserved, rid)
+        swapped = req.swapped
+        context = req.prompt + req.done
+        if swapped:  # prefill_ms(), need() and their like, written out for every admission
+            stall = R.SWAP_MS_PER_BLOCK * swapped
+            resumed = "swap"
+            self.cpu_used -= swapped
             req.swapped = 0
+        else:
+            stall = R.PREFILL_MS_PER_TOKEN * context
+            resumed = "recompute" if req.recomputed else ""
         req.recomputed = 0
         req.state = RUNNING
         req.mode = alloc.name
         req.alloc = alloc
-        req.blocks = [*tokens, *reserved]
-        req.reserved = len(reserved)
+        blocks = req.blocks = [*tokens, *reserved]
+        n_reserved = req.reserved = len(reserved)
         req.preferred = list(preferred or ())
-        req.start_step = self.step
-        self._orders += 1
-        req.order = self._orders
-        self.running[req.id] = req
-        self.held += len(req.blocks)
-        self.reserved += len(reserved)
-        self._token_base += req.context - req.start_step
-        self._stall(stall)
+        step = req.start_step = self.step
+        order = self._orders = self._orders + 1
+        req.order = order
+        self.running[rid] = req
+        self.held += len(blocks)
+        self.reserved += n_reserved
+        self._token_base += context - step
+        if stall > 0:
+            self._stall(stall)
         self._schedule(req)
-        self.events.append(ev.Admitted(self.table(req), how, stall, resumed, alloc.name))
+        self.events.append(ev.Admitted(
+            ev.BlockTable(rid, req.kind, tuple(enumerate(blocks)), n_reserved, context),
+            how, stall, resumed, alloc.name))
 
     def _stall(self, ms: float) -> None:
         if ms > 0:
@@ -214,14 +223,18 @@ class Serving:
         t0 = self.time_ms
         t1 = t0 + dt_ms
         self.time_ms = t1
-        free = t1 - max(t0, self.busy_until_ms)
+        busy = self.busy_until_ms
+        free = t1 - (busy if busy > t0 else t0)
         if free <= 0:
             return
         acc = self._acc + free
-        while acc >= R.DECODE_STEP_MS:
-            acc -= R.DECODE_STEP_MS
-            self.step += 1
-            self._run_step(self.step)
+        if acc >= R.DECODE_STEP_MS:
+            heap = self._heap
+            while acc >= R.DECODE_STEP_MS:
+                acc -= R.DECODE_STEP_MS
+                step = self.step = self.step + 1
+                if heap and heap[0][0] <= step:
+                    self._run_step(step)
         self._acc = acc
 
     def next_step_ms(self) -> float:

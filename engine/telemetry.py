@@ -19,6 +19,8 @@ from collections.abc import Callable
 
 from .rules import THROUGHPUT_WINDOW_MS, TOKENS_PER_BLOCK, VISIBLE_CELLS
 
+_new = object.__new__
+
 
 class Telemetry:
     """One reading of every gauge, taken when Game.telemetry() was called.
@@ -62,6 +64,40 @@ class Telemetry:
         self.minutes = minutes
         self._lost = lost
         self._count_lost = count_lost
+
+    @classmethod
+    def _of(cls, utilisation: float, throughput: float, reserved: int, resident: int,
+            peak_utilisation: float, free_cells: int, pieces: int, served: int, score: int,
+            level: int, tokens: int, waiting: int, preempted_swap: int,
+            preempted_recompute: int, cpu_used: int, tokens_stored: int, slots_held: int,
+            reserved_wasted: int, minutes: float,
+            count_lost: Callable[[], int] | None) -> Telemetry:
+        """The same reading as __init__ makes, from positional figures (the game builds one
+        every frame: keyword arguments cost more than the rest of it)."""
+        t = _new(cls)
+        t.utilisation = utilisation
+        t.throughput = throughput
+        t.reserved = reserved
+        t.resident = resident
+        t.peak_utilisation = peak_utilisation
+        t.free_cells = free_cells
+        t.pieces = pieces
+        t.served = served
+        t.lines = served
+        t.score = score
+        t.level = level
+        t.tokens = tokens
+        t.waiting = waiting
+        t.preempted_swap = preempted_swap
+        t.preempted_recompute = preempted_recompute
+        t.cpu_used = cpu_used
+        t.tokens_stored = tokens_stored
+        t.slots_held = slots_held
+        t.reserved_wasted = reserved_wasted
+        t.minutes = minutes
+        t._lost = None
+        t._count_lost = count_lost
+        return t
 
     @property
     def sealed_holes(self) -> int:

@@ -12,15 +12,17 @@ from __future__ import annotations
 import math
 import random
 from collections import deque
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from . import rules as R
 from .bag import PieceBag
+from .frozen import quick_init
 from .lab.workload import DATASETS, DatasetSpec
 from .pieces import Kind
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class Arrival:
     """One request as it arrives: `output` is what it will generate, which nobody sees."""
@@ -32,12 +34,41 @@ class Arrival:
     output: int
 
 
+_NV_MAGICCONST = 4 * math.exp(-0.5) / math.sqrt(2.0)  # as random.py has it
+
+
+def _lognormal(uniform: Callable[[], float], mu: float, sigma: float) -> float:
+    """random.Random.lognormvariate(mu, sigma) of the generator whose random() is `uniform`,
+    written out (Kinderman and Monahan, as the standard library draws it): a request's lengths
+    are drawn with every arrival."""
+    while True:
+        u1 = uniform()
+        u2 = 1.0 - uniform()
+        z = _NV_MAGICCONST * (u1 - 0.5) / u2
+        if z * z / 4.0 <= -math.log(u2):
+            return math.exp(mu + z * sigma)
+
+
+def _same_draws() -> bool:
+    """Whether _lognormal() draws exactly what this Python's random module draws."""
+    ours, theirs = random.Random(20240), random.Random(20240)
+    return all(_lognormal(ours.random, 1.5, 0.9) == theirs.lognormvariate(1.5, 0.9)
+               for _ in range(64)) and ours.random() == theirs.random()
+
+
+_WRITTEN_OUT = _same_draws()
+
+
 def scaled_lengths(spec: DatasetSpec, rng: random.Random, scale: float = R.LENGTH_SCALE,
                    max_tokens: int = R.MAX_SEQ_TOKENS) -> tuple[int, int]:
     """(prompt, output) in game tokens: the dataset's log-normals divided by `scale`, rounded,
     at least one token each, prompt + output capped at `max_tokens`."""
-    prompt = rng.lognormvariate(spec.mu_input, spec.sigma_input) / scale
-    output = rng.lognormvariate(spec.mu_output, spec.sigma_output) / scale
+    if _WRITTEN_OUT and type(rng) is random.Random:
+        prompt = _lognormal(rng.random, spec.mu_input, spec.sigma_input) / scale
+        output = _lognormal(rng.random, spec.mu_output, spec.sigma_output) / scale
+    else:
+        prompt = rng.lognormvariate(spec.mu_input, spec.sigma_input) / scale
+        output = rng.lognormvariate(spec.mu_output, spec.sigma_output) / scale
     p = min(max(1, round(prompt)), max_tokens - 1)
     return p, min(max(1, round(output)), max_tokens - p)
 
@@ -63,7 +94,7 @@ def next_arrival_ms(now_ms: float, rng: random.Random) -> float:
 class Workload:
     """The endless, seeded stream of a run's requests, drawn as game time reaches them."""
 
-    __slots__ = ("_bag", "_lengths", "_gaps", "_spec", "_next_id", "_upcoming")
+    __slots__ = ("_bag", "_lengths", "_gaps", "_spec", "_next_id", "_upcoming", "next_at")
 
     def __init__(self, seed: int) -> None:
         self._bag = PieceBag(random.Random(seed))
@@ -73,6 +104,7 @@ class Workload:
         self._next_id = 1
         self._upcoming: deque[Arrival] = deque()
         self._upcoming.append(self._draw(0.0))
+        self.next_at = 0.0  # next_time_ms, as a plain attribute for the game's every tick
 
     def _draw(self, after_ms: float) -> Arrival:
         kind = self._bag.pop()
@@ -94,6 +126,7 @@ class Workload:
             a = up.popleft()
             out.append(a)
             up.append(self._draw(a.time_ms))
+        self.next_at = up[0].time_ms
         return out
 
     def peek_kinds(self, n: int) -> tuple[Kind, ...]:
