@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from . import rules as R
 from .bag import PieceBag
 from .frozen import quick_init
-from .lab.workload import DATASETS, DatasetSpec
+from .datasets import DATASETS, DatasetSpec
 from .pieces import Kind
 
 
