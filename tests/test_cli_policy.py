@@ -16,6 +16,8 @@ from pathlib import Path
 
 import pytest
 
+from engine.rules import RULES_VERSION
+
 from engine import cli_args
 from tests.prockit import wait_until_catching
 
@@ -26,7 +28,7 @@ ENV.pop("PYGAME_HIDE_SUPPORT_PROMPT", None)  # each tool must hide the banner it
 # Every command line and one long run of it (minutes at least, if nothing stops it).
 TOOLS = {
     "main.py": ([str(ROOT / "main.py")], ["--headless", "--frames", "1000000", "--screenshot", "{tmp}/o.png"]),
-    "engine.autoplay": (["-m", "engine.autoplay"], ["--seeds", "2000", "--max-pieces", "1000"]),
+    "engine.autoplay": (["-m", "engine.autoplay"], ["--seeds", "1000", "--max-minutes", "240"]),
     "engine.bench": (["-m", "engine.bench"], ["--frames", "10000000"]),
     "engine.lab": (["-m", "engine.lab"], ["--requests", "1000000"]),
     "engine.lab sweep": (["-m", "engine.lab", "sweep"], ["--requests", "60000"]),
@@ -83,9 +85,9 @@ LONG_RUNS = {**{t: (argv, long) for t, (argv, long) in TOOLS.items() if long}, *
 def write_long_replay(path: Path) -> None:
     """A replay file whose check takes seconds: ten million zero-length idle steps (the most a
     replay holds), so its verification is still running when the signal comes."""
-    path.write_text(json.dumps({"format": "vram-tetris-replay", "version": 2, "rules": 1, "seed": 3,
-                                "mode": "paged", "endless": False, "daily": None,
-                                "steps": [[0, [], 10_000_000]], "modes": ["paged"], "final": {}}))
+    path.write_text(json.dumps({"format": "vram-tetris-replay", "version": 2, "rules": RULES_VERSION,
+                                "seed": 3, "mode": "paged", "endless": False, "daily": None,
+                                "steps": [[0, [], 9_999_999]], "modes": ["paged"], "final": {}}))
 
 
 @pytest.mark.parametrize("tool", sorted(LONG_RUNS))
@@ -112,7 +114,7 @@ def test_long_runs_stop_within_a_second_on_signals(tool: str, sig: int, tmp_path
 
 
 @pytest.mark.skipif(not Path("/dev/full").exists(), reason="no /dev/full")
-@pytest.mark.parametrize("argv", [["-m", "engine.autoplay", "--seeds", "1", "--max-pieces", "5"],
+@pytest.mark.parametrize("argv", [["-m", "engine.autoplay", "--seeds", "1", "--max-minutes", "0.2"],
                                   ["-m", "engine.lab", "--requests", "20"],
                                   ["-m", "ui.sound", "--repeat", "1"],
                                   [str(ROOT / "main.py"), "--headless", "--frames", "2", "--screenshot", "/tmp/vram-full.png"]])
@@ -126,7 +128,7 @@ def test_a_full_disk_on_stdout_is_one_line(argv: list[str]) -> None:
 
 
 @pytest.mark.parametrize("argv", [["-m", "engine.lab", "--requests", "50"],
-                                  ["-m", "engine.autoplay", "--seeds", "2", "--max-pieces", "20"],
+                                  ["-m", "engine.autoplay", "--seeds", "2", "--max-minutes", "0.5"],
                                   [str(ROOT / "main.py"), "--bench-frame", "--frames", "30"]])
 def test_a_reader_that_goes_away_ends_quietly(argv: list[str]) -> None:
     proc = subprocess.Popen([sys.executable, *argv], cwd=ROOT, env=ENV, stdout=subprocess.PIPE,
@@ -218,7 +220,8 @@ def test_lab_names_the_option_at_fault_and_its_limit(argv: list[str], says: str)
 
 
 @pytest.mark.parametrize(("argv", "says"), [
-    (["-m", "engine.autoplay", "--seeds", "10000", "--max-pieces", "1000000"], "more than 2,000,000"),
+    (["-m", "engine.autoplay", "--seeds", "10000"], "at most 1,000"),
+    (["-m", "engine.autoplay", "--max-minutes", "1000"], "at most 240"),
     (["-m", "engine.bench", "--frames", "100000000"], "at most 10,000,000"),
     (["-m", "ui.sound", "--repeat", "5000"], "at most 1,000"),
     ([str(ROOT / "main.py"), "--bench-frame", "--frames", "2000000"], "at most 1,000,000"),

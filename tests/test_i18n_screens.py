@@ -62,13 +62,12 @@ def test_lab_tool_takes_a_language(tmp_path):
 
 
 @pytest.mark.parametrize("language", ["en", "ko"])
-def test_every_card_fits_its_card(language):
+def test_every_card_title_fits_its_card(language):
     canvas()
     tr = catalogue(language)
-    for card_id in CARD_IDS:  # title row, four body lines, then the dismiss hint
+    for card_id in CARD_IDS:  # the title fits its row (tests/test_ui_session.py: the body)
         card = card_in(tr, card_id)
         assert theme.font_for(card.title, theme.BODY).size(card.title)[0] <= CARD[2] - 2 * PAD, card_id
-        assert len(wrap(card.body, theme.SMALL, CARD[2] - 2 * PAD)) <= 4, (language, card_id)
 
 
 def _recorded(text_cache, monkeypatch, size) -> list:

@@ -21,8 +21,7 @@ from ui.keys import key_hint
 CONTROLS: tuple[tuple[str, str | None], ...] = (
     ("move", f"{key_hint('left')}, {key_hint('right')}"),
     ("rotate", f"{key_hint('rotate_cw')}  /  {key_hint('rotate_ccw')}"),
-    ("soft", key_hint("soft_drop")),
-    ("hard", key_hint("hard_drop")),
+    ("drops", f"{key_hint('soft_drop')}  /  {key_hint('hard_drop')}"),
     ("hold", key_hint("hold")),
     ("split", key_hint("split")),
     ("preempt", key_hint("preempt")),

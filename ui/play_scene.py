@@ -64,7 +64,7 @@ class PlayScene(Scene):
         self.session = GameSession(self.game, sound=app.sound, cards=self.cards, tape=self.tape, tr=lambda: app.tr)
         app.flush_notices(self.session.log, 0.0)
         self.mapper = InputMapper()
-        self.state = ViewState(muted=settings.muted, best=app.best(self.game.mode))
+        self.state = ViewState(muted=settings.muted, best=app.best(self.game.mode, self.game.goal))
         self.autopilot = AutoPilot(skill=0.85, seed=self.seed) if autoplay else None
         self.queued: list[Input] = []
         # Which on-screen control each pointer (mouse or finger) holds down.
@@ -230,7 +230,7 @@ class PlayScene(Scene):
         # A zero-length step, so the switch is part of the run's replay like a key press.
         self.session.step(0.0, [next(i for i, m in MODE_OF_INPUT.items() if m == mode)])
         self.app.set_mode(self.game.mode)
-        self.state.best = self.app.best(self.game.mode)
+        self.state.best = self.app.best(self.game.mode, self.game.goal)
 
     def toggle_preempt(self) -> None:
         """Swap <-> recompute: queued like a key press, so the replay has it."""
@@ -274,16 +274,14 @@ class PlayScene(Scene):
         self.session.step(dt_ms, inputs)
         if self.game.mode != self.app.settings.mode:
             self.app.set_mode(self.game.mode)
-            self.state.best = self.app.best(self.game.mode)
+            self.state.best = self.app.best(self.game.mode, self.game.goal)
         if self.game.over and not self.ended:
             self.ended = True
             result = self.game.result
             self.finish_replay()
             if result is not None:  # a mixed run counts as a game but as no mode's record
-                self.new_best = self.app.record_result(result.record_mode, result.score)
-                if self.daily is not None and not result.mixed:
-                    self.new_best = self.app.record_daily(self.daily.isoformat(), result.score) or self.new_best
-            self.state.best = self.app.best(self.game.mode)
+                self.new_best = self.app.record_run(result, daily=self.daily)
+            self.state.best = self.app.best(self.game.mode, self.game.goal)
             self.end_timer = 0.0
             self.mapper.reset()
         if self.end_timer is not None:
