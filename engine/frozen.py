@@ -45,6 +45,5 @@ def quick_init(cls: type[T]) -> type[T]:
     init.__qualname__ = old.__qualname__
     init.__module__ = old.__module__
     init.__annotations__ = dict(getattr(old, "__annotations__", {}))
-    init.__doc__ = old.__doc__
     setattr(cls, "__init__", init)
     return cls

@@ -803,7 +803,7 @@ for layout in ("landscape", "portrait"):
     if layout == "portrait":
         app.show_details(play); app.draw(app.surface); app.back()
     while not play.game.over:
-        play.session.step(0.0, [Input.HARD_DROP])
+        play.session.step(250.0, [Input.HARD_DROP])
     for _ in range(120):
         app.update(16.7)
     app.draw(app.surface)

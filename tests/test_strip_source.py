@@ -150,7 +150,7 @@ def test_stripped_engine_plays_the_same_games(tmp_path: Path) -> None:
     for path in (copy / "engine").rglob("*.py"):
         path.write_text(strip(path.read_text(encoding="utf-8"), str(path)), encoding="utf-8")
     assert '"""' not in (copy / "engine" / "game.py").read_text(encoding="utf-8")
-    commands = (["-m", "engine.autoplay", "--json", "--seeds", "2", "--max-pieces", "150"],
+    commands = (["-m", "engine.autoplay", "--json", "--seeds", "2", "--max-minutes", "3"],
                 ["-m", "engine.lab", "run", "--requests", "40", "--json"])
     for args in commands:
         runs = [subprocess.run([sys.executable, "-B", *args], cwd=cwd, capture_output=True, text=True, timeout=120)
@@ -202,7 +202,7 @@ def test_stripped_sources_compile_and_run_in_cpython_312_for_webassembly(tmp_pat
         sources[name] = strip(path.read_text(encoding="utf-8"), name)
         (copy / name).parent.mkdir(parents=True, exist_ok=True)
         (copy / name).write_text(sources[name], encoding="utf-8")
-    args = ["--json", "--seeds", "2", "--max-pieces", "150"]
+    args = ["--json", "--seeds", "2", "--max-minutes", "3"]
     native = subprocess.run([sys.executable, "-B", "-m", "engine.autoplay", *args], cwd=ROOT,
                             capture_output=True, text=True, timeout=120)
     assert native.returncode == 0, native.stderr
