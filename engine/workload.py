@@ -142,16 +142,18 @@ class Scripted(Workload):
 
     def __init__(self, arrivals: Iterable[Arrival] = ()) -> None:  # the seeded streams stay unused
         self._script: deque[Arrival] = deque(sorted(arrivals, key=lambda a: a.time_ms))
+        self.next_at = self._script[0].time_ms if self._script else math.inf
 
     @property
     def next_time_ms(self) -> float:
-        return self._script[0].time_ms if self._script else math.inf
+        return self.next_at
 
     def arrivals_until(self, time_ms: float) -> list[Arrival]:
         out: list[Arrival] = []
         script = self._script
         while script and script[0].time_ms <= time_ms:
             out.append(script.popleft())
+        self.next_at = script[0].time_ms if script else math.inf
         return out
 
     def peek_kinds(self, n: int) -> tuple[Kind, ...]:
