@@ -572,7 +572,10 @@ class Game:
             for a in wl.arrivals_until(now):
                 s.arrive(a)
         if dt > 0:
+            decoded = s.generated
             s.advance(dt)
+            if s.generated != decoded:
+                self._throughput.add(now, s.generated - decoded)
         if s.events:
             self._take_serving_events()
         if self.blocked is not None:
@@ -617,7 +620,6 @@ class Game:
         for e in events:
             if isinstance(e, ev.Finished):
                 self.score += e.tokens * self.level
-                self._throughput.add(self.time_ms, e.tokens)
         self._ev.extend(events)
         events.clear()
         if not self.endless and s.served >= R.GOAL_REQUESTS and not self.over:

@@ -92,6 +92,7 @@ class Serving:
         self.reserved = 0  # held blocks reserved for a maximum length, still empty
         self._token_base = 0  # sum of (context - start_step) over running requests (static: context)
         self.static_running = 0  # running requests set up by a puzzle or test: they never decode
+        self.generated = 0  # tokens decoded so far by every request, finished or not
         self.served = 0
         self.tokens_served = 0  # output tokens of finished requests
         self.reserved_wasted = 0  # reserved blocks still empty when their request finished
@@ -233,6 +234,7 @@ class Serving:
             while acc >= R.DECODE_STEP_MS:
                 acc -= R.DECODE_STEP_MS
                 step = self.step = self.step + 1
+                self.generated += len(self.running) - self.static_running
                 if heap and heap[0][0] <= step:
                     self._run_step(step)
         self._acc = acc

@@ -9,7 +9,7 @@ Definitions (all over the 200 visible cells):
 - usable free: the free blocks that are not sealed off.
 - waste share: of the memory held or lost, the share holding no token (reserved-but-empty
   blocks, unfilled tails of last blocks, and sealed free blocks).
-- throughput: output tokens of the requests that finished over the last 10 s, per second.
+- throughput: tokens decoded by every running request over the last 10 s, per second.
 """
 
 from __future__ import annotations

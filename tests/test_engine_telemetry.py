@@ -107,7 +107,15 @@ def test_reading_telemetry_never_changes_the_run(seed, mode, skill):
 
 def test_static_puzzle_requests_hold_full_blocks_that_never_change():
     game = game_with(["##########"], Kind.O)
+    s = game.serving
+
+    def static_tokens() -> int:
+        return sum(s.tokens_of(r) for r in s.running.values() if r.static)
+
     before = game.telemetry().tokens_stored
+    assert before == static_tokens() == 10 * R.TOKENS_PER_BLOCK
     game.update(0, [Input.HOLD])
     game.update(10 * R.DECODE_STEP_MS)
-    assert game.telemetry().tokens_stored == before == 10 * R.TOKENS_PER_BLOCK
+    assert static_tokens() == before  # whatever else was admitted meanwhile decodes on its own
+    assert game.telemetry().tokens_stored == before + sum(
+        s.tokens_of(r) for r in s.running.values() if not r.static)

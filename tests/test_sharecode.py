@@ -185,8 +185,6 @@ def run(*args: str) -> subprocess.CompletedProcess:
                           timeout=300)
 
 
-@pytest.mark.xfail(strict=True, reason="main.py --headless learns --endless for rules 2 on the UI "
-                   "branch; remove this mark when it does")
 def test_headless_record_code_and_json_agree(tmp_path):
     """The checked contract, command for command: a no-input endless paged run ends, its replay
     says how, and its share code and file agree."""

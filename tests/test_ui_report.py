@@ -143,7 +143,7 @@ def test_a_full_queue_with_memory_near_full_asks_for_a_watermark():
     assert busy.cause_code == idle.cause_code == "queue_full"
     assert busy.utilisation >= R.VRAM_WARN > idle.utilisation
     assert "keep a few blocks free (vLLM's watermark)" in tip(busy, EN)
-    assert "watermark" not in tip(idle, EN) and "admitted only when it comes to rest" in tip(idle, EN)
+    assert "watermark" not in tip(idle, EN) and "where a paged request lands does not matter" in tip(idle, EN)
 
 
 def test_a_paged_oom_gives_both_numbers_and_memory_really_was_full():

@@ -358,8 +358,8 @@ MESSAGES: dict[str, str] = {
     "log.preempt_mode": "[SCHED] preemption mode -> {mode}",
     "log.preempt.swap": "SWAP: blocks go to CPU memory and come back",
     "log.preempt.recompute": "RECOMPUTE: blocks are freed, the context is prefilled again",
-    "log.split": "[PAGED] {req} split into {pages} pages ({holes} into holes under other blocks): {cells}",
-    "log.paged": "[PAGED] {req} paged on demand into {pages} pages ({holes} into holes under other blocks): {cells}",
+    "log.split": "[PAGED] {req} split into {pages} page(s) ({holes} into holes under other blocks): {cells}",
+    "log.paged": "[PAGED] {req} paged on demand into {pages} page(s) ({holes} into holes under other blocks): {cells}",
     "log.mode": "[MODE] allocator -> {label}: {summary}",
     "log.held": "[SCHED] {name} set aside in hold (its deadline keeps running)",
     "log.held_back": "[SCHED] {name} set aside in hold, resuming {back}",
@@ -468,9 +468,11 @@ MESSAGES: dict[str, str] = {
     "tip.queue_full_reserved": ("{reserved} blocks were reserved for maximum lengths, still empty, so fewer "
                                 "requests ran at once and the queue backed up. Paging lets {low}-{high}x "
                                 "more requests run at once."),
-    "tip.queue_full_slow": ("{free} blocks were free, yet {waiting} requests queued: a request is admitted "
-                            "only when it comes to rest. Drop each one as soon as it is placed; arrivals "
-                            "speed up every minute."),
+    "tip.queue_full_slow": ("{free} blocks were free, yet {waiting} requests queued: they were admitted "
+                            "more slowly than they arrived, one at a time as each came to rest. Steer "
+                            "less, drop sooner: arrivals speed up every minute."),
+    "tip.queue_full_split": ("{free} blocks were free, yet {waiting} requests queued: where a paged "
+                             "request lands does not matter. Split ({split}) admits it at once."),
     "tip.deadline_memory": ("Memory was short ({free} free, {need} needed): keep a few blocks free (vLLM's "
                             "watermark), and let preemption free room for the queue."),
     "tip.deadline_split": ("{free} blocks were free: split ({split}) admits a request that cannot be placed "

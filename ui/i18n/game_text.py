@@ -298,6 +298,8 @@ def tip(report: RunReport, tr: Catalogue) -> str:
         if not paged and r.reserved_blocks >= r.free_cells // 2:
             low, high = PAPER["concurrency"]
             return tr.t("tip.queue_full_reserved", reserved=r.reserved_blocks, low=low, high=high)
+        if paged:
+            return tr.t("tip.queue_full_split", free=r.free_cells, waiting=r.waiting, split=SPLIT_KEY)
         return tr.t("tip.queue_full_slow", free=r.free_cells, waiting=r.waiting)
     if short:
         if paged:
