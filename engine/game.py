@@ -573,6 +573,8 @@ class Game:
                 s.arrive(a)
         if dt > 0:
             decoded = s.generated
+            falling = self.active
+            s.flying = tuple(falling.cells()) if falling is not None else ()
             s.advance(dt)
             if s.generated != decoded:
                 self._throughput.add(now, s.generated - decoded)

@@ -93,6 +93,9 @@ class Serving:
         self._token_base = 0  # sum of (context - start_step) over running requests (static: context)
         self.static_running = 0  # running requests set up by a puzzle or test: they never decode
         self.generated = 0  # tokens decoded so far by every request, finished or not
+        # The cells of the request falling now (set by the game before time passes): not memory
+        # yet, but a page must not be put where it will land.
+        self.flying: tuple[Cell, ...] = ()
         self.served = 0
         self.tokens_served = 0  # output tokens of finished requests
         self.reserved_wasted = 0  # reserved blocks still empty when their request finished
@@ -279,13 +282,13 @@ class Serving:
             return
         alloc = req.alloc
         assert alloc is not None
-        got = alloc.grow(board.masks, req.preferred, req.blocks[-1])
+        got = alloc.grow(self._taken(), req.preferred, req.blocks[-1])
         while got is None:
             victim = self._victim()
             self.preempt(victim)
             if victim is req:
                 return
-            got = alloc.grow(board.masks, req.preferred, req.blocks[-1])
+            got = alloc.grow(self._taken(), req.preferred, req.blocks[-1])
         cell = got
         if cell in req.preferred:
             req.preferred.remove(cell)
@@ -294,6 +297,16 @@ class Serving:
         self.held += 1
         self._schedule(req)
         self.events.append(ev.Grew(req.id, req.kind, len(req.blocks) - 1, cell))
+
+    def _taken(self) -> list[int]:
+        """The board's row masks with the falling request's cells counted as taken."""
+        masks = self.board.masks
+        if not self.flying:
+            return masks
+        taken = masks[:]
+        for x, y in self.flying:
+            taken[y] |= 1 << x
+        return taken
 
     def _victim(self) -> Request:
         """The newest running request whose allocator lets it be preempted."""
