@@ -357,7 +357,7 @@ class Game:
             s.preempted_swap,
             s.preempted_recompute,
             s.cpu_used,
-            s._token_base + running * s.step,  # tokens_stored()
+            s._token_base + (running - s.static_running) * s.step,  # tokens_stored()
             occupied * R.TOKENS_PER_BLOCK,
             s.reserved_wasted,
             self.time_ms / 60_000.0,
