@@ -127,9 +127,9 @@ def number(lo: float | None = None, hi: float | None = None, *,
             raise argparse.ArgumentTypeError(f"must be a finite number, got {text!r}")
         if lo is not None and (value <= lo if above else value < lo):
             raise argparse.ArgumentTypeError(
-                f"must be {'above' if above else 'at least'} {lo:g}, got {value:g}")
+                f"must be {'above' if above else 'at least'} {lo:g}, got {text[:40]}")
         if hi is not None and value > hi:
-            raise argparse.ArgumentTypeError(f"must be at most {hi:g}, got {value:g}")
+            raise argparse.ArgumentTypeError(f"must be at most {hi:g}, got {text[:40]}")
         return value
     return parse
 

@@ -30,11 +30,13 @@ def from_day_number(n: int) -> date:
 
 
 def parse_day(text: str) -> date:
-    """An ISO date (YYYY-MM-DD) from EPOCH on (the first day a daily can have: a share code
-    counts days from it); ValueError otherwise."""
+    """An ISO date written YYYY-MM-DD (one spelling per day) from EPOCH on (the first day a
+    daily can have: a share code counts days from it); ValueError otherwise."""
     if not isinstance(text, str) or len(text) != 10:
         raise ValueError(f"expected a date as YYYY-MM-DD, not {str(text)[:40]!r}")
     day = date.fromisoformat(text)
+    if day.isoformat() != text:  # Python also reads "2024-W09-4" and "20240229xx" as 2024-02-29
+        raise ValueError(f"expected a date as YYYY-MM-DD, not {text!r}")
     if day < EPOCH:
         raise ValueError(f"a daily challenge is dated {EPOCH.isoformat()} or later, not {text}")
     return day

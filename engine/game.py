@@ -71,6 +71,23 @@ def logical_order(cells: Iterable[Cell]) -> list[Cell]:
     return sorted(cells, key=lambda c: (-c[1], c[0]))
 
 
+def check_board(board: Board) -> None:
+    """ValueError unless `board` is a layout a run can hold: HEIGHT rows of WIDTH owners (request
+    ids), its masks and reservations agreeing with them."""
+    grid = board.grid
+    if len(grid) != R.HEIGHT or any(len(row) != R.WIDTH for row in grid):
+        raise ValueError(f"a board is {R.HEIGHT} rows of {R.WIDTH} blocks")
+    if len(board.masks) != R.HEIGHT or len(board.reserved) != R.HEIGHT:
+        raise ValueError(f"a board has {R.HEIGHT} row masks and {R.HEIGHT} reservation masks")
+    for y, row in enumerate(grid):
+        bits = sum(1 << x for x, owner in enumerate(row) if owner)
+        if any(not isinstance(owner, int) or owner < 0 for owner in row):
+            raise ValueError(f"row {y}: owners are request ids (whole numbers from 0)")
+        if board.masks[y] != bits or board.reserved[y] & ~bits:
+            raise ValueError(f"row {y}: its masks disagree with its owners (write a board through "
+                             "Board.place, reserve and free)")
+
+
 class Game:
     """One run: the board (VRAM), the queue, the falling request, the score and the gauges.
 
@@ -127,7 +144,9 @@ class Game:
 
         Owners already on `board` become running requests that hold those blocks full of
         tokens and never finish; the falling request goes back to its spawn position.
+        Raises ValueError for a board that is not one (see check_board); nothing changes then.
         """
+        check_board(board)
         s = self.serving
         s.clear_running()
         self.board.grid = [row[:] for row in board.grid]

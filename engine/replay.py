@@ -32,6 +32,11 @@ MAX_GAME_MS = 48 * 3600 * 1000.0  # game time: the longest run (46.3 h at 60 Hz)
 INPUTS_PER_SECOND = 120  # presses per second of game time: twice one press every 60 Hz frame
 INPUT_SLACK = 10_000  # presses allowed on top, whatever the game time (zero-length steps)
 MAX_INPUTS_PER_STEP = 64
+# Steps per second of game time: four times the game's fixed 60 Hz step (a step costs the
+# replayer a tick of the game whatever its length, so a code of millions of 1e-9 ms steps would
+# take minutes to verify), plus STEP_SLACK steps whatever the game time.
+STEPS_PER_SECOND = 240
+STEP_SLACK = 20_000
 MIN_SEED, MAX_SEED = 0, SEED_LIMIT - 1  # every seed the game hands out, and the daily's
 MIXED = M.MIXED
 OUTCOMES = ("oom", "overload", "victory", "unfinished")
@@ -41,12 +46,17 @@ class ReplayError(ValueError):
     """A replay that cannot be read; the message says what is wrong, in one line."""
 
 
-def check_pace(inputs: int, game_ms: float) -> None:
+def check_pace(inputs: int, game_ms: float, steps: int = 0) -> None:
     """Refuse a replay being read once it holds more than a real run can: more game time than
-    MAX_GAME_MS, or more than INPUTS_PER_SECOND presses per second of game time (plus
-    INPUT_SLACK). `inputs` and `game_ms` count everything read so far, this step included."""
+    MAX_GAME_MS, more than INPUTS_PER_SECOND presses per second of game time (plus
+    INPUT_SLACK), or more than STEPS_PER_SECOND steps (plus STEP_SLACK). `inputs`, `game_ms`
+    and `steps` count everything read so far, this step included."""
     if game_ms > MAX_GAME_MS:
         raise ReplayError(f"too long: more than {MAX_GAME_MS / 3_600_000:.0f} hours of game time")
+    if steps > STEPS_PER_SECOND * game_ms / 1000.0 + STEP_SLACK:
+        raise ReplayError(f"not a real run: {steps:,} steps in {game_ms / 1000.0:,.1f} s of game "
+                          f"time (a run takes at most {STEPS_PER_SECOND} a second, "
+                          f"plus {STEP_SLACK:,})")
     if inputs > INPUTS_PER_SECOND * game_ms / 1000.0 + INPUT_SLACK:
         raise ReplayError(f"not a real run: {inputs:,} key presses in {game_ms / 1000.0:,.1f} s of "
                           f"game time (a run holds at most {INPUTS_PER_SECOND} a second, "

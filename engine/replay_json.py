@@ -128,7 +128,7 @@ def read(fh: IO[str]) -> Replay:
                 dt, inputs, repeat = _parse_step(n, item)
                 presses += len(inputs) * repeat
                 game_ms += dt * repeat
-                check_pace(presses, game_ms)
+                check_pace(presses, game_ms, steps.steps + repeat)
                 steps.add(dt, inputs, repeat)
             doc["steps"] = True
         else:

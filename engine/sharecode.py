@@ -389,12 +389,12 @@ def _read_tokens(ops: _Reader, n_ops: int, gaps: _Reader, args: _Lazy, dt: float
         gap = gaps.varint(MAX_STEPS + 1)
         if gap:
             game_ms += dt * gap
-            check_pace(presses, game_ms)
+            check_pace(presses, game_ms, steps.steps + gap)
             steps.add(dt, (), gap)
         if op < len(INPUT_CODES):
             presses += 1
             game_ms += dt
-            check_pace(presses, game_ms)
+            check_pace(presses, game_ms, steps.steps + 1)
             steps.add(dt, (INPUT_CODES[op],))
         elif op == OP_MULTI:
             a = args.get()
@@ -404,7 +404,7 @@ def _read_tokens(ops: _Reader, n_ops: int, gaps: _Reader, args: _Lazy, dt: float
                 raise ReplayError("corrupt: unknown input")
             presses += count
             game_ms += dt
-            check_pace(presses, game_ms)
+            check_pace(presses, game_ms, steps.steps + 1)
             steps.add(dt, tuple(INPUT_CODES[c] for c in codes))
         elif op == OP_DT:
             (dt,) = struct.unpack(">d", args.get().take(8))
