@@ -645,3 +645,11 @@ def test_record_daily_keeps_a_best_per_allocator_and_day() -> None:
     for n in range(1, MAX_DAILY_DAYS + 1):
         assert record_daily(s, (date(2027, 1, 1) + timedelta(days=n)).isoformat(), "paged", n)
     assert len(s.daily) == MAX_DAILY_DAYS and "2026-12-01" not in s.daily
+
+
+def test_a_daily_best_is_kept_only_under_the_one_spelling_of_its_day() -> None:
+    """Python also reads "2024-W09-4" as 2024-02-29: such a key would be a second best for the
+    same day, so only YYYY-MM-DD keys (from the first day a daily can have) are kept."""
+    row = {"contiguous": 10, "paged": 20}
+    data = {"version": 2, "daily": {"2024-02-29": row, "2024-W09-4": row, "1969-12-31": row}}
+    assert set(Settings.from_dict(data).daily) == {"2024-02-29"}

@@ -93,12 +93,13 @@ class Settings:
 
 
 def _is_day(text: object) -> bool:
-    if not isinstance(text, str) or len(text) != 10:
+    """A daily best's key: a day as the engine writes it (one spelling per day)."""
+    from engine.daily import parse_day
+
+    if not isinstance(text, str):
         return False
     try:
-        from datetime import date
-
-        date.fromisoformat(text)
+        parse_day(text)
     except ValueError:
         return False
     return True
