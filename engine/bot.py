@@ -240,19 +240,27 @@ class Bot:
         shapes = PIECES[a.kind].rotations
         best: Plan | None = None
         for (rot, x, y), keys in reach.paths(game.board, a.kind, a.rotation, a.x, a.y).items():
-            shape = shapes[rot]
-            if any(y + cy < R.HIDDEN for _, cy in shape):
-                continue  # it would rest above VRAM
-            new = masks[:]
-            for cx, cy in shape:
-                new[y + cy] |= 1 << (x + cx)
-            rows = [y + cy for _, cy in shape]
-            top, bottom = min(rows), max(rows)
-            landing = HEIGHT - 1 - bottom + (bottom - top + 1) / 2
-            score = evaluate(new, landing, 0, self.weights) - 0.01 * len(keys)
+            placed = self.placement_score(masks, shapes[rot], x, y)
+            if placed is None:
+                continue
+            score = placed - 0.01 * len(keys)
             if best is None or score > best.score:
                 best = Plan(rot, tuple(keys), 0, False, score)
         return best
+
+    def placement_score(self, masks: list[int], shape: Sequence[tuple[int, int]], x: int,
+                        y: int) -> float | None:
+        """The features' score of the board with `shape` placed at (x, y); None when it would
+        rest above VRAM."""
+        if any(y + cy < R.HIDDEN for _, cy in shape):
+            return None
+        new = masks[:]
+        for cx, cy in shape:
+            new[y + cy] |= 1 << (x + cx)
+        rows = [y + cy for _, cy in shape]
+        top, bottom = min(rows), max(rows)
+        landing = HEIGHT - 1 - bottom + (bottom - top + 1) / 2
+        return evaluate(new, landing, 0, self.weights)
 
     def options(self, game: Game) -> list[Plan]:
         a = game.active
@@ -278,16 +286,9 @@ class Bot:
                 x += 1
             for x in xs:
                 y = ry + board.drop_distance(profiles[rot], x, ry, tops)
-                if any(y + cy < R.HIDDEN for _, cy in shape):
-                    continue  # it would rest above VRAM
-                new = masks[:]
-                for cx, cy in shape:
-                    new[y + cy] |= 1 << (x + cx)
-                rows = [y + cy for _, cy in shape]
-                top, bottom = min(rows), max(rows)
-                landing = HEIGHT - 1 - bottom + (bottom - top + 1) / 2
-                plans.append(Plan(rot, turns, x - rx, False,
-                                  evaluate(new, landing, 0, self.weights)))
+                score = self.placement_score(masks, shape, x, y)
+                if score is not None:
+                    plans.append(Plan(rot, turns, x - rx, False, score))
         return plans
 
     @staticmethod

@@ -143,12 +143,9 @@ def test_bot_play_under_pressure_keeps_every_invariant(seed, mode, skill, extra)
             check(game, finished)
 
 
-@settings(max_examples=15, deadline=None)
-@given(seed=st.integers(0, 2**32), toggle=st.floats(0.0, 0.5), switch=st.floats(0.0, 0.05))
-def test_preemptions_keep_every_invariant(seed, toggle, switch):
-    # Long requests arriving fast, each split at once: memory runs out while they decode, and
-    # the newest are preempted (swap or recompute, as the random toggles leave it).
-    rng = random.Random(seed)
+def pressure_game(seed: int, rng: random.Random) -> Game:
+    """A paged game of long requests arriving fast (drawn from `rng`): memory runs out while
+    they decode."""
     arrivals, at = [], 0.0
     for rid in range(2, 160):
         at += rng.uniform(100, 900)
@@ -157,6 +154,16 @@ def test_preemptions_keep_every_invariant(seed, toggle, switch):
                                 rng.randint(1, R.MAX_SEQ_TOKENS - prompt)))
     game = Game(seed=seed, mode="paged", endless=True)
     game.set_workload(Scripted(arrivals))
+    return game
+
+
+@settings(max_examples=15, deadline=None)
+@given(seed=st.integers(0, 2**32), toggle=st.floats(0.0, 0.5), switch=st.floats(0.0, 0.05))
+def test_preemptions_keep_every_invariant(seed, toggle, switch):
+    # Long requests arriving fast, each split at once: memory runs out while they decode, and
+    # the newest are preempted (swap or recompute, as the random toggles leave it).
+    rng = random.Random(seed)
+    game = pressure_game(seed, rng)
     finished: set[int] = set()
     preempted = 0
     while not game.over and game.time_ms < 6 * 60_000:
@@ -177,14 +184,7 @@ def test_the_pressure_workload_does_preempt():
     swaps = recomputes = 0
     for seed in range(4):
         rng = random.Random(seed)
-        arrivals, at = [], 0.0
-        for rid in range(2, 160):
-            at += rng.uniform(100, 900)
-            prompt = rng.randint(1, 20)
-            arrivals.append(Arrival(rid, rng.choice(list(Kind)), at, prompt,
-                                    rng.randint(1, R.MAX_SEQ_TOKENS - prompt)))
-        game = Game(seed=seed, mode="paged", endless=True)
-        game.set_workload(Scripted(arrivals))
+        game = pressure_game(seed, rng)
         while not game.over and game.time_ms < 6 * 60_000:
             game.update(rng.choice([16.0, 200.0, 700.0]),
                         [Input.SPLIT, *([Input.PREEMPT_TOGGLE] if rng.random() < 0.2 else [])])
