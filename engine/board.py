@@ -198,11 +198,6 @@ class Board:
                 return y
         return HEIGHT
 
-    def lowest_empty(self, x: int) -> int:
-        """Lowest free visible row of column x, holes included; -1 when none is free
-        (engine.paging's rule: only visible rows are page frames)."""
-        return paging.lowest_frame(self.masks, x)
-
     def column_with_room(self, x: int) -> int:
         """x if its column has a free visible cell, else the nearest column that does (left
         first); -1 if none has. Where a page goes when its own column is full."""

@@ -21,7 +21,7 @@ import random
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
-from . import paging, reach
+from . import reach
 from . import rules as R
 from .board import Board
 from .game import Game, Input
@@ -290,10 +290,3 @@ class Bot:
                 if score is not None:
                     plans.append(Plan(rot, turns, x - rx, False, score))
         return plans
-
-    @staticmethod
-    def split_cells(masks: list[int], shape: Sequence[tuple[int, int]],
-                    x: int) -> list[tuple[int, int]] | None:
-        """Where splitting a shape at column offset x puts its pages: engine.paging's rule,
-        the one the game applies."""
-        return paging.page_frames(masks, [x + cx for cx, _ in shape])

@@ -235,11 +235,6 @@ class Game:
         return self.serving.tokens_served
 
     @property
-    def lines(self) -> int:
-        """Requests served (the figure the goal counts)."""
-        return self.serving.served
-
-    @property
     def preempt_mode(self) -> str:
         return self.serving.preempt_mode
 
@@ -419,9 +414,6 @@ class Game:
 
     def hard_drop(self) -> list[ev.Event]:
         return self.update(0.0, (Input.HARD_DROP,))
-
-    def hold_piece(self) -> list[ev.Event]:
-        return self.update(0.0, (Input.HOLD,))
 
     def split(self) -> list[ev.Event]:
         return self.update(0.0, (Input.SPLIT,))

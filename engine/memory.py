@@ -36,11 +36,6 @@ class Breakdown:
         return max(0, self.free - self.sealed - self.usable)
 
 
-def reserved_blocks(board: Board) -> int:
-    """Visible blocks held for a request's maximum length but holding no tokens yet."""
-    return sum(map(int.bit_count, board.reserved[HIDDEN:]))
-
-
 def sealed_cells(board: Board, cover: list[int] | None = None) -> tuple[Cell, ...]:
     """Free visible cells no request of any shape can be moved to (`cover`: the board's
     engine.reach.reachable_cells(), when the caller has it already)."""

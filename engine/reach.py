@@ -293,11 +293,6 @@ def free_visible(cells: int, solid: int) -> int:
     return (cells & _VISIBLE & ~solid).bit_count()
 
 
-def kind_covers(board: Board, kinds: tuple[Kind, ...] = KINDS) -> dict[Kind, list[int]]:
-    """reachable_cells(board, (kind,)) for each of `kinds`, counted in one pass."""
-    return {k: rows(c) for k, c in covers(board, kinds).items()}
-
-
 def reachable_cells(board: Board, kinds: tuple[Kind, ...] = KINDS) -> list[int]:
     """Per row, the cells some reachable pose of some kind covers (row bitmasks): the cells a
     request can be moved through or placed over. A free cell no pose covers is sealed off."""
@@ -305,20 +300,6 @@ def reachable_cells(board: Board, kinds: tuple[Kind, ...] = KINDS) -> list[int]:
     for c in covers(board, kinds).values():
         cover |= c
     return rows(cover)
-
-
-def _reachable_cells_rowwise(board: Board, kinds: tuple[Kind, ...] = KINDS) -> list[int]:
-    """reachable_cells() row by row, pose by pose: the plain statement of what it counts
-    (kept to check the fast one against)."""
-    masks = board.masks
-    padded_rows = padded(masks)
-    cover = [0] * HEIGHT
-    for kind in kinds:
-        for rot, _, x, y in _starts(board, kind):
-            _flood_rows(fit_masks(masks, kind, rot, padded_rows), PIECES[kind].rotations[rot],
-                        x, y, cover)
-    full = (1 << WIDTH) - 1
-    return [c & full for c in cover]
 
 
 def reachable_free(board: Board, cover: list[int] | None = None) -> int:

@@ -126,7 +126,7 @@ class Claim:
 
     @classmethod
     def of(cls, game: Game) -> Claim:
-        return cls(game.score, game.lines, game.pieces, outcome_of(game), mode_label(game),
+        return cls(game.score, game.served, game.pieces, outcome_of(game), mode_label(game),
                    state_digest(final_state(game)))
 
 

@@ -51,10 +51,6 @@ class RunReport:
     reserved_cells: tuple[Cell, ...] = ()
 
     @property
-    def lines(self) -> int:
-        return self.requests_served
-
-    @property
     def record_mode(self) -> str:
         """The mode a record of this run counts for: "mixed" when it changed allocator."""
         return MIXED if self.mixed else self.mode

@@ -31,7 +31,7 @@ class Telemetry:
     """
 
     __slots__ = ("utilisation", "throughput", "reserved", "resident", "peak_utilisation",
-                 "free_cells", "pieces", "lines", "score", "level", "tokens", "waiting",
+                 "free_cells", "pieces", "score", "level", "tokens", "waiting",
                  "served", "preempted_swap", "preempted_recompute", "cpu_used",
                  "tokens_stored", "slots_held", "reserved_wasted", "minutes", "_lost",
                  "_count_lost")
@@ -50,7 +50,6 @@ class Telemetry:
         self.free_cells = free_cells
         self.pieces = pieces
         self.served = served
-        self.lines = served  # the goal's count (requests served)
         self.score = score
         self.level = level
         self.tokens = tokens
@@ -83,7 +82,6 @@ class Telemetry:
         t.free_cells = free_cells
         t.pieces = pieces
         t.served = served
-        t.lines = served
         t.score = score
         t.level = level
         t.tokens = tokens

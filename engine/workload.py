@@ -104,7 +104,7 @@ class Workload:
         self._next_id = 1
         self._upcoming: deque[Arrival] = deque()
         self._upcoming.append(self._draw(0.0))
-        self.next_at = 0.0  # next_time_ms, as a plain attribute for the game's every tick
+        self.next_at = 0.0  # when the next request arrives (read by the game every tick)
 
     def _draw(self, after_ms: float) -> Arrival:
         kind = self._bag.pop()
@@ -113,10 +113,6 @@ class Workload:
         a = Arrival(self._next_id, kind, t, prompt, output)
         self._next_id += 1
         return a
-
-    @property
-    def next_time_ms(self) -> float:
-        return self._upcoming[0].time_ms
 
     def arrivals_until(self, time_ms: float) -> list[Arrival]:
         """Every request that arrives by `time_ms`, in order (the first arrives at time 0)."""
@@ -129,10 +125,6 @@ class Workload:
         self.next_at = up[0].time_ms
         return out
 
-    def peek_kinds(self, n: int) -> tuple[Kind, ...]:
-        """The shapes of the next `n` requests still to arrive (for previews and puzzles)."""
-        return (self._upcoming[0].kind, *self._bag.peek(n - 1)) if n > 0 else ()
-
 
 class Scripted(Workload):
     """A given list of requests instead of the seeded stream (puzzles, lessons, tests): each
@@ -144,10 +136,6 @@ class Scripted(Workload):
         self._script: deque[Arrival] = deque(sorted(arrivals, key=lambda a: a.time_ms))
         self.next_at = self._script[0].time_ms if self._script else math.inf
 
-    @property
-    def next_time_ms(self) -> float:
-        return self.next_at
-
     def arrivals_until(self, time_ms: float) -> list[Arrival]:
         out: list[Arrival] = []
         script = self._script
@@ -156,5 +144,3 @@ class Scripted(Workload):
         self.next_at = script[0].time_ms if script else math.inf
         return out
 
-    def peek_kinds(self, n: int) -> tuple[Kind, ...]:
-        return tuple(a.kind for a in list(self._script)[:max(0, n)])

@@ -37,7 +37,7 @@ def test_our_driver_presses_the_keys_the_player_means() -> None:
         reference.update(0.0, (key,))
     lines, over = driver.drop()
     reference.update(0.0, (Input.HARD_DROP,))
-    assert (lines, over) == (reference.lines, reference.over) == (0, False)
+    assert (lines, over) == (reference.served, reference.over) == (0, False)
     # The next drop reports the same game: a board holding one piece more, lines counted per drop.
     assert driver.drop() == (0, False)
 

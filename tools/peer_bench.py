@@ -54,12 +54,12 @@ def ours(seed: int) -> Driver:
         # Requests arrive on their own clock: after a drop, game time runs (as frames would)
         # until the next request falls.
         game = state.game
-        before = game.lines
+        before = game.served
         game.update(0.0, drop)
         game.telemetry()
         while game.active is None and not game.over:
             game.update(max(game.idle_ms(), 1.0))
-        return game.lines - before, game.over
+        return game.served - before, game.over
 
     def restart() -> None:
         state.games += 1

@@ -42,11 +42,12 @@ FOCUS_COLOUR: Colour = (255, 255, 255)
 LANDSCAPE_LAYOUT = layout_for("landscape")
 
 MIXED_NOTE = "hud.mixed_note"  # catalogue key
-MODE_ACCENTS: dict[str, Colour] = {"contiguous": theme.CYAN, "paged": theme.MAGENTA}
-
-
 def mode_accent(name: str) -> Colour:
-    return MODE_ACCENTS.get(name, theme.VIOLET)
+    """A mode's colour, as the engine's registry names it (violet for a name it lacks)."""
+    try:
+        return theme.named(modes.get(name).accent)
+    except ValueError:
+        return theme.VIOLET
 
 
 STAT_TITLES = ("hud.vram_held", "hud.usable_free", "hud.throughput", "hud.waste")  # catalogue keys

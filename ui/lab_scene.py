@@ -69,8 +69,7 @@ FLASH_FRAMES = 18  # a block copied on write flashes for 0.3 s
 def accent(allocator: str) -> theme.Colour:
     """The colour of the game mode whose rules ``allocator`` follows (the game's registry names it)."""
     mode = game_modes.of_lab(allocator)
-    colour = getattr(theme, mode.accent.upper(), None) if mode is not None else None
-    return colour if isinstance(colour, tuple) else theme.VIOLET
+    return theme.named(mode.accent) if mode is not None else theme.VIOLET
 
 
 GAME_KEY = "G"  # turns the info panel to the engines in the game (pygame.K_g in ``handle``)

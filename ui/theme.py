@@ -101,3 +101,10 @@ def mix(a: Colour, b: Colour, t: float) -> Colour:
         round(a[1] + (b[1] - a[1]) * t),
         round(a[2] + (b[2] - a[2]) * t),
     )
+
+
+def named(name: str) -> Colour:
+    """A palette colour by its name in this module (lower case allowed); violet for an unknown
+    name (the engine's mode registry names its colours this way)."""
+    colour = globals().get(name.upper())
+    return colour if isinstance(colour, tuple) else VIOLET
