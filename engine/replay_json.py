@@ -4,7 +4,7 @@ Format (version 2; version 1 files, without `rules`, `daily` and `modes`, still 
     {"format": "vram-tetris-replay", "version": 2, "rules": 1, "seed": 7, "mode": "paged",
      "endless": false, "daily": "2026-12-01" or null,
      "steps": [[dt_ms, ["LEFT", "HARD_DROP"]], [dt_ms, [], repeat], ...],
-     "modes": ["paged"], "final": {"score": ..., "lines": ..., "board": "<digest>", ...}}
+     "modes": ["paged"], "final": {"score": ..., "served": ..., "board": "<digest>", ...}}
 A step with a third number stands for that many identical steps. `mode` is the allocator the run
 started in; `modes` the allocators it used (the engine's Game.modes_used: more than one when it
 changed allocator after its first request, a mixed run). `final` is the state replaying must
