@@ -602,6 +602,7 @@ class Game:
                                       or self.hold is not None):
                     self._check_overload()
                 return
+            dt = 0.0  # it entered at the end of this slice of time: it falls from now on
         if dt > 0:
             self._fall(dt)
         if not self.over:

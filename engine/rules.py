@@ -7,7 +7,7 @@ import math
 # Bumped whenever a rule change makes the same seed and inputs play out differently: a replay
 # records the version it was played under, so an old run reports why it no longer verifies.
 # tests/test_sharecode.py keeps runs recorded under each version and fails until it is bumped.
-RULES_VERSION = 2
+RULES_VERSION = 3
 
 WIDTH = 10
 VISIBLE = 20
@@ -32,15 +32,16 @@ TOKENS_PER_BLOCK = 16
 BLOCKS_PER_REQUEST = 4
 MAX_SEQ_TOKENS = TOKENS_PER_BLOCK * BLOCKS_PER_REQUEST
 # Lengths are the LAB's ShareGPT model (engine.lab.workload) divided by LENGTH_SCALE and capped
-# at MAX_SEQ_TOKENS: a mean request of about 500 tokens becomes about 40 of the game's 64.
+# at MAX_SEQ_TOKENS: a mean request of about 500 tokens becomes about 50 of the game's 64, and
+# half of them reach the cap (the maximum length), as long answers do in a real engine.
 LENGTH_DATASET = "sharegpt"
-LENGTH_SCALE = 12.0
+LENGTH_SCALE = 6.0
 
 # Arrivals: a Poisson process whose rate rises with game time, RATE_START requests a second
 # at the start and RATE_PER_MINUTE more every game minute. The level is the game minute (1 in the
 # first), and gravity follows the level.
 RATE_START = 0.20
-RATE_PER_MINUTE = 0.10
+RATE_PER_MINUTE = 0.06
 # Traffic comes in waves: the rate swings BURST above and below its trend once every
 # BURST_PERIOD_MS (a load spike to ride out, then a lull to recover in).
 BURST = 0.35
@@ -57,7 +58,7 @@ DEADLINE_MS = 30_000.0
 # Iteration-level batching, as vLLM: every DECODE_STEP_MS of GPU time each running request
 # generates one token. Prefill (a new prompt, or a recomputed one) and swapping stall every
 # running request while the GPU does them.
-DECODE_STEP_MS = 1_200.0
+DECODE_STEP_MS = 1_800.0
 PREFILL_MS_PER_TOKEN = 12.0
 SWAP_MS_PER_BLOCK = 80.0  # each way, per block, over PCIe
 CPU_BLOCKS = 8  # the CPU swap space (the strip beside VRAM), in blocks
@@ -69,6 +70,9 @@ GOAL_REQUESTS = 300
 GOALS = ("serve", "endless")
 
 THROUGHPUT_WINDOW_MS = 10_000.0
+# The waste gauge shows its share once this many requests run: before that one request's
+# part-filled last block alone reads as a large share of a nearly empty memory.
+WASTE_SHOWN_FROM = 4
 VRAM_WARN = 0.80  # utilisation that raises the warning
 VRAM_REARM = 0.75  # the warning rearms once utilisation falls below this
 VRAM_CAUTION = 0.60  # utilisation the gauge turns amber at (red above VRAM_WARN)

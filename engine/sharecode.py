@@ -28,7 +28,7 @@ MAX_CODE_CHARS = 4 * 1024 * 1024
 MAX_BODY_BYTES = 32 * 1024 * 1024
 CHUNK_BYTES = 64 * 1024  # the run data is unpacked and read this much at a time
 
-# Input numbering of format 1 under rules 2 (a code of other rules is refused before its inputs
+# Input numbering of format 1 under rules 2 and 3 (a code of other rules is refused before its inputs
 # are read). Append only.
 INPUT_CODES: tuple[Input, ...] = (
     Input.LEFT, Input.RIGHT, Input.SOFT_DROP, Input.HARD_DROP, Input.ROTATE_CW, Input.ROTATE_CCW,

@@ -805,8 +805,23 @@ def test_the_arrival_rate_rises_with_game_time():
     assert times == sorted(times) and times[0] == 0.0
     early = sum(1 for t in times if t < 5 * 60_000)
     late = sum(1 for t in times if t >= 25 * 60_000)
-    # Expected ~90 arrivals in the first five minutes and ~840 in the last five.
-    assert 50 < early < 140 and 650 < late < 1000
+
+    def expected(start_min: float, end_min: float) -> float:  # the rate's integral, by the second
+        return sum(R.arrival_rate(ms) / 1000.0 * 1000.0
+                   for ms in range(int(start_min * 60_000), int(end_min * 60_000), 1000))
+
+    assert expected(25, 30) > 3 * expected(0, 5)
+    assert 0.7 < early / expected(0, 5) < 1.3 and 0.85 < late / expected(25, 30) < 1.15
+
+
+def test_a_request_arriving_after_an_idle_stretch_enters_at_the_top():
+    """Time jumps over a stretch where nothing falls; the request that ends it has not fallen."""
+    for at in (5_000.0, 61_234.5, 540_000.0):
+        game = game_with([], Kind.T, prompt=10, output=3, arrivals=[arrival(2, at, Kind.T)], endless=True)
+        game.update(0, [Input.HARD_DROP])
+        game.update(at - game.time_ms)
+        assert game.active is not None and game.active.request_id == 2
+        assert game.active.y <= R.HIDDEN, (at, game.active)
 
 
 def test_the_queue_overflows_past_queue_max():

@@ -198,15 +198,15 @@ def test_a_mixed_run_replays_exactly_and_says_so():
     assert not again.verify()
 
 
-def test_replays_record_rules_version_2_and_final_states_say_how_the_run_ended():
+def test_replays_record_the_current_rules_version_and_final_states_say_how_the_run_ended():
     from engine.rules import RULES_VERSION
 
-    assert RULES_VERSION == 2
+    assert RULES_VERSION == 3
     rec = Recorder(seed=2, mode="paged", endless=True)
     while not rec.game.over:
         rec.update(1000 / 60)
     replay = rec.finish()
-    assert replay.rules == 2 and json.loads(replay.to_json())["rules"] == 2
+    assert replay.rules == 3 and json.loads(replay.to_json())["rules"] == 3
     assert replay.final["over"] is True and replay.final["outcome"] == rec.game.result.outcome
     assert replay.final["outcome"] in ("oom", "overload")
     assert Replay.from_json(replay.to_json()).verify()
@@ -214,7 +214,7 @@ def test_replays_record_rules_version_2_and_final_states_say_how_the_run_ended()
     assert running.final["over"] is False and "outcome" not in running.final
 
 
-OLD_RULES = "recorded under rules 1; this build plays rules 2"
+OLD_RULES = "recorded under rules 1; this build plays rules 3"
 
 
 def test_a_rules_1_file_is_refused_with_one_line(tmp_path):

@@ -127,7 +127,7 @@ def test_an_endless_run_with_no_input_is_recorded_to_its_end(tmp_path):
                     "--seed", "5", "--record", str(out))
     assert proc.returncode == 0, proc.stderr
     replay = json.loads(out.read_text())
-    assert replay["endless"] is True and replay["mode"] == "paged" and replay["rules"] == 2
+    assert replay["endless"] is True and replay["mode"] == "paged" and replay["rules"] == 3
     final = replay["final"]
     assert final["over"] is True and final["outcome"] in ("oom", "overload")
     assert "served" in proc.stdout and final["outcome"] in proc.stdout
@@ -253,7 +253,7 @@ def test_headless_survives_an_absurd_best_score_in_its_data_dir(tmp_path):
 def test_headless_run_saves_into_its_data_dir_and_keeps_scores_behind_a_bom(tmp_path):
     data = tmp_path / "data"
     data.mkdir()
-    text = json.dumps({"version": 2, "best": {"contiguous": {"serve": 1234, "endless": 0},
+    text = json.dumps({"version": 3, "best": {"contiguous": {"serve": 1234, "endless": 0},
                                              "paged": {"serve": 5678, "endless": 0}}})
     (data / "settings.json").write_bytes(b"\xef\xbb\xbf" + text.encode())
     proc = run_main("--headless", "--data-dir", str(data), "--frames", "60", "--scene", "oom",

@@ -170,6 +170,22 @@ def test_paged_shows_no_external_fragmentation_ever(tmp_path, monkeypatch, layou
     assert ConsoleView._fragmentation(contiguous, high) == (0.9, True)
 
 
+def test_the_waste_gauge_shows_a_share_only_once_enough_requests_run(tmp_path, monkeypatch):
+    app, play = _play(tmp_path)
+    game = play.game
+    play.session.step(0.0, [Input.SPLIT])
+    tele = game.telemetry()
+    assert 0 < tele.resident < R.WASTE_SHOWN_FROM and tele.waste_share > 0  # one part-filled tail
+    drawn = _recorded_text(app, monkeypatch)
+    _draw(app, play)
+    assert "\u2013" in drawn and app.tr.pct(tele.waste_share) not in drawn
+    while game.telemetry().resident < R.WASTE_SHOWN_FROM and not game.over:
+        play.session.step(250.0, [Input.SPLIT])
+    drawn.clear()
+    _draw(app, play)
+    assert "\u2013" not in drawn and app.tr.pct(game.telemetry().waste_share) in drawn
+
+
 def test_contiguous_counts_the_sealed_blocks_in_its_gauge(tmp_path, monkeypatch):
     app, play = _play(tmp_path, mode="contiguous")
     game = play.game

@@ -562,8 +562,10 @@ class ConsoleView:
         draw_bar(surface, (x + 8, y + h - 12, w - 16, 6), tele.throughput / THROUGHPUT_FULL, theme.GREEN)
         # Waste: of the memory held (or sealed off), the share holding no token.
         x, y, w, h = stats[3]
-        waste = tele.waste_share
-        t.blit(surface, tr.pct(waste), T.large, theme.TEXT, (x + 8, y + 22))
+        shown = tele.resident >= R.WASTE_SHOWN_FROM  # a share of a few requests says little
+        waste = tele.waste_share if shown else 0.0
+        t.blit(surface, tr.pct(waste) if shown else "–", T.large, theme.TEXT if shown else theme.TEXT_DIM,
+               (x + 8, y + 22))
         draw_bar(surface, (x + 8, y + h - 12, w - 16, 6), waste, theme.AMBER)
         rx, ry, rw, _ = self.L.panels["resident"]
         counts = tr.t("hud.counts", running=tele.resident, waiting=tele.waiting, max=R.QUEUE_MAX,

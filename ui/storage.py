@@ -12,10 +12,11 @@ a NaN keeps the largest valid score, never resets it. Loading and saving never r
 a settings file.
 
 Best scores are kept per (allocator, goal), and the daily challenge's per allocator; a mixed run
-sets none, and a daily run sets only the daily best. A save from rules 1 (version 1: a 40-line
-goal, rows that cleared) keeps every setting (sound, cards, language, allocator, cards seen, games
-played; its endless choice becomes the goal) but not its scores, which no rules-2 run can be
-compared with: the game says so once and keeps the old save aside, scores and all.
+sets none, and a daily run sets only the daily best. A save from older rules (its version is the
+rules version; rules 1 had a 40-line goal and rows that cleared) keeps every setting (sound, cards,
+language, allocator, cards seen, games played; a rules-1 endless choice becomes the goal) but not
+its scores, which no run of today's rules can be compared with: the game says so once and keeps
+the old save aside, scores and all.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from engine import modes as _modes
-from engine.rules import GOALS, MAX_SCORE
+from engine.rules import GOALS, MAX_SCORE, RULES_VERSION
 from ui import loose_json, save_schema
 from ui.i18n import LANGUAGES
 from ui.loose_json import NOT_A_VALUE, Pairs
@@ -41,9 +42,12 @@ APP_DIR_NAME = "vram-tetris"
 FILE_NAME = "settings.json"
 LOCAL_STORAGE_KEY = "vram-tetris.settings"
 ENV_DATA_DIR = "VRAM_TETRIS_DATA_DIR"
-SCHEMA_VERSION = 2  # 2: rules 2 (best scores per mode and goal, daily bests per mode)
+# A save's version is the rules version its scores were played under (2 brought best scores per
+# mode and goal, and daily bests per mode). Scores of older rules are not comparable and are not
+# carried over; every other setting is.
+SCHEMA_VERSION = RULES_VERSION
 # Fields of a version-1 save (rules 1: a 40-line goal, rows that cleared). Its scores are not
-# comparable with rules 2 and are not carried over; "endless" becomes the goal (see Storage.load).
+# comparable with later rules and are not carried over; "endless" becomes the goal (see Storage.load).
 RULES1_FIELDS = ("best_scores", "daily_best", "endless")
 MAX_SEEN_CARDS = 256  # a save is small; refuse to grow without bound from a hostile file
 MAX_GAMES = 10**9
@@ -85,11 +89,24 @@ class Settings:
     def from_dict(cls, data: object) -> Settings:
         """Build settings from untrusted data (a dict, or loose_json's Pairs with every repeated
         key): each missing or malformed field gets its default (see SCHEMA). A version-1 save's
-        "endless" choice becomes the goal when no goal is stored; its scores are left behind."""
+        "endless" choice becomes the goal when no goal is stored; the scores of a save from older
+        rules are left behind."""
         fields = save_schema.read(SCHEMA, data)
+        if rules_of(data) < SCHEMA_VERSION:
+            fields["best"], fields["daily"] = _default_best(), {}
         if not save_schema.stored(data, "goal") and save_schema.Flag(False).take(save_schema.stored(data, "endless")):
             fields["goal"] = "endless"
         return cls(**fields)
+
+
+def rules_of(data: object) -> int:
+    """The rules version a save's scores were played under: its stored version (of several, the
+    largest), 1 for a save with rules-1 fields, the current one when nothing says otherwise."""
+    if any(save_schema.stored(data, name) for name in RULES1_FIELDS):
+        return 1
+    versions = [v for v in save_schema.stored(data, "version")
+                if isinstance(v, int) and not isinstance(v, bool) and v >= 1]
+    return min(max(versions), SCHEMA_VERSION) if versions else SCHEMA_VERSION
 
 
 def _is_day(text: object) -> bool:
@@ -423,12 +440,13 @@ class Storage:
         settings = Settings.from_dict(parsed)
         if problem is None and not isinstance(parsed, Pairs):
             problem = "not a settings object"
-        rules1 = [name for name in RULES1_FIELDS if save_schema.stored(parsed, name)]
+        played = rules_of(parsed)
         if problem is not None:
             self.last_error = f"settings corrupt at {where} ({problem}); using what could be read"
-        elif rules1:
-            self.last_error = (f"settings at {where} were saved under rules 1: their best scores are not "
-                               "comparable with rules 2 and start again; every other setting is kept")
+        elif played < SCHEMA_VERSION:
+            self.last_error = (f"settings at {where} were saved under rules {played}: their best scores "
+                               f"are not comparable with rules {SCHEMA_VERSION} and start again; every "
+                               "other setting is kept")
         elif _would_change(dict(parsed) if isinstance(parsed, Pairs) else {}, settings.to_dict()):
             self.last_error = (f"settings at {where} held values the game cannot keep "
                                "(out of range or unknown); corrected")
