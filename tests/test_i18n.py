@@ -336,3 +336,16 @@ def test_every_key_the_code_names_is_in_the_catalogue():
     for path in sorted((ROOT / "ui").rglob("*.py")):
         for key in pattern.findall(path.read_text(encoding="utf-8")):
             assert key in keys, f"{path.relative_to(ROOT)} names {key!r}, which no catalogue holds"
+
+
+@pytest.mark.parametrize("language", ["en", "ko"])
+def test_no_catalogue_key_is_written_twice(language):
+    """A dict literal keeps the last of two equal keys silently: one entry would shadow another."""
+    import ast
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parent.parent / "ui" / "i18n" / f"{language}.py"
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Dict):
+            keys = [k.value for k in node.keys if isinstance(k, ast.Constant)]
+            assert len(keys) == len(set(keys)), sorted({k for k in keys if keys.count(k) > 1})

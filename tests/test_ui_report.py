@@ -129,10 +129,22 @@ def test_sealed_off_memory_says_paging_would_have_used_it():
     assert "in this request's reach could still take it whole" in tip(few, EN)
 
 
+@pytest.mark.parametrize("tr", [EN, KO], ids=["en", "ko"])
+def test_a_tip_names_keys_at_a_keyboard_and_buttons_on_a_phone(tr):
+    from ui.keys import BOARD_KEY
+
+    sealed, idle = reports()["contiguous_sealed"], reports()["paged_idle"]
+    assert f"({BOARD_KEY})" in tip(sealed, tr) and f"({SPLIT_KEY})" in tip(idle, tr)
+    on_phone = tip(sealed, tr, touch=True) + tip(idle, tr, touch=True)
+    assert f"({BOARD_KEY})" not in on_phone and SPLIT_KEY not in on_phone
+    assert tr.t("report.board") in tip(sealed, tr, touch=True)
+    assert tr.t("control.split") in tip(idle, tr, touch=True)
+
+
 def test_a_paged_deadline_with_memory_free_points_at_split():
     r = reports()["paged_idle"]
     assert r.cause_code == "deadline" and r.free_cells >= r.need
-    assert f"split ({SPLIT_KEY}) admits a request that cannot be placed whole at once" in tip(r, EN)
+    assert f"Split ({SPLIT_KEY}) admits a request that cannot be placed whole at once" in tip(r, EN)
     short = reports()["paged_short"]
     assert short.cause_code == "deadline" and short.free_cells < short.need
     assert "split" not in tip(short, EN) and "watermark" in tip(short, EN)  # split could not have helped

@@ -592,7 +592,7 @@ class ResultScene(Overlay):
                                             tr.t("report.code_tail", n=len(self.code)))
         self.content_bottom = share_y if self.code else self.report_buttons[0].rect[1]
         self.buttons = [] if self.peeking else self.report_buttons
-        self.text = report_text(self.report, tr)
+        self.text = report_text(self.report, tr, touch=lay.portrait)  # a phone: controls are buttons
         self.heading = self.text.heading
         self.heading_px = next((size for size in (T.title, T.large) if
                                 theme.font_for(self.heading, size).size(self.heading)[0] <= w - 24), T.body)

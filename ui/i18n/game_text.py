@@ -254,10 +254,10 @@ def report_facts(report: RunReport, tr: Catalogue) -> list[tuple[str, str]]:
     ]
 
 
-def report_text(report: RunReport, tr: Catalogue) -> ReportText:
-    """The whole run report in `tr`'s language."""
+def report_text(report: RunReport, tr: Catalogue, touch: bool = False) -> ReportText:
+    """The whole run report in `tr`'s language (`touch`: the controls it names are buttons)."""
     return ReportText(tr.t(HEADINGS[report.outcome]), tr.msg(cause_message(report)), memory_line(report, tr),
-                      tuple(report_facts(report, tr)), tip(report, tr))
+                      tuple(report_facts(report, tr)), tip(report, tr, touch))
 
 
 def report_lines(report: RunReport, tr: Catalogue) -> list[str]:
@@ -268,7 +268,15 @@ def report_lines(report: RunReport, tr: Catalogue) -> list[str]:
             tr.t("report.score", score=tr.num(report.score))]
 
 
-def tip(report: RunReport, tr: Catalogue) -> str:
+BUTTON_LABELS = {"board": "report.board", "split": "control.split"}  # what a phone's buttons say
+
+
+def control(name: str, key: str, tr: Catalogue, touch: bool) -> str:
+    """A control as a tip names it: "BOARD (B)" at a keyboard, the button's own label on a touch screen."""
+    return tr.t(BUTTON_LABELS[name]) if touch else tr.t(f"tip.name.{name}", key=key)
+
+
+def tip(report: RunReport, tr: Catalogue, touch: bool = False) -> str:
     """What to take away: the honest lesson of the cause the engine found, with its numbers."""
     from ui.keys import BOARD_KEY, SPLIT_KEY  # the key table imports pygame: only when a tip is worded
 
@@ -284,7 +292,7 @@ def tip(report: RunReport, tr: Catalogue) -> str:
             return tr.t("tip.paged_full", free=r.free_cells, need=r.need,
                         deadline=round(R.DEADLINE_MS / 1000))
         if r.sealed_holes >= R.BLOCKS_PER_REQUEST:  # external fragmentation cost the run
-            return tr.t("tip.sealed", sealed=r.sealed_holes, key=BOARD_KEY)
+            return tr.t("tip.sealed", sealed=r.sealed_holes, board=control("board", BOARD_KEY, tr, touch))
         if code == "memory_full":
             return tr.t("tip.memory_full", free=r.free_cells, need=r.need, reserved=r.reserved_blocks)
         if r.usable_blocks >= r.need:  # the player's placement, not the memory, ended it
@@ -299,12 +307,13 @@ def tip(report: RunReport, tr: Catalogue) -> str:
             low, high = PAPER["concurrency"]
             return tr.t("tip.queue_full_reserved", reserved=r.reserved_blocks, low=low, high=high)
         if paged:
-            return tr.t("tip.queue_full_split", free=r.free_cells, waiting=r.waiting, split=SPLIT_KEY)
+            return tr.t("tip.queue_full_split", free=r.free_cells, waiting=r.waiting,
+                        split=control("split", SPLIT_KEY, tr, touch))
         return tr.t("tip.queue_full_slow", free=r.free_cells, waiting=r.waiting)
     if short:
         if paged:
             return tr.t("tip.deadline_memory", free=r.free_cells, need=r.need)
         return tr.t("tip.memory_full", free=r.free_cells, need=r.need, reserved=r.reserved_blocks)
     if paged:
-        return tr.t("tip.deadline_split", free=r.free_cells, split=SPLIT_KEY)
+        return tr.t("tip.deadline_split", free=r.free_cells, split=control("split", SPLIT_KEY, tr, touch))
     return tr.t("tip.deadline_slow", free=r.free_cells, req=tr.msg(_req_text(r)))

@@ -453,8 +453,10 @@ MESSAGES: dict[str, str] = {
     "report.peek_sealed": "빨강: 막힌 빈 블록 {n}개",
     "report.peek_reserved": "주황: 예약됐지만 빈 블록 {n}개",
     "report.peek_back": "{key} 또는 탭: 리포트로 돌아가기",
+    "tip.name.board": "보드({key})",  # a control a tip names at a keyboard (a phone shows its button)
+    "tip.name.split": "분할({key})",
     "tip.sealed": ("페이징이었다면 이 빈 블록 {sealed}개를 썼을 것입니다: 어떤 요청도 통째로 닿을 수 없게 "
-                   "막혀 있습니다 (외부 파편화). 보드({key})에서 표시됩니다."),
+                   "막혀 있습니다 (외부 파편화). {board}에서 표시됩니다."),
     "tip.memory_full": ("메모리가 정말 꽉 찼습니다 (빈 블록 {free}개, 필요 {need}개). 그동안 {reserved}개 블록이 "
                         "최대 길이용으로 예약된 채 비어 있었습니다. 페이징 요청은 토큰이 채운 블록만 씁니다."),
     "tip.ceiling_reach": ("이 요청이 닿을 수 있는 빈 블록 {usable}개가 아직 요청을 통째로 받을 수 있었습니다: 높은 "
@@ -473,10 +475,10 @@ MESSAGES: dict[str, str] = {
                             "자리 잡을 때마다 하나씩 받아들여졌습니다. 덜 움직이고 더 빨리 떨어뜨리세요. "
                             "도착은 매분 빨라집니다."),
     "tip.queue_full_split": ("빈 블록이 {free}개였는데 요청 {waiting}개가 밀렸습니다: 페이징에서는 요청이 "
-                             "놓이는 자리가 상관없습니다. 분할({split})하면 바로 받아들여집니다."),
+                             "놓이는 자리가 상관없습니다. {split}하면 바로 받아들여집니다."),
     "tip.deadline_memory": ("메모리가 모자랐습니다 (빈 블록 {free}개, 필요 {need}개): 블록 몇 개를 비워 두고 "
                             "(vLLM의 워터마크), 선점으로 대기열에 자리를 내주세요."),
-    "tip.deadline_split": ("빈 블록이 {free}개 있었습니다: 분할({split})은 통째로 놓을 수 없는 요청을 바로 "
+    "tip.deadline_split": ("빈 블록이 {free}개 있었습니다: {split}은 통째로 놓을 수 없는 요청을 바로 "
                            "받아들이고, 보류 중인 요청의 마감 시간은 계속 흐릅니다."),
     "tip.deadline_slow": ("빈 블록이 {free}개였지만 {req}가 제때 받아들여지지 않았습니다: 요청은 멈춰 자리 잡을 "
                           "때만 들어가고, 보류 중인 요청의 마감 시간은 계속 흐릅니다."),
