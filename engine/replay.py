@@ -114,7 +114,7 @@ class Claim:
     """What a recorded run says it reached; anyone can re-simulate it and compare."""
 
     score: int
-    lines: int
+    served: int  # requests served
     pieces: int
     outcome: str
     mode: str  # the allocator the run counts for, or "mixed"
@@ -334,7 +334,7 @@ def _int(value: object) -> int:
 def _difference(expected: Claim, got: Claim, rules: int) -> str:
     parts = [f"{name} {a} recorded, {b} replayed"
              for name, a, b in (("score", expected.score, got.score),
-                                ("served", expected.lines, got.lines),
+                                ("served", expected.served, got.served),
                                 ("pieces", expected.pieces, got.pieces),
                                 ("outcome", expected.outcome, got.outcome),
                                 ("allocator", expected.mode, got.mode)) if a != b]

@@ -240,7 +240,7 @@ def encode(replay: Replay, claim: Claim | Outcome | None = None) -> str:
     for name in (replay.mode, claim.mode):
         text = name.encode("ascii")
         head += _varint(len(text)) + text
-    head += _varint(claim.score) + _varint(claim.lines) + _varint(claim.pieces)
+    head += _varint(claim.score) + _varint(claim.served) + _varint(claim.pieces)
     head.append(OUTCOMES.index(claim.outcome))
     head += claim.digest
     head += struct.pack(">d", first_dt)
@@ -347,12 +347,12 @@ def _parse_body(body: bytes) -> Replay:
     if mode not in MODES or label not in (*MODES, MIXED):
         unknown = mode if mode not in MODES else label
         raise ReplayError(f"unknown allocator {unknown[:20]!r} (this game has {', '.join(MODES)})")
-    score, lines, pieces = r.varint(), r.varint(), r.varint()
+    score, served, pieces = r.varint(), r.varint(), r.varint()
     outcome_n = r.byte()
     if outcome_n >= len(OUTCOMES):
         raise ReplayError("corrupt: bad outcome")
     digest = r.take(8)
-    claim = Claim(score, lines, pieces, OUTCOMES[outcome_n], label, digest)
+    claim = Claim(score, served, pieces, OUTCOMES[outcome_n], label, digest)
     (dt,) = struct.unpack(">d", r.take(8))
     if not _valid_dt(dt):
         raise ReplayError("corrupt: bad step length")

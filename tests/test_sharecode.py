@@ -112,7 +112,7 @@ def test_a_code_with_a_false_claim_does_not_verify():
     from engine.replay import Claim
 
     honest = Claim.of(out.game)
-    inflated = Claim(honest.score + 1000, honest.lines, honest.pieces, honest.outcome, honest.mode,
+    inflated = Claim(honest.score + 1000, honest.served, honest.pieces, honest.outcome, honest.mode,
                      honest.digest)
     decoded = sharecode.decode(sharecode.encode(replay, inflated))
     _, problem = decoded.check()

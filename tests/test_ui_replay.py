@@ -113,7 +113,7 @@ def test_a_replay_reaches_the_same_end_and_says_it_is_verified(tmp_path):
     # A code whose claim is false plays, and the end says it does not match.
     fake = played.replay.simulate()
     claim = Claim.of(fake.game)
-    lie = sharecode.decode(sharecode.encode(played.replay, Claim(claim.score + 500, claim.lines, claim.pieces,
+    lie = sharecode.decode(sharecode.encode(played.replay, Claim(claim.score + 500, claim.served, claim.pieces,
                                                                   claim.outcome, claim.mode, claim.digest)))
     app.watch(lie)
     key(app, pygame.K_3, steps=len(lie.steps) // 16 + 3)
@@ -307,7 +307,7 @@ def test_the_daily_button_and_share_row_fit_each_layout(tmp_path, layout):
 
 @pytest.mark.parametrize("language, words", [
     ("en", "replay link: recorded under rules 1; this build plays rules 3"),
-    ("ko", "리플레이 링크: 규칙 1에서 기록됨. 이 빌드는 규칙 2를 씁니다")])
+    ("ko", "리플레이 링크: 규칙 1에서 기록됨. 이 빌드는 규칙 3을 씁니다")])
 def test_an_old_share_code_is_refused_with_the_engines_one_line(tmp_path, monkeypatch, language, words):
     from engine.replay import ReplayError, rules_mismatch
     from tests.test_sharecode import GOLDEN
