@@ -64,8 +64,8 @@ def test_numbers_and_units_are_written_per_language():
     assert en.pct(0.125, 1) == "12.5 %" and ko.pct(0.125, 1) == "12.5%"
     assert en.num(12345) == ko.num(12345) == "12,345"
     assert en.seconds(61500) == "61.5 s" and ko.seconds(61500) == "61.5초"
-    assert en.blocks(1) == "1 block" and en.blocks(3) == "3 blocks" and ko.blocks(3) == "3 블록"
-    assert ko.per_second(320.4) == "320 토큰/초"
+    assert en.blocks(1) == "1 block" and en.blocks(3) == "3 blocks" and ko.blocks(3) == "3블록"
+    assert ko.per_second(320.4) == "320토큰/초" and ko.tokens(6144) == "6,144토큰"
 
 
 def test_deferred_messages_translate_when_shown():
