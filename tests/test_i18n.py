@@ -15,7 +15,7 @@ from hypothesis import given, settings as hyp_settings, strategies as st
 from tests.uikit import canvas, click, key, make_app, pump
 from ui import i18n, packs, theme
 from ui.storage import Settings, Storage
-from ui.text import break_allowed, is_syllable, wrap
+from ui.text import break_allowed, fit, is_syllable, same_font, wrap
 
 pytestmark = pytest.mark.usefixtures("clean_event_queue")
 ROOT = Path(__file__).resolve().parent.parent
@@ -336,3 +336,21 @@ def test_every_key_the_code_names_is_in_the_catalogue():
     for path in sorted((ROOT / "ui").rglob("*.py")):
         for key in pattern.findall(path.read_text(encoding="utf-8")):
             assert key in keys, f"{path.relative_to(ROOT)} names {key!r}, which no catalogue holds"
+
+
+def test_a_wrapped_korean_message_keeps_one_font():
+    """A continuation line without Hangul ("(req#12 llama_7b_prompt)") is still drawn in the Hangul
+    font, as the rest of its message; the same words on their own are drawn in the Latin one."""
+    from ui.text import TextCache
+    message = "요청을 배치할 수 없습니다 llama_7b_prompt req#12 stable_diff_unet 0->3,4 1->5,6"
+    lines = wrap(message, theme.SMALL, 150)
+    latin = [line for line in lines if not theme.needs_hangul(line)]
+    assert latin, lines  # the case in question: a line of the message with no Hangul in it
+    hangul_font = theme.font(theme.SMALL, theme.HANGUL_FONT_FILE)
+    assert all(theme.font_for(line, theme.SMALL) is hangul_font for line in lines)
+    assert theme.font_for(str(latin[0]), theme.SMALL) is theme.font(theme.SMALL)  # plain text: the Latin font
+    cache = TextCache()
+    drawn, alone = cache.render(latin[0], theme.SMALL, theme.TEXT), cache.render(str(latin[0]), theme.SMALL, theme.TEXT)
+    assert drawn.get_size() == hangul_font.size(latin[0])
+    assert pygame.image.tobytes(drawn, "RGBA") != pygame.image.tobytes(alone, "RGBA")  # two fonts, two cache entries
+    assert theme.uses_hangul(fit(same_font(latin[0] + " and a much longer tail to cut", latin[0]), theme.SMALL, 60))
