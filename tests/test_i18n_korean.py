@@ -32,7 +32,7 @@ TEXT_VALUES = {"id": ("10", "12", "1234"), "day": ("2025-01-31",), "cell": ("3,4
                "paper_concurrency": ("2~4",), "paper_contiguous_waste": ("60~80",), "paper_paged_waste": ("4",)}
 TEXT_IN = {"report.fact_line": {"value"}}  # a placeholder that takes text in this one message
 PARTICLE_FORMS = tuple(sorted(P.FORMS, key=len, reverse=True))
-FIXED_PARTICLE = re.compile(r"\}(" + "|".join(PARTICLE_FORMS) + r")(?![가-힣])")
+FIXED_PARTICLE = re.compile(r"\}(?:</\w+>)*(" + "|".join(PARTICLE_FORMS) + r")(?![가-힣])")
 UNGROUPED = re.compile(r"(?<![\d,.#])\d{4,}(?!\d)")
 DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 
