@@ -78,8 +78,10 @@ def test_deferred_messages_translate_when_shown():
 
 def test_a_message_that_does_not_fit_its_values_never_raises(monkeypatch):
     from ui.i18n import ko
-    monkeypatch.setitem(ko.MESSAGES, "toast.level", "레벨 {level:,}")  # a number format given text
+    monkeypatch.setitem(ko.MESSAGES, "toast.level", "레벨 {level:d}")  # a number format given text
     assert i18n.catalogue("ko").t("toast.level", level="x") == "LEVEL x"
+    monkeypatch.setitem(ko.MESSAGES, "toast.level", "레벨 {level:,}")  # separators asked of text: text as it is
+    assert i18n.catalogue("ko").t("toast.level", level="0 / 300") == "레벨 0 / 300"
     assert i18n.catalogue("en").t("toast.level") == "LEVEL {level}"  # no values: the text as written
     assert i18n.catalogue("en").t("toast.level", other=1) == "LEVEL {level}"
 

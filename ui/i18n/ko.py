@@ -138,8 +138,8 @@ MESSAGES: dict[str, str] = {
     "help.meaning.hatched": ("연속 모드에서 최대 시퀀스 길이를 위해 예약한 블록입니다. 디코딩이 닿을 때까지 비어 "
                              "있고, 끝내 채우지 못하면 낭비입니다."),
     "help.concept.hole": "닿을 수 없는 빈 블록",
-    "help.meaning.hole": ("외부 파편화입니다. 어떤 배치로도 닿지 않습니다(맨 위에서 회전, 이동, 낙하, 밀어 넣기까지 "
-                          "따지고, 스핀은 빼고)."),
+    "help.meaning.hole": ("외부 파편화입니다. 어떤 배치로도 닿을 수 없습니다(맨 위에서의 회전, 이동, 낙하, 밀어 "
+                          "넣기를 모두 따짐. 스핀은 제외)."),
     "help.concept.finish": "요청 완료",
     "help.meaning.finish": ("블록이 어디에 있든 한꺼번에 가비지 컬렉션됩니다. 아무것도 움직이지 않고, 줄도 "
                             "지워지지 않습니다."),
@@ -147,8 +147,8 @@ MESSAGES: dict[str, str] = {
     "help.meaning.paged": ("PagedAttention입니다. 필요할 때 빈 블록 어디에든 블록 테이블로 할당합니다. OOM은 빈 "
                            "블록이 요청에 필요한 수보다 적을 때만 납니다."),
     "help.concept.preempt": "선점",
-    "help.meaning.preempt": ("자라는 요청에 줄 빈 블록이 없으면, 가장 최근에 실행된 요청을 CPU로 스왑하거나"
-                             "({cpu:,}블록) 재계산하기로 하고 다시 대기시킵니다."),
+    "help.meaning.preempt": ("자라는 요청에 줄 빈 블록이 없으면, 가장 최근 요청을 CPU로 스왑하거나(CPU 공간 "
+                             "{cpu:,}블록) 나중에 재계산하도록 되돌려 다시 대기시킵니다."),
     "help.concept.split": "분할",
     "help.meaning.split": ("게임 규칙입니다. 떨어지는 요청을 바로 페이지로 분할합니다. 분할하지 않으면, 한 덩어리로 "
                            "놓을 수 없는 요청은 스케줄러의 다음 스텝을 기다립니다."),
@@ -157,7 +157,7 @@ MESSAGES: dict[str, str] = {
     "help.close_key": "닫기  {key}",
     "help.close_tap": "닫기",
     "help.in_game_short": "게임에서: 서빙 엔진에서 (vLLM)",
-    "help.vllm_or_game": "vLLM일까, 게임일까?",
+    "help.vllm_or_game": "vLLM vs 게임",
     "help.rules.real": "서빙 엔진이 실제로 내리는 결정",
     "help.rules.real.1": ("다음 요청을 언제 받을지: vLLM은 블록 몇 개를 비워 두어(워터마크) 실행 중인 요청이 선점 "
                           "없이 자라게 합니다."),
@@ -505,7 +505,7 @@ MESSAGES: dict[str, str] = {
     "tip.deadline_slow": ("빈 블록이 {free:,}개였지만 {req:이} 제때 실행을 시작하지 못했습니다. 요청은 자리 잡아 "
                           "멈춰야 들어가고, 보류 중인 요청의 마감 시간은 계속 흐릅니다."),
     "tip.victory": ("{minutes:,}분 동안 최대 VRAM 점유 {peak:로} 요청 {served:,}개를 처리했습니다. 같은 목표로 다른 "
-                    "할당기도 해 보고 비교해 보세요."),
+                    "할당기로도 플레이해 비교해 보세요."),
 }
 
 MESSAGES.update({

@@ -140,8 +140,8 @@ _NUMBER = re.compile(r"(-?)(\d[\d,]*)(\.\d+)?")
 
 def grouped(value: object) -> object:
     """A number handed over as text ("6144", "6,144", "12.50") with its whole part grouped in
-    thousands ("6,144", "12.50"), for a "," in the placeholder's spec; anything else unchanged
-    (and the spec then fails on it, as format() would)."""
+    thousands ("6,144", "12.50"), for a "," in the placeholder's spec; any other text unchanged
+    ("0 / 300"), so that asking for separators never costs a message its language."""
     if isinstance(value, str):
         m = _NUMBER.fullmatch(value.strip())
         if m:
@@ -161,8 +161,8 @@ class Spoken:
     def __format__(self, spec: str) -> str:
         spec, particle = split_spec(spec)
         value = self.value
-        if "," in spec and isinstance(value, str) and grouped(value) is not value:
-            value, spec = grouped(value), spec.replace(",", "")
+        if "," in spec and isinstance(value, str):  # text: its number grouped, anything else as it is
+            value, spec = grouped(value), spec.replace(",", "")  # ("0 / 300" stays whole)
         text = format(value, spec)
         return text if particle is None else attach(text, particle)
 
