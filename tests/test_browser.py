@@ -698,7 +698,13 @@ def test_korean_failure_message_and_the_font_beside_the_page(site: str, browser)
         pg.goto(f"{site}/index.html")  # no CDN here: the runtime cannot load
         pg.wait_for_selector("#boot[data-state=failed]", timeout=40_000)
         text = pg.inner_text("#error")
-        assert "Python 런타임을 쓸 수 없음" in text and "새로 고침" in text
+        assert "Python 런타임을 쓸 수 없습니다" in text and "새로 고침" in text
+        from ui.i18n.particles import attach
+        host = pg.inner_text("#error code")
+        assert attach(host, "을") + " 허용한 뒤" in text  # the particle follows the host's final sound
+        style = "(s => [s.wordBreak, s.letterSpacing])(getComputedStyle(document.querySelector(%r)))"
+        assert pg.evaluate(style % "#error")[0] == "keep-all"
+        assert pg.evaluate(style % "#error h2")[1] in ("0px", "normal")
     finally:
         ctx.close()
     from ui.packs import PACKS, archive_url, pack_bytes

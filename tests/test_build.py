@@ -81,6 +81,9 @@ def test_build_succeeds_and_prints_figures(build) -> None:
                                                             build_web.MARKER, "later", "embed.ko.html"])
     korean = (out / "embed.ko.html").read_text(encoding="utf-8")
     assert '<html lang="ko">' in korean and 'src="index.html?lang=ko"' in korean and "@@" not in korean
+    for tag in ('property="og:title"', 'property="og:description"', 'name="twitter:title"',
+                'name="twitter:description"', 'name="description"'):
+        assert re.search(rf'<meta {tag} content="[^"]*[가-힣][^"]*">', korean), tag  # Korean previews
     later = sorted(p.relative_to(out).as_posix() for p in (out / "later").rglob("*") if p.is_file())
     assert later == sorted(set(build_web.LATER.values()))
     for pack, files in build_web.PACKS.items():  # each pack: exactly its files, as in the checkout

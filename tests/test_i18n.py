@@ -15,7 +15,7 @@ from hypothesis import given, settings as hyp_settings, strategies as st
 from tests.uikit import canvas, click, key, make_app, pump
 from ui import i18n, packs, theme
 from ui.storage import Settings, Storage
-from ui.text import break_allowed, is_syllable, wrap
+from ui.text import break_allowed, fit, is_syllable, same_font, wrap
 
 pytestmark = pytest.mark.usefixtures("clean_event_queue")
 ROOT = Path(__file__).resolve().parent.parent
@@ -64,8 +64,8 @@ def test_numbers_and_units_are_written_per_language():
     assert en.pct(0.125, 1) == "12.5 %" and ko.pct(0.125, 1) == "12.5%"
     assert en.num(12345) == ko.num(12345) == "12,345"
     assert en.seconds(61500) == "61.5 s" and ko.seconds(61500) == "61.5초"
-    assert en.blocks(1) == "1 block" and en.blocks(3) == "3 blocks" and ko.blocks(3) == "3 블록"
-    assert ko.per_second(320.4) == "320 토큰/초"
+    assert en.blocks(1) == "1 block" and en.blocks(3) == "3 blocks" and ko.blocks(3) == "3블록"
+    assert ko.per_second(320.4) == "320토큰/초" and ko.tokens(6144) == "6,144토큰"
 
 
 def test_deferred_messages_translate_when_shown():
@@ -78,8 +78,10 @@ def test_deferred_messages_translate_when_shown():
 
 def test_a_message_that_does_not_fit_its_values_never_raises(monkeypatch):
     from ui.i18n import ko
-    monkeypatch.setitem(ko.MESSAGES, "toast.level", "레벨 {level:,}")  # a number format given text
+    monkeypatch.setitem(ko.MESSAGES, "toast.level", "레벨 {level:d}")  # a number format given text
     assert i18n.catalogue("ko").t("toast.level", level="x") == "LEVEL x"
+    monkeypatch.setitem(ko.MESSAGES, "toast.level", "레벨 {level:,}")  # separators asked of text: text as it is
+    assert i18n.catalogue("ko").t("toast.level", level="0 / 300") == "레벨 0 / 300"
     assert i18n.catalogue("en").t("toast.level") == "LEVEL {level}"  # no values: the text as written
     assert i18n.catalogue("en").t("toast.level", other=1) == "LEVEL {level}"
 
@@ -349,3 +351,21 @@ def test_no_catalogue_key_is_written_twice(language):
         if isinstance(node, ast.Dict):
             keys = [k.value for k in node.keys if isinstance(k, ast.Constant)]
             assert len(keys) == len(set(keys)), sorted({k for k in keys if keys.count(k) > 1})
+
+
+def test_a_wrapped_korean_message_keeps_one_font():
+    """A continuation line without Hangul ("(req#12 llama_7b_prompt)") is still drawn in the Hangul
+    font, as the rest of its message; the same words on their own are drawn in the Latin one."""
+    from ui.text import TextCache
+    message = "요청을 배치할 수 없습니다 llama_7b_prompt req#12 stable_diff_unet 0->3,4 1->5,6"
+    lines = wrap(message, theme.SMALL, 150)
+    latin = [line for line in lines if not theme.needs_hangul(line)]
+    assert latin, lines  # the case in question: a line of the message with no Hangul in it
+    hangul_font = theme.font(theme.SMALL, theme.HANGUL_FONT_FILE)
+    assert all(theme.font_for(line, theme.SMALL) is hangul_font for line in lines)
+    assert theme.font_for(str(latin[0]), theme.SMALL) is theme.font(theme.SMALL)  # plain text: the Latin font
+    cache = TextCache()
+    drawn, alone = cache.render(latin[0], theme.SMALL, theme.TEXT), cache.render(str(latin[0]), theme.SMALL, theme.TEXT)
+    assert drawn.get_size() == hangul_font.size(latin[0])
+    assert pygame.image.tobytes(drawn, "RGBA") != pygame.image.tobytes(alone, "RGBA")  # two fonts, two cache entries
+    assert theme.uses_hangul(fit(same_font(latin[0] + " and a much longer tail to cut", latin[0]), theme.SMALL, 60))

@@ -115,3 +115,69 @@ def test_lab_text_never_overlaps_or_leaves_the_screen(tmp_path, monkeypatch, lan
     for (ta, a), (tb, b) in itertools.combinations(drawn, 2):
         if a != b:
             assert not a.inflate(0, -4).colliderect(b.inflate(0, -4)), (ta, a, tb, b)
+
+
+def _buttons(app) -> list:
+    """The buttons on screen: the console's during play, else those of the scene or dialog on top."""
+    from ui.play_scene import PlayScene
+    from ui.widgets import Button
+    if isinstance(app.top, PlayScene):
+        return list(app.view.buttons)
+    found: list = []
+    for value in vars(app.top).values():
+        items = value if isinstance(value, (list, tuple)) else [value]
+        found += [b for b in items if isinstance(b, Button)]
+    return found
+
+
+@pytest.mark.parametrize("language", ["ko"])
+@pytest.mark.parametrize("layout", ["landscape", "portrait"])
+@pytest.mark.parametrize("scene", SCENES)
+def test_every_label_fits_its_button_with_room_to_spare(tmp_path, monkeypatch, language, layout, scene):
+    """No label overflows its button or touches its edges ("일시정지 Esc", "오른 회전" did): a
+    line drawn over a button stays LABEL_PAD inside it on both sides, in both layouts."""
+    from ui.widgets import LABEL_PAD
+    app = make_app(tmp_path, language=language, layout=layout)
+    build(app, Options(headless=True, frames=60, screenshot="x.png", scene=scene, mode="paged", autoplay=True,
+                       seed=7, lang=language, layout=layout), 7)
+    from ui.play_scene import PlayScene
+    screen = pygame.Surface(app.layout.size)
+    drawn: list = []
+    play = isinstance(app.top, PlayScene)
+    blit, on_top = app.text.blit, [play]  # play: all of it is the console, with its baked layers
+
+    def recording(surface, text, px, colour, pos, anchor="topleft"):
+        r = blit(surface, text, px, colour, pos, anchor)
+        if on_top[0] and (surface is screen or (play and surface.get_size() == screen.get_size())):
+            drawn.append((text, r))
+        return r
+
+    top_draw = app.top.draw
+
+    def drawing_top(surface, *args, **kwargs):  # only what the scene on top draws, not what lies under it
+        on_top[0] = True
+        return top_draw(surface, *args, **kwargs)
+
+    from ui import overlays
+    frame = overlays.draw_dialog
+
+    def dialog(*args, **kwargs):  # what a dialog covers is not its own
+        drawn.clear()
+        return frame(*args, **kwargs)
+
+    monkeypatch.setattr(app.text, "blit", recording)
+    monkeypatch.setattr(app.top, "draw", drawing_top)
+    monkeypatch.setattr(overlays, "draw_dialog", dialog)
+    if isinstance(app.top, PlayScene):
+        app.view._background = app.view._bake_background()  # the controls are baked: bake them again, seen
+    app.draw(screen)
+    buttons = _buttons(app)
+    assert buttons, scene
+    tight = []
+    for b in buttons:
+        rect = pygame.Rect(b.rect)
+        for text, r in drawn:
+            if rect.collidepoint(r.center) and r.height <= rect.height and r.width > 16:  # its label, not a key letter
+                if r.left < rect.left + LABEL_PAD - 1 or r.right > rect.right - LABEL_PAD + 1:
+                    tight.append((b.name, text, r.width, rect.width))
+    assert not tight, tight

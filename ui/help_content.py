@@ -47,7 +47,8 @@ TOUCH_CONTROLS: tuple[str, ...] = ("drag", "tap", "down", "flick", "swipe", "lon
 
 def facts(tr: Catalogue) -> dict[str, object]:
     """The numbers help texts quote, from the engine's rules and the paper, in `tr`'s digits."""
-    paper = {f"paper_{k}": "-".join(tr.num(n) for n in v) for k, v in PAPER.items()}
+    paper = {f"paper_{k}": tr.num(v[0]) if len(v) == 1 else tr.t("fmt.range", low=tr.num(v[0]), high=tr.num(v[-1]))
+             for k, v in PAPER.items()}
     return {"cells": R.VISIBLE_CELLS, "tokens": R.TOKENS_PER_BLOCK, "blocks": R.BLOCKS_PER_REQUEST,
             "max_tokens": R.MAX_SEQ_TOKENS, "queue": R.QUEUE_MAX, "deadline": round(R.DEADLINE_MS / 1000),
             "cpu": R.CPU_BLOCKS, "requests": tr.num(R.GOAL_REQUESTS), "step": f"{R.DECODE_STEP_MS / 1000:g}",

@@ -187,8 +187,8 @@ def _landscape() -> Layout:
     return Layout(
         name=LANDSCAPE, size=(w, h), text=TextSizes(13, 15, 19, 28, 40), touch=44, margin=m,
         header=(0, 0, w, 34),
-        header_buttons=MappingProxyType({"help": (560, 5, 72, 24), "mute": (638, 5, 72, 24),
-                                         "pause": (716, 5, 74, 24)}),
+        header_buttons=MappingProxyType({"help": (522, 5, 84, 24), "mute": (612, 5, 84, 24),
+                                         "pause": (702, 5, 88, 24)}),
         board=board, cell=cell,
         controls=MappingProxyType(_row(m, controls_y, w - 2 * m, controls_h, CONTROL_NAMES, 6)),
         panels=MappingProxyType(panels), stats=stats,
@@ -231,7 +231,7 @@ def _portrait() -> Layout:
         ("details", None),
     ), gap)
     panels = {**side, "strip": strip}
-    hb_w, hb_h = 58, 40
+    hb_w, hb_h = 62, 40
     header_buttons = {name: (w - m - (3 - i) * hb_w - (2 - i) * gap, (header_h - hb_h) // 2, hb_w, hb_h)
                       for i, name in enumerate(("help", "mute", "pause"))}
     dialog = (m + 6, header_h + 8, w - 2 * m - 12, h - header_h - 8 - 20)

@@ -12,7 +12,7 @@ import pygame
 from ui import theme
 from ui.i18n import DEFAULT, Catalogue, Msg, catalogue
 from ui.layout import RectT
-from ui.text import TextCache, fit, wrap
+from ui.text import TextCache, fit, same_font, wrap
 
 LINE_H = 16
 PAD = 7
@@ -99,8 +99,8 @@ class LogConsole:
                 keep = room - len(out)
                 if keep > 0:  # the start of the oldest visible entry, marked as cut short
                     e, i, line = block[keep - 1]
-                    cut = fit(line + " ...", self.size, self.rect[2] - 2 * PAD - INDENT)
-                    out = block[:keep - 1] + [(e, i, cut if cut.endswith("...") else line + " ...")] + out
+                    cut = fit(same_font(line + " ...", line), self.size, self.rect[2] - 2 * PAD - INDENT)
+                    out = block[:keep - 1] + [(e, i, cut if cut.endswith("...") else same_font(line + " ...", line))] + out
                 break
             out = block + out
         return out

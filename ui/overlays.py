@@ -14,7 +14,7 @@ from ui.keys import (BOARD_KEY, CARDS_KEY, COPY_KEY, HELP_KEY, LANGUAGE_KEY, MUT
                      WATCH_KEY)
 from ui.layout import Layout, RectT
 from ui.scene import MenuScene
-from ui.text import fit, short_number, wrap
+from ui.text import fit, same_font, short_number, wrap
 from ui.widgets import Button, draw_panel, hit, pulse
 
 
@@ -383,7 +383,8 @@ class HelpScene(Overlay):
                 first = wrap(meaning, T.small, width - r.width - 8)[0]
                 t.blit(page, first, T.small, theme.TEXT, (r.right + 8, y))
                 y += line_h
-                for line in wrap(meaning[len(first):].strip(), T.small, width - 10) if first != meaning else ():
+                tail = same_font(meaning[len(first):].strip(), first)  # the message's font, as its first line
+                for line in wrap(tail, T.small, width - 10) if first != meaning else ():
                     t.blit(page, line, T.small, theme.TEXT, (m + 10, y))
                     y += line_h
                 y += 4

@@ -5,6 +5,10 @@ result, and most of what the console shows repeats frame after frame, so
 each (text, size, colour) is rendered once and reused. Text with Hangul is
 drawn (and measured) with the Hangul font, everything else with the game font.
 
+A wrapped message keeps one font: its lines are `Line`s that remember whether the message as a
+whole needs the Hangul font, so a continuation line of Latin letters and digits inside a Korean
+message is not drawn (nor measured) in the Latin font.
+
 Lines break between words. A word wider than the line (Korean runs words
 together with particles, "파편화(fragmentation)로") breaks between two syllables,
 or after a slash or hyphen, never inside a syllable and never inside a Latin
@@ -19,15 +23,32 @@ from ui import theme
 Colour = tuple[int, int, int]
 
 
+class Line(str):
+    """One line of a wrapped message, drawn in the font of the whole message."""
+
+    hangul: bool
+
+    def __new__(cls, text: str, hangul: bool) -> Line:
+        line = super().__new__(cls, text)
+        line.hangul = hangul
+        return line
+
+
+def same_font(text: str, like: str) -> str:
+    """`text` (a part of `like`, or `like` with something added) in the font `like` is drawn in."""
+    hangul = getattr(like, "hangul", None)
+    return text if hangul is None else Line(text, hangul)
+
+
 class TextCache:
     """Rendered text surfaces keyed by content, size and colour (bounded)."""
 
     def __init__(self, limit: int = 1500) -> None:
-        self._surfaces: dict[tuple[str, int, Colour], pygame.Surface] = {}
+        self._surfaces: dict[tuple[str, int, Colour, bool], pygame.Surface] = {}
         self._limit = limit
 
     def render(self, text: str, size: int, colour: Colour) -> pygame.Surface:
-        key = (text, size, colour)
+        key = (text, size, colour, theme.uses_hangul(text))  # a Line is equal to its str, not its font
         surf = self._surfaces.get(key)
         if surf is None:
             if len(self._surfaces) >= self._limit:
@@ -84,8 +105,9 @@ def _cut(word: str, fits) -> tuple[str, str]:
 
 
 def wrap(text: str, size: int, width: int) -> list[str]:
-    """Split text into lines no wider than `width` pixels at `size`."""
+    """Split text into lines no wider than `width` pixels at `size`, each in the font of the whole."""
     f = theme.font_for(text, size)
+    hangul = theme.uses_hangul(text)
 
     def fits(s: str) -> bool:
         return f.size(s)[0] <= width
@@ -100,13 +122,13 @@ def wrap(text: str, size: int, width: int) -> list[str]:
                 line = candidate
                 continue
             if line:
-                lines.append(line)
+                lines.append(Line(line, hangul))
             # A single word wider than the line is cut into pieces that fit.
             while not fits(word) and len(word) > 1:
                 head, word = _cut(word, fits)
-                lines.append(head)
+                lines.append(Line(head, hangul))
             line = word
-        lines.append(line)
+        lines.append(Line(line, hangul))
     return lines
 
 
@@ -115,9 +137,10 @@ def fit(text: str, size: int, width: int) -> str:
     f = theme.font_for(text, size)
     if f.size(text)[0] <= width:
         return text
+    whole = text
     while text and f.size(text + "...")[0] > width:
         text = text[:-1]
-    return text + "..."
+    return same_font(text + "...", whole)
 
 
 HUGE = 10**18  # beyond any run's score (engine.rules.MAX_SCORE): shown as "10^18+"

@@ -86,9 +86,17 @@ def needs_hangul(text: str) -> bool:
     return any(ch >= HANGUL_START for ch in text)
 
 
+def uses_hangul(text: str) -> bool:
+    """Whether `text` is drawn in the Hangul font: it has Hangul, or it is a line of a wrapped message
+    that has (ui.text.Line remembers which)."""
+    whole = getattr(text, "hangul", None)
+    return needs_hangul(text) if whole is None else bool(whole)
+
+
 def font_for(text: str, size: int) -> pygame.font.Font:
-    """The font that draws `text`: the Hangul font for Korean text, the game font otherwise."""
-    if needs_hangul(text):
+    """The font that draws `text`: the Hangul font for Korean text (a whole message: every line of a
+    wrapped one), the game font otherwise."""
+    if uses_hangul(text):
         return font(size, HANGUL_FONT_FILE)
     return font(size)
 

@@ -20,7 +20,7 @@ from ui.input import Command, InputMapper
 from ui.scene import MenuScene
 from ui.session import GameSession
 from ui.text import fit, short_number, wrap
-from ui.widgets import Button, hit, pulse
+from ui.widgets import LABEL_PAD, Button, hit, pulse
 
 # engine.replay.rules_mismatch: a share code recorded under other rules.
 OLD_RULES = re.compile(r"recorded under rules (\d+); this build plays rules (\d+)")
@@ -318,9 +318,12 @@ class TitleScene(MenuScene):
                 t.blit(surface, fit(tr.t("title.switch.language_short"), T.small, br.width - 4), T.small,
                        theme.AMBER, br.center, "center")
                 continue
+            lines = wrap(head, T.small, br.width - 2 * LABEL_PAD)
+            if len(lines) == 2:  # a name too long for one line ("오늘의 도전") takes both lines
+                head, state = lines
             t.blit(surface, fit(head, T.small, br.width - 4), T.small, theme.TEXT, (br.centerx, br.y + 16), "center")
             t.blit(surface, fit(state, T.small, br.width - 4), T.small,
-                   theme.AMBER if b.name not in ("help", "lab", "daily") else theme.TEXT_DIM,
+                   theme.TEXT if len(lines) == 2 else theme.AMBER if b.name not in ("help", "lab", "daily") else theme.TEXT_DIM,
                    (br.centerx, br.bottom - 14), "center")
 
     # ------------------------------------------------------------------ landscape

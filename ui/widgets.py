@@ -53,6 +53,9 @@ def touch_target(r: RectT, min_size: int = TOUCH_MIN) -> pygame.Rect:
     return rect.inflate(grow_w + grow_w % 2, grow_h + grow_h % 2)
 
 
+LABEL_PAD = 6  # the least room between a button's label and each of its sides
+
+
 @dataclass(frozen=True)
 class Button:
     """A clickable, tappable rectangle with a label and an optional key hint.

@@ -3,7 +3,9 @@
 Code names a message by its key (``cat.t("title.start")``), never by its English text. Every
 catalogue holds the same keys with the same ``{placeholders}``; a key missing from Korean falls
 back to English, a key missing everywhere shows itself (tests keep both from happening).
-Numbers and units are formatted by the catalogue, so each language writes them its own way.
+Numbers and units are formatted by the catalogue, so each language writes them its own way; a
+Korean particle after a placeholder is named in its format spec ("{id:을}", ui.i18n.particles) and
+follows the sound of what is substituted.
 
 Which language: a choice the player made (LANGUAGE button, K, kept with the settings), else the
 reader's own: ``navigator.language`` in the browser (``ko*`` -> Korean), the locale on the desktop.
@@ -24,6 +26,7 @@ from types import MappingProxyType
 from typing import Mapping
 
 from ui.i18n import en
+from ui.i18n.particles import Spoken
 
 LANGUAGES: tuple[str, ...] = ("en", "ko")
 DEFAULT = "en"
@@ -140,7 +143,8 @@ class Catalogue:
                 return key
         if not params:
             return text
-        values = {k: self.arg(v) for k, v in params.items()}
+        # A particle in a placeholder's spec ("{id:을}") follows the substituted value's sound.
+        values = {k: Spoken(self.arg(v)) for k, v in params.items()}
         try:
             return text.format(**values)
         except (KeyError, IndexError, ValueError):  # a message that does not fit its values must

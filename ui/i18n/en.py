@@ -10,6 +10,7 @@ MESSAGES: dict[str, str] = {
     "fmt.blocks_one": "{n} block",
     "fmt.tokens": "{n:,} tokens",
     "fmt.tok_per_s": "{value} tok/s",
+    "fmt.range": "{low}-{high}",
     "common.on": "ON",
     "common.off": "OFF",
     "common.language": "LANGUAGE",

@@ -1,26 +1,29 @@
 """한국어 메시지. 키와 `{자리표시자}`는 영어 카탈로그(ui.i18n.en)와 같다.
 
-용어는 이 게임이 딸린 글의 한국어판을 따른다: 연속 모드, 페이징 모드, 페이지 분할, 외부 파편화,
-할당기, KV 캐시, 추론 요청, 라인 클리어. 검색할 만한 말은 처음 나올 때 영어를 괄호에 적는다.
-요청 이름(llama_7b_prompt ...)은 바꾸지 않는다.
+용어는 이 게임이 딸린 글의 한국어판을 따르고(docs/i18n.md의 용어표), 한 개념에는 한 낱말만 쓴다:
+피해야 할 변형과 대신 쓸 말은 ui/i18n/ko_terms.py에 있고 테스트가 확인한다. 문장은 합니다체, 버튼과
+라벨은 명사형. 천이 넘을 수 있는 수에는 쉼표를 찍고(`{n:,}`), 수와 단위는 붙여 쓴다(6,144토큰,
+4블록, 40줄). 자리표시자 뒤의 조사는 값의 끝소리를 따른다: `{id:을}`은 "req#10을", "req#12를"이
+된다(ui.i18n.particles). 요청 이름(llama_7b_prompt ...)은 바꾸지 않는다.
 """
 from __future__ import annotations
 
 MESSAGES: dict[str, str] = {
     # ------------------------------------------------------------------ 형식과 단위
     "fmt.int": "{n:,}",
-    "fmt.percent": "{value}%",
-    "fmt.seconds": "{value}초",
-    "fmt.blocks": "{n} 블록",
-    "fmt.blocks_one": "{n} 블록",
+    "fmt.percent": "{value:,}%",
+    "fmt.seconds": "{value:,}초",
+    "fmt.blocks": "{n:,}블록",
+    "fmt.blocks_one": "{n:,}블록",
     "fmt.tokens": "{n:,}토큰",
-    "fmt.tok_per_s": "{value} 토큰/초",
+    "fmt.tok_per_s": "{value:,}토큰/초",
+    "fmt.range": "{low:,}~{high:,}",
     "common.on": "켬",
     "common.off": "끔",
     "common.language": "언어",
     "common.language_button": "언어: {name}",
     "common.font_loading": "한국어 글꼴을 불러오는 중 ...",
-    "common.font_failed": "한국어 글꼴을 쓸 수 없음: {reason}",
+    "common.font_failed": "한국어 글꼴을 쓸 수 없습니다: {reason}",
     "game.title_prefix": "PagedAttention:",
     "game.title": "VRAM 테트리스",
     "game.title_header": "VRAM 테트리스",
@@ -30,45 +33,45 @@ MESSAGES: dict[str, str] = {
     "mode.paged.name": "페이징",
     "mode.mixed.name": "혼합",
     "mode.contiguous.label": "연속",
-    "mode.contiguous.note": "통째 범위, 최대 길이만큼 예약.",
-    "mode.contiguous.summary": "요청마다 끊기지 않는 범위 하나, 최대 길이만큼 미리 예약",
+    "mode.contiguous.note": "최대 시퀀스 길이만큼 미리 예약합니다.",
+    "mode.contiguous.summary": "요청마다 연속 범위 하나를 최대 시퀀스 길이만큼 미리 예약",
     "mode.paged.label": "페이징",
-    "mode.paged.note": "필요할 때 블록, 빈 곳 어디든.",
-    "mode.paged.summary": "PagedAttention: 요청이 자랄 때마다 빈 블록 어디에든 한 블록씩",
+    "mode.paged.note": "필요할 때 어디에든 한 블록씩 할당합니다.",
+    "mode.paged.summary": "PagedAttention: 요청이 자랄 때마다 빈 블록 어디에든 한 블록씩 할당",
     # ------------------------------------------------------------------ 타이틀
-    "title.pitch": ("떨어지는 테트로미노는 추론 요청, 보드는 GPU 메모리. 요청은 디코딩을 마치면 블록을 "
-                    "돌려줍니다: 메모리가 바닥나거나 대기열이 넘치지 않게. 목표: 요청 {requests}개 처리, "
-                    "또는 무한."),
-    "title.pitch_short": ("떨어지는 테트로미노는 추론 요청, 보드는 GPU 메모리: 메모리나 대기열이 바닥나기 전에 "
-                          "요청 {requests}개를 처리하세요."),
+    "title.pitch": ("떨어지는 테트로미노는 추론 요청이고, 보드는 GPU 메모리입니다. 요청은 디코딩을 마치면 "
+                    "블록을 돌려줍니다. 메모리가 바닥나거나 대기열이 넘치지 않게 하세요. 목표는 요청 "
+                    "{requests:,}개 처리, 또는 무한 모드입니다."),
+    "title.pitch_short": ("떨어지는 테트로미노는 추론 요청, 보드는 GPU 메모리입니다. 메모리나 대기열이 "
+                          "바닥나기 전에 요청 {requests:,}개를 처리하세요."),
     "title.allocator": "할당기 (allocator)",
     "title.best_scores": "최고 점수",
     "title.best_goal": "최고 점수, {goal}",
-    "title.best_col.serve": "{requests}개",
+    "title.best_col.serve": "{requests:,}개",
     "title.best_col.endless": "무한",
     "title.best_col.daily": "오늘",
-    "title.daily_of": "도전 {mode}",
+    "title.daily_of": "오늘의 도전: {mode}",
     "title.start": "시작",
     "title.start_hint": "{key} 또는 클릭",
-    "title.demo": "데모: 봇이 플레이 중",
-    "title.demo_tap": "여기를 클릭하거나 탭하면 시작",
+    "title.demo": "데모: 봇이 플레이하는 중",
+    "title.demo_tap": "여기를 클릭하거나 탭하면 시작합니다",
     "title.how_it_works": "작동 방식",
     "title.how.contiguous.head": "연속 모드 (contiguous)",
-    "title.how.contiguous.body": "통째 범위 하나에, 최대 길이만큼 자리를 미리 예약(빗금)",
+    "title.how.contiguous.body": "연속 범위 하나에, 최대 시퀀스 길이만큼 자리를 미리 예약(빗금)",
     "title.how.paged.head": "페이징 모드 (paged)",
-    "title.how.paged.body": "필요할 때 빈 블록 어디든; {split}로 요청을 바로 페이지로 나눔",
+    "title.how.paged.body": "필요할 때 빈 블록 어디에든 할당. {split}: 요청을 바로 페이지로 분할",
     "title.how.finish.head": "끝난 요청",
-    "title.how.finish.body": "어디에 있든 블록을 한꺼번에 모두 해제: 아무것도 움직이지 않음",
+    "title.how.finish.body": "블록이 어디에 있든 한꺼번에 가비지 컬렉션: 아무것도 움직이지 않음",
     "title.keys_1": "방향키/WASD 이동, Up/Z 회전,",
-    "title.keys_2": "{drop} 드롭, {hold} 보류, {pause} 일시정지.",
+    "title.keys_2": "{drop} 하드 드롭, {hold} 보류, {pause} 일시정지.",
     "title.help": "도움말 & 개념 지도",
     "title.lab": "메모리 실험실",
     "title.cards": "설명 카드: {state}",
     "title.sound": "소리: {state}",
     "title.goal": "목표: {goal}",
-    "title.goal.serve": "요청 {requests}개",
+    "title.goal.serve": "요청 {requests:,}개",
     "title.goal.endless": "무한",
-    "title.demo_tap_board": "데모: 봇이 플레이 중. 보드를 탭하면 시작.",
+    "title.demo_tap_board": "데모: 봇이 플레이하는 중입니다. 보드를 탭하면 시작합니다.",
     "title.start_tap": "탭해서 시작",
     "title.switch.help": "도움말",
     "title.switch.help_state": "& 지도",
@@ -79,21 +82,21 @@ MESSAGES: dict[str, str] = {
     "title.switch.off": "끔",
     "title.switch.sound": "소리",
     "title.switch.goal": "목표",
-    "title.switch.goal.serve": "{requests}개",
+    "title.switch.goal.serve": "{requests:,}개",
     "title.switch.goal.endless": "무한",
     "title.switch.language_short": "한국어",
     "title.switch.language": "언어",
-    "title.switch.daily": "도전",
-    "title.daily_run": "일일 도전",
+    "title.switch.daily": "오늘의 도전",
+    "title.daily_run": "오늘의 도전",
     "title.replay_problem": "리플레이 링크: {reason}",
-    "title.replay_old_rules": "리플레이 링크: 규칙 {old}에서 기록됨. 이 빌드는 규칙 {now}를 씁니다",
+    "title.replay_old_rules": "리플레이 링크: 규칙 {old:,}에서 녹화한 게임입니다. 이 빌드는 규칙 {now:,을} 씁니다",
     "title.lab_loading": "메모리 실험실을 불러오는 중 ...",
     "title.lab_missing": "이 빌드에는 실험실이 없습니다",
-    "title.lab_unavailable": "실험실을 열 수 없음: {reason}",
+    "title.lab_unavailable": "실험실을 열 수 없습니다: {reason}",
     # ------------------------------------------------------------------ 일시정지
     "pause.title": "일시정지",
-    "pause.idle": "게임 시간이 멈춤: 멈춘 동안 도착도 디코딩도 대기도 없습니다.",
-    "pause.progress": "처리 {served}   토큰 {tokens}   {minutes}분",
+    "pause.idle": "일시정지 중에는 게임 시간이 흐르지 않습니다: 도착도, 디코딩도, 대기도 없습니다.",
+    "pause.progress": "처리 {served:,}   토큰 {tokens:,}   {minutes:,}분",
     "pause.resume": "계속",
     "pause.restart": "다시 시작",
     "pause.help": "도움말",
@@ -107,186 +110,194 @@ MESSAGES: dict[str, str] = {
     "help.concept_map": "개념 지도",
     "help.in_game": "게임에서",
     "help.in_engine": "서빙 엔진에서 (vLLM, TensorRT-LLM, TGI)",
-    "help.goal": ("목표: 요청 {requests}개 처리, 또는 무한. 첫 요청 뒤에 할당기를 바꾸면 혼합(MIXED) 판이 되어 "
-                  "최고 점수가 남지 않습니다."),
+    "help.goal": ("목표는 요청 {requests:,}개 처리, 또는 무한 모드입니다. 첫 요청 뒤에 할당기를 바꾸면 혼합(MIXED) "
+                  "게임이 되어 최고 점수가 남지 않습니다."),
     "help.do.move": "요청 이동",
     "help.do.rotate": "시계 / 반시계 방향 회전",
-    "help.do.drops": "천천히 내리기 / 바로 떨어뜨리기",
+    "help.do.drops": "소프트 드롭 / 하드 드롭",
     "help.do.hold": "보류: 요청을 잠시 옆에 두기",
-    "help.do.split": "분할: 바로 페이지로 나눔, 페이징 모드 (Shift: 혼자 탭)",
+    "help.do.split": "분할: 바로 페이지로 분할, 페이징 모드 (Shift는 단독 탭)",
     "help.do.preempt": "선점 방식: 스왑 / 재계산",
     "help.do.modes": "연속 / 페이징 / 전환",
     "help.do.pause": "일시정지",
     "help.do.toggles": "소리 / 설명 카드 / 목표 (타이틀)",
-    "help.do.help": "이 도움말 / 메모리 실험실 / 언어",
-    "help.do.start": "시작, 다시 시작 / 나가기 (일시정지에서)",
+    "help.do.help": "도움말 / 메모리 실험실 / 언어",
+    "help.do.start": "시작, 다시 시작 / 나가기 (일시정지 중)",
     "help.keys.touch": "터치",
-    "help.do.touch": ("화면 버튼, 또는 보드 위에서: 끌어서 이동, 탭해서 회전, 아래로 튕겨 떨어뜨리기, "
+    "help.do.touch": ("화면 버튼, 또는 보드 위에서: 끌어서 이동, 탭해서 회전, 아래로 튕겨 하드 드롭, "
                       "위로 밀어 보류, 길게 눌러 분할"),
     "help.concept.piece": "떨어지는 테트로미노",
-    "help.meaning.piece": "추론 요청: 프롬프트 길이는 보이고 출력 길이는 숨겨짐. 최대 {blocks}블록({max_tokens}토큰).",
-    "help.concept.board": "보드, {cells}칸",
-    "help.meaning.board": "GPU 메모리: 한 칸은 {tokens}토큰짜리 KV 블록. 디코딩하며 채워짐.",
+    "help.meaning.piece": ("추론 요청입니다. 프롬프트 길이는 보이고 출력 길이는 숨겨져 있습니다. 최대 {blocks:,}블록"
+                           "({max_tokens:,}토큰)."),
+    "help.concept.board": "보드, {cells:,}칸",
+    "help.meaning.board": "GPU 메모리입니다. 한 칸이 {tokens:,}토큰짜리 KV 블록 하나이고, 디코딩하면서 채워집니다.",
     "help.concept.queue": "다음 요청",
-    "help.meaning.queue": "선착순 대기열: {queue}개 넘게 기다리거나 하나가 {deadline}초를 기다리면 과부하.",
+    "help.meaning.queue": ("선착순 대기열입니다. {queue:,}개가 넘게 기다리거나 한 요청이 {deadline:,}초를 기다리면 "
+                           "엔진이 과부하됩니다."),
     "help.concept.hatched": "빗금 친 블록",
-    "help.meaning.hatched": "연속 모드: 최대 길이용 예약. 디코딩이 닿을 때까지 비어 있고, 못 채우면 낭비.",
+    "help.meaning.hatched": ("연속 모드에서 최대 시퀀스 길이를 위해 예약한 블록입니다. 디코딩이 닿을 때까지 비어 "
+                             "있고, 끝내 채우지 못하면 낭비입니다."),
     "help.concept.hole": "닿을 수 없는 빈 블록",
-    "help.meaning.hole": "외부 파편화: 어떤 배치로도 못 닿음 (맨 위 회전, 이동, 낙하, 밀어 넣기 포함; 스핀 제외).",
+    "help.meaning.hole": ("외부 파편화입니다. 어떤 배치로도 닿을 수 없습니다(맨 위에서의 회전, 이동, 낙하, 밀어 "
+                          "넣기를 모두 따짐. 스핀은 제외)."),
     "help.concept.finish": "요청 완료",
-    "help.meaning.finish": "어디에 있든 블록을 한꺼번에 해제. 아무것도 움직이지 않고 줄도 안 사라짐.",
+    "help.meaning.finish": ("블록이 어디에 있든 한꺼번에 가비지 컬렉션됩니다. 아무것도 움직이지 않고, 줄도 "
+                            "지워지지 않습니다."),
     "help.concept.paged": "페이징 모드",
-    "help.meaning.paged": "PagedAttention: 필요할 때 빈 블록 어디든, 블록 테이블로. OOM은 빈 블록이 필요보다 적을 때만.",
+    "help.meaning.paged": ("PagedAttention입니다. 필요할 때 빈 블록 어디에든 블록 테이블로 할당합니다. OOM은 빈 "
+                           "블록이 요청에 필요한 수보다 적을 때만 납니다."),
     "help.concept.preempt": "선점",
-    "help.meaning.preempt": "자랄 블록이 없으면 가장 최근 요청을 CPU로 스왑({cpu}블록)하거나 재계산해 다시 대기.",
+    "help.meaning.preempt": ("자라는 요청에 줄 빈 블록이 없으면, 가장 최근 요청을 CPU로 스왑하거나(CPU 공간 "
+                             "{cpu:,}블록) 나중에 재계산하도록 되돌려 다시 대기시킵니다."),
     "help.concept.split": "분할",
-    "help.meaning.split": "게임 규칙: 떨어지는 요청을 바로 페이지로. 아니면 통째로 못 놓는 요청은 다음 스텝까지 대기.",
+    "help.meaning.split": ("게임 규칙입니다. 떨어지는 요청을 바로 페이지로 분할합니다. 분할하지 않으면, 한 덩어리로 "
+                           "놓을 수 없는 요청은 스케줄러의 다음 스텝을 기다립니다."),
     "help.concept.hold": "보류",
-    "help.meaning.hold": "게임 규칙: 요청을 옆에 두어 선착순을 깨뜨림. 마감 시간은 계속 흐름.",
+    "help.meaning.hold": "게임 규칙입니다. 요청을 옆에 두어 선착순을 깨뜨립니다. 마감 시간은 계속 흐릅니다.",
     "help.close_key": "닫기  {key}",
     "help.close_tap": "닫기",
     "help.in_game_short": "게임에서: 서빙 엔진에서 (vLLM)",
-    "help.vllm_or_game": "vLLM일까 게임일까?",
-    "help.rules.real": "서빙 엔진의 실제 결정",
-    "help.rules.real.1": ("다음 요청을 언제 받을지: vLLM은 블록 몇 개를 비워 두어 (워터마크) 실행 중인 요청이 선점 "
+    "help.vllm_or_game": "vLLM vs 게임",
+    "help.rules.real": "서빙 엔진이 실제로 내리는 결정",
+    "help.rules.real.1": ("다음 요청을 언제 받을지: vLLM은 블록 몇 개를 비워 두어(워터마크) 실행 중인 요청이 선점 "
                           "없이 자라게 합니다."),
-    "help.rules.real.2": "선점된 요청을 CPU로 스왑할지 재계산할지 ({preempt_key}).",
-    "help.rules.real.3": "할당기: 최대 길이만큼 예약하는 연속 범위, 또는 페이징.",
-    "help.rules.game": "게임만의 규칙",
-    "help.rules.game.1": "실제 할당기는 1차원 블록 범위를 주지만, 게임은 2차원 모양을 놓습니다.",
+    "help.rules.real.2": "선점된 요청을 CPU로 스왑할지, 재계산할지 ({preempt_key}).",
+    "help.rules.real.3": "할당기: 최대 시퀀스 길이만큼 예약하는 연속 범위, 또는 페이징.",
+    "help.rules.game": "게임에만 있는 규칙",
+    "help.rules.game.1": "실제 할당기는 1차원 블록 범위를 내주지만, 게임에서는 2차원 모양을 놓습니다.",
     "help.rules.game.2": "보류는 선착순을 깨뜨립니다.",
-    "help.rules.game.3": ("통째로 놓을 수 없는 요청은 스케줄러의 다음 스텝(GPU 시간 {step}초마다)을 기다립니다. "
-                          "분할({split_key})은 바로 페이지로 나눕니다."),
-    "help.rules.game.4": ("블록은 vLLM처럼 {tokens}토큰이지만 요청은 최대 {blocks}블록({max_tokens}토큰)입니다. "
-                          "논문의 최대 길이는 {paper_max_length}."),
+    "help.rules.game.3": ("한 덩어리로 놓을 수 없는 요청은 스케줄러의 다음 스텝(GPU 시간으로 {step:,}초마다)을 "
+                          "기다립니다. 분할({split_key})하면 바로 페이지로 나뉩니다."),
+    "help.rules.game.4": ("블록은 vLLM처럼 {tokens:,}토큰이지만, 요청은 최대 {blocks:,}블록({max_tokens:,}토큰)입니다. "
+                          "논문의 최대 시퀀스 길이는 {paper_max_length:,}토큰입니다."),
     "help.rules.game.5": "게임 시간은 GPU보다 훨씬 느리게 흐릅니다.",
-    "help.rules.paper": "논문이 잰 것",
+    "help.rules.paper": "논문이 측정한 것",
     "help.rules.paper.1": ("연속 할당 시스템은 KV 메모리의 {paper_contiguous_waste}%를 낭비합니다: 예약, 내부·외부 "
-                           "파편화. 페이징은 동시에 {paper_concurrency}배 많은 요청을 돌립니다."),
-    "help.rules.paper.2": ("페이징의 낭비는 {paper_paged_waste}% 미만: 요청마다 마지막 블록의 빈 꼬리뿐이며, "
-                           "ShareGPT 요청은 약 {paper_sharegpt_blocks}블록입니다."),
-    "help.rules.paper.3": "게임 요청은 최대 {blocks}블록이라 이 꼬리가 더 무겁습니다.",
+                           "파편화. 페이징은 서빙 동시성을 {paper_concurrency}배로 높입니다."),
+    "help.rules.paper.2": ("페이징의 낭비는 {paper_paged_waste}% 미만입니다. 요청마다 마지막 블록의 빈 꼬리뿐이고, "
+                           "ShareGPT 요청은 약 {paper_sharegpt_blocks:,}블록입니다."),
+    "help.rules.paper.3": "게임의 요청은 최대 {blocks:,}블록이라 이 꼬리의 비중이 더 큽니다.",
     "help.mechanic": "{mechanic}:",
     "help.on_touch": "터치스크린에서",
     "help.with_keyboard": "키보드로",
     "help.touch.drag": "옆으로 끌기",
-    "help.touch_do.drag": "요청을 한 칸씩 이동",
+    "help.touch_do.drag": "요청을 한 칸에 한 열씩 이동",
     "help.touch.tap": "보드 탭",
     "help.touch_do.tap": "시계 방향 회전 ({rotate_ccw} / {rotate_cw} 버튼도 있음)",
     "help.touch.down": "아래로 끌기",
-    "help.touch_do.down": "천천히 내리기",
+    "help.touch_do.down": "소프트 드롭",
     "help.touch.flick": "아래로 튕기기",
-    "help.touch_do.flick": "바로 떨어뜨리기 ({hard_drop} 버튼)",
+    "help.touch_do.flick": "하드 드롭 ({hard_drop} 버튼)",
     "help.touch.swipe": "위로 밀기",
     "help.touch_do.swipe": "보류: 요청을 옆에 두기 ({hold} 버튼)",
     "help.touch.long": "길게 누르기",
-    "help.touch_do.long": "분할: 요청을 바로 페이지로, 페이징 모드 ({split} 버튼)",
+    "help.touch_do.long": "분할: 요청을 바로 페이지로 분할, 페이징 모드 ({split} 버튼)",
     "help.touch.allocator": "할당기",
     "help.touch_do.allocator": "탭해서 {contiguous} / {paged} 전환",
     "help.touch.details": "자세히",
-    "help.touch_do.details": "시스템 로그, 블록 테이블, 모든 통계",
+    "help.touch_do.details": "시스템 로그, 블록 테이블, 모든 지표",
     "control.short.left": "왼쪽",
     "control.short.right": "오른쪽",
-    "control.short.rotate_ccw": "왼 회전",
-    "control.short.rotate_cw": "오른 회전",
-    "control.short.soft_drop": "내리기",
+    "control.short.rotate_ccw": "반시계",
+    "control.short.rotate_cw": "시계",
+    "control.short.soft_drop": "소프트",
     "control.short.hard_drop": "드롭",
     "control.short.hold": "보류",
     "control.short.split": "분할",
     "details.title": "자세히",
-    "details.paused": "게임 멈춤",
+    "details.paused": "게임 일시정지",
     "details.back": "게임으로 돌아가기",
-    "details.telemetry": "원격 측정",
+    "details.telemetry": "지표",
     "details.vram_held": "VRAM 점유",
-    "details.reserved": "예약, 빔",
+    "details.reserved": "예약, 비어 있음",
     "details.fragmentation": "파편화",
-    "details.usable_free": "사용 가능",
+    "details.usable_free": "쓸 수 있는 빈 블록",
     "details.waste": "낭비 비율",
     "details.throughput": "처리량",
     "details.running": "실행 중",
-    "details.waiting": "대기",
+    "details.waiting": "대기 중",
     "details.preempted_swap": "스왑",
     "details.preempted_recompute": "재계산",
     "details.cpu": "CPU 스왑",
-    "details.never_used": "안 쓴 예약",
-    "details.served": "처리",
-    "details.tokens": "토큰",
+    "details.never_used": "쓰지 않은 예약",
+    "details.served": "처리한 요청",
+    "details.tokens": "처리한 토큰",
     "details.minutes": "시간",
-    "details.best": "최고",
-    "details.tables": "블록 테이블: 실행 중 {n}개",
-    "details.table": "#{id} {name} {tokens}토큰: {cells}",
-    "details.table_reserved": "{line} +예약 {n}",
-    "details.more": "+{n}개 더",
-    "details.no_tables": "실행 중인 요청이 없습니다: 받아들여진 요청의 블록 테이블이 여기 나옵니다.",
-    "details.coords": "블록은 열,행: 0행이 맨 위, {bottom}행이 맨 아래",
+    "details.best": "최고 점수",
+    "details.tables": "블록 테이블: 실행 중 {n:,}개",
+    "details.table": "#{id} {name} {tokens:,}토큰: {cells}",
+    "details.table_reserved": "{line} +예약 {n:,}",
+    "details.more": "+{n:,}개 더",
+    "details.no_tables": "실행 중인 요청이 없습니다. 실행을 시작한 요청의 블록 테이블이 여기에 나옵니다.",
+    "details.coords": "블록 좌표는 (열, 줄): 0번 줄이 맨 위, {bottom:,}번 줄이 맨 아래",
     "report.peek_back_tap": "탭: 리포트로 돌아가기",
     # ------------------------------------------------------------------ 플레이 콘솔
     "hud.header.help": "도움말",
     "hud.header.mute": "소리",
     "hud.header.muted": "음소거",
     "hud.header.pause": "일시정지",
-    "game.title_short": "Tetris",
-    "hud.header.key": "{label}  {key}",
+    "game.title_short": "테트리스",
+    "hud.header.key": "{label} {key}",
     "hud.served_word": "처리",
-    "hud.level_short": "레벨 {level}",
+    "hud.level_short": "레벨 {level:,}",
     "hud.mixed_short": "혼합: 기록 없음",
     "hud.tap_switch": "탭해서 전환",
     "hud.full_log": "탭: 전체 로그",
     "hud.vram_held": "VRAM 점유",
     "hud.throughput": "처리량",
-    "hud.usable_free": "사용 가능 블록",
+    "hud.usable_free": "쓸 수 있는 빈 블록",
     "hud.frag_short": "파편화 {percent}",
     "hud.waste": "낭비",
     "hud.waste_note": "점유, 토큰 없음",
-    "hud.mixed_note": "혼합 판: 최고 점수에 들지 않습니다.",
+    "hud.mixed_note": "혼합 게임은 최고 점수에 들지 않습니다.",
     "hud.allocator": "할당기",
-    "hud.reserved_short": "예약 {n}",
-    "hud.counts": "실행 {running}   대기 {waiting}/{max}   {tokens}토큰",
+    "hud.reserved_short": "예약 {n:,}",
+    "hud.counts": "실행 {running:,}   대기 {waiting:,}/{max:,}   {tokens:,}토큰",
     "hud.score": "점수",
     "hud.served": "처리",
     "hud.level": "레벨",
-    "hud.best": "최고",
+    "hud.best": "최고 점수",
     "hud.hold": "보류  {key}",
     "hud.hold_empty": "비어 있음",
     "hud.queue": "대기열",
-    "hud.queue_count": "{n}/{max}",
+    "hud.queue_count": "{n:,}/{max:,}",
     "hud.queue_now": "지금",
-    "hud.queue_row": "{tokens}토큰 {blocks}블록",
-    "hud.queue_row_short": "{tokens}토큰",
-    "hud.queue_more": "+{n}개 더",
+    "hud.queue_row": "{tokens:,}토큰 {blocks:,}블록",
+    "hud.queue_row_short": "{tokens:,}토큰",
+    "hud.queue_more": "+{n:,}개 더",
     "hud.queue_empty": "대기 중인 요청 없음",
     "hud.preempt": "선점",
     "hud.preempt_short": "선점",
     "hud.preempt_mode.swap": "스왑",
     "hud.preempt_mode.recompute": "재계산",
-    "hud.preempt_counts": "스왑 {swap}  재계산 {recompute}",
-    "hud.cpu": "CPU {used}/{max}",
+    "hud.preempt_counts": "스왑 {swap:,}  재계산 {recompute:,}",
+    "hud.cpu": "CPU {used:,}/{max:,}",
     "hud.blocked": "페이징 대기 중",
     "hud.blocked_hint": "{split}: 지금 페이징",
     "hud.block_table": "블록 테이블",
-    "hud.table_empty": ("실행 중인 요청이 없습니다. 실행 중인 요청마다 블록 테이블이 있습니다: 논리 페이지가 "
-                        "VRAM 어디에 있든 물리 블록에 이어집니다."),
-    "hud.table_logical": "논리",
-    "hud.table_physical": "물리 블록 (열, 행)",
-    "hud.table_page": "페이지 {page}",
-    "hud.table_tokens": "{tokens}/{max}토큰",
+    "hud.table_empty": ("실행 중인 요청이 없습니다. 실행 중인 요청마다 블록 테이블이 있어, 논리 블록을 VRAM 어디에 "
+                        "있든 물리 블록에 매핑합니다."),
+    "hud.table_logical": "논리 블록",
+    "hud.table_physical": "물리 블록 (열, 줄)",
+    "hud.table_page": "{page:,}",
+    "hud.table_tokens": "{tokens:,}/{max:,}토큰",
     "hud.table_reserved": "예약",
-    "hud.table_coords": "(열, 행): 0행이 맨 위, {bottom}행이 맨 아래",
-    "hud.table_outlined": "보드에 테두리로 표시, 블록 클릭",
+    "hud.table_coords": "(열, 줄): 0번 줄이 맨 위, {bottom:,}번 줄이 맨 아래",
+    "hud.table_outlined": "보드에 테두리로 표시. 블록을 클릭하세요",
     "hud.system_log": "시스템 로그",
     "control.left": "왼쪽",
     "control.right": "오른쪽",
-    "control.rotate_ccw": "왼쪽 회전",
-    "control.rotate_cw": "오른쪽 회전",
-    "control.soft_drop": "내리기",
-    "control.hard_drop": "떨어뜨리기",
+    "control.rotate_ccw": "반시계",
+    "control.rotate_cw": "시계",
+    "control.soft_drop": "소프트 드롭",
+    "control.hard_drop": "하드 드롭",
     "control.hold": "보류",
     "control.split": "분할",
     # ------------------------------------------------------------------ 보드 위 알림
     "toast.vram_high": "VRAM > 80%",
     "toast.split_refused": "페이징 모드 전용",
     "toast.split_no_room": "분할할 자리 없음",
-    "toast.mixed": "혼합 판: 최고 점수 없음",
+    "toast.mixed": "혼합 게임: 최고 점수 없음",
     "toast.paged_on_demand": "필요할 때 페이징",
     "toast.preempted.swap": "선점: CPU로 스왑",
     "toast.preempted.recompute": "선점: 나중에 재계산",
@@ -295,209 +306,222 @@ MESSAGES: dict[str, str] = {
     "toast.oom": "CUDA OOM",
     "toast.overloaded": "과부하",
     "toast.all_served": "모두 처리",
-    "toast.level": "레벨 {level}",
+    "toast.level": "레벨 {level:,}",
     # ------------------------------------------------------------------ 설명 카드
     "card.dismiss_click": "클릭: 닫기",
     "card.dismiss_tap": "탭: 닫기",
     "card.dismiss_line": "{hint}   {key}: 카드 끄기",
-    "card.finished.title": "완료: 블록이 제자리에서 해제",
+    "card.finished.title": "완료: 블록을 제자리에서 가비지 컬렉션",
     "card.finished.body": ("요청이 마지막 토큰을 생성해서, 쥐고 있던 블록(테두리)이 어디에 있든 한꺼번에 "
-                           "비었습니다. 아무것도 움직이지 않습니다: 남은 빈틈은 새 요청을 기다립니다."),
-    "card.reservation.title": "예약됐지만 비어 있음",
-    "card.reservation.body": "빗금 블록(테두리)은 이 요청의 최대 길이를 위해 잡아 둔 자리로, 디코딩이 닿아야 채워집니다. vLLM 논문은 이런 시스템이 KV 메모리의 20-38%만 토큰에 쓴다고 측정했습니다.",
+                           "비었습니다. 아무것도 움직이지 않습니다. 남은 틈은 새 요청을 기다립니다."),
+    "card.reservation.title": "예약했지만 아직 비어 있음",
+    "card.reservation.body": ("빗금 블록(테두리)은 이 요청의 최대 시퀀스 길이를 위해 잡아 둔 자리이고, 디코딩이 "
+                              "닿아야 채워집니다. vLLM 논문은 이런 시스템이 KV 메모리의 20~38%만 토큰에 쓴다고 "
+                              "측정했습니다."),
     "card.reservation_wasted.title": "예약했지만 쓰지 않음",
-    "card.reservation_wasted.body": ("디코딩이 테두리 친 블록에 닿기 전에 요청이 끝났습니다. 평생 잡혀 "
-                                     "있었지만 토큰을 하나도 담지 않았습니다(내부 파편화). 이제 다시 "
-                                     "비었습니다."),
-    "card.sealed_hole.title": "막힌 빈 블록: 파편화",
-    "card.sealed_hole.body": ("끊기지 않은 범위가 테두리 친 빈 블록에 닿지 못해서, 어떤 연속 요청도 그 "
-                              "블록을 받을 수 없습니다(외부 파편화). 페이징 할당기는 모든 빈 블록을 "
-                              "씁니다."),
+    "card.reservation_wasted.body": ("디코딩이 테두리 친 블록에 닿기 전에 요청이 끝났습니다. 요청이 사는 내내 "
+                                     "잡혀 있었지만 토큰을 하나도 담지 않았습니다(내부 파편화). 이제 다시 빈 "
+                                     "블록입니다."),
+    "card.sealed_hole.title": "갇힌 빈 블록: 파편화",
+    "card.sealed_hole.body": ("테두리 친 빈 블록까지 어떤 요청도 옮겨 갈 수 없어서, 연속 할당 요청은 이 블록을 "
+                              "받을 수 없습니다(외부 파편화). 페이징 할당기는 빈 블록을 모두 씁니다."),
     "card.paged_grow.title": "필요할 때 새 페이지",
-    "card.paged_grow.body": ("요청이 마지막 블록을 채워서, 빈 블록이 있는 곳 어디서든 하나(테두리)를 더 "
-                             "받아 블록 테이블에 더했습니다. PagedAttention은 토큰이 늘어날 때 KV 메모리를 "
-                             "한 블록씩 할당합니다."),
+    "card.paged_grow.body": ("요청이 마지막 블록을 다 채워서, 빈 블록이 있는 곳 어디서든 하나(테두리)를 더 받아 "
+                             "블록 테이블에 넣었습니다. PagedAttention은 KV 메모리를 한 블록씩 할당합니다."),
     "card.preempted.title": "선점: 빈 블록이 없음",
-    "card.preempted.body": "디코딩 중인 요청이 블록이 필요한데 빈 블록이 없어, 가장 최근 요청(테두리)이 블록을 모두 잃고 대기열 맨 앞으로 갔습니다. 스왑은 CPU로 복사, 재계산은 다시 프리필(vLLM 4.5절). {key}로 전환.",
+    "card.preempted.body": ("디코딩 중인 요청에 블록이 필요한데 빈 블록이 없어서, 가장 최근 요청(테두리)이 블록을 "
+                            "모두 내놓고 대기열 맨 앞으로 돌아갔습니다. 스왑은 CPU로 복사하고, 재계산은 프리필을 "
+                            "다시 합니다(vLLM 논문 4.5절). {key:로} 전환합니다."),
     "card.queue_filling.title": "대기열이 차고 있음",
-    "card.queue_filling.body": ("요청은 저절로, 매분 더 빨리 도착해서 메모리를 기다립니다. {max}개 넘게 "
-                                "기다리거나 하나가 {deadline}초를 기다리면 서버 과부하입니다. 비어 있는 채로 "
-                                "잡힌 메모리는 아무도 받지 못합니다."),
-    "card.deadline.title": "마감이 가까운 요청",
-    "card.deadline.body": ("대기 막대가 빨개집니다: 도착한(또는 선점된) 뒤 {deadline}초를 기다린 요청은 "
-                           "마감을 놓치고 판이 끝납니다. 받아 주세요: 떨어뜨리거나, 페이징 모드에서 "
-                           "분할하세요."),
+    "card.queue_filling.body": ("요청은 저절로, 매분 더 빨리 도착합니다. {max:,}개가 넘게 기다리거나 한 요청이 "
+                                "{deadline:,}초를 기다리면 서버가 과부하됩니다. 비어 있는 채로 잡힌 메모리는 "
+                                "어떤 요청도 받아들이지 못합니다."),
+    "card.deadline.title": "마감이 다가온 요청",
+    "card.deadline.body": ("도착한(또는 선점된) 뒤 {deadline:,}초를 기다린 요청은 마감을 놓치고, 게임이 끝납니다. "
+                           "대기 막대가 빨개지면 하드 드롭하거나, 페이징 모드에서 분할하세요."),
     "card.split.title": "분할: PagedAttention",
-    "card.split.body": ("요청을 테두리 친 빈 블록들에 구멍까지 페이징했습니다. 블록 테이블이 논리 페이지를 "
-                        "어디에 있든 물리 블록에 이어 줍니다. vLLM처럼요."),
+    "card.split.body": ("요청을 테두리 친 빈 블록들에, 구멍까지 페이징했습니다. vLLM처럼 블록 테이블이 논리 "
+                        "블록을 어디에 있든 물리 블록에 매핑합니다."),
     "card.paged_on_demand.title": "필요할 때 페이징",
-    "card.paged_on_demand.body": ("통째로 놓을 수 없어서, 스케줄러가 페이지마다 빈 블록이 있는 곳(테두리)을 "
-                                  "줬습니다. vLLM에서는 어떤 요청도 끊기지 않은 범위가 필요 없습니다."),
+    "card.paged_on_demand.body": ("한 덩어리로 놓을 수 없어서, 페이지마다 빈 블록이 있는 곳(테두리)에 할당했습니다. "
+                                  "vLLM에서는 어떤 요청도 연속 범위가 필요 없습니다."),
     "card.vram_high.title": "VRAM 80% 초과",
-    "card.vram_high.body": ("요청마다 최대 길이를 예약하는 엔진은 VRAM이 일찍 차서, 동시에 실행할 수 있는 "
-                            "요청 수가 묶입니다. 게이지의 주황색 부분은 예약됐지만 비어 있습니다."),
-    "card.split_refused.title": "연속 모드는 분할 불가",
-    "card.split_refused.body": ("블록 테이블이 없으면 요청의 KV 캐시는 끊기지 않은 범위 하나에 있어야 "
-                                "합니다. 페이징으로 바꾸면 요청이 빈 블록들에 흩어질 수 있습니다."),
+    "card.vram_high.body": ("요청마다 최대 시퀀스 길이를 예약하는 엔진은 VRAM이 일찍 차서 서빙 동시성이 "
+                            "떨어집니다. 게이지의 주황색 부분은 예약했지만 비어 있는 메모리입니다."),
+    "card.split_refused.title": "연속 모드는 분할할 수 없음",
+    "card.split_refused.body": ("블록 테이블이 없으면 요청의 KV 캐시는 연속 범위 하나에 있어야 합니다. 페이징으로 "
+                                "바꾸면 요청이 빈 블록들에 흩어질 수 있습니다."),
     # ------------------------------------------------------------------ 시스템 로그
-    "log.boot": "[BOOT] KV 캐시 할당기 시작: {tokens}토큰짜리 블록 {blocks}개, 모드 {mode}",
+    "log.boot": "[BOOT] KV 캐시 할당기 시작: {tokens:,}토큰짜리 블록 {blocks:,}개, {mode} 모드",
     "log.cards": "[UI] 설명 카드 {state}",
     "log.ui": "[UI] {text}",
     "log.store": "[STORE] {text}",
     "log.audio": "[AUDIO] {text}",
     "log.req": "req#{id} {name}",
-    "log.spawned": "[SCHED] {req} 스케줄됨: VRAM으로 떨어집니다",
-    "log.arrived": "[SCHED] {req} 도착: 프롬프트 {tokens}토큰, {waiting}개 대기",
-    "log.locked": "[ALLOC] {req} 통째로 배치",
-    "log.locked_sealed": "[ALLOC] {req} 통째로 배치. 빈 블록 {sealed}개가 막힘 (외부 파편화)",
-    "log.admitted.whole": "[ALLOC] {req} 받음: 컨텍스트 블록 {blocks}개{extra}. 디코딩 {stall}ms 멈춤",
-    "log.admitted.split": "[ALLOC] {req} 분할로 받음: 컨텍스트 블록 {blocks}개{extra}. 디코딩 {stall}ms 멈춤",
-    "log.admitted.on_demand": "[ALLOC] {req} 필요할 때 페이징으로 받음: 컨텍스트 블록 {blocks}개{extra}. 디코딩 {stall}ms 멈춤",
-    "log.admitted_reserved": " + 최대 길이용 예약 {reserved}개",
-    "log.admitted_resumed.swap": ", 스왑으로 복귀",
+    "log.spawned": "[SCHED] {req} 스케줄링: VRAM으로 떨어지는 중",
+    "log.arrived": "[SCHED] {req} 도착: 프롬프트 {tokens:,}토큰, {waiting:,}개 대기 중",
+    "log.locked": "[ALLOC] {req} 배치: 한 덩어리로",
+    "log.locked_sealed": "[ALLOC] {req} 배치: 한 덩어리로. 빈 블록 {sealed:,}개가 갇힘 (외부 파편화)",
+    "log.admitted.whole": "[ALLOC] {req} 실행 시작: 컨텍스트 블록 {blocks:,}개{extra}. 디코딩 {stall:,}ms 지연",
+    "log.admitted.split": "[ALLOC] {req} 분할 후 실행 시작: 컨텍스트 블록 {blocks:,}개{extra}. 디코딩 {stall:,}ms 지연",
+    "log.admitted.on_demand": ("[ALLOC] {req} 필요할 때 페이징해 실행 시작: 컨텍스트 블록 {blocks:,}개{extra}. "
+                               "디코딩 {stall:,}ms 지연"),
+    "log.admitted_reserved": " + 최대 시퀀스 길이 예약 {reserved:,}개",
+    "log.admitted_resumed.swap": ", 스왑에서 복귀",
     "log.admitted_resumed.recompute": ", 재계산으로 복귀",
-    "log.grew": "[PAGED] {req} 확장: 페이지 {page} -> 블록 {cell}",
-    "log.finished": "[GC] {req} 완료: {tokens}토큰 처리, 블록 {blocks}개 제자리에서 해제",
-    "log.finished_wasted": "[GC] {req} 완료: {tokens}토큰 처리, 블록 {blocks}개 제자리에서 해제 (예약 {wasted}개는 쓰지 않음)",
-    "log.preempted_swap": "[PREEMPT] {req} 선점: 블록 {blocks}개를 CPU로 스왑, 대기열 맨 앞으로",
-    "log.preempted_recompute": "[PREEMPT] {req} 선점: 블록 {blocks}개 해제, 생성한 {tokens}토큰은 재계산, 대기열 맨 앞으로",
-    "log.preempted_cpu_full": "[PREEMPT] {req} 선점: CPU 스왑 공간이 가득 차 재계산 (생성한 {tokens}토큰), 대기열 맨 앞으로",
+    "log.grew": "[PAGED] {req} 확장: 논리 블록 {page:,} -> 물리 블록 {cell}",
+    "log.finished": "[GC] {req} 완료: {tokens:,}토큰 처리, 블록 {blocks:,}개를 제자리에서 가비지 컬렉션",
+    "log.finished_wasted": ("[GC] {req} 완료: {tokens:,}토큰 처리, 블록 {blocks:,}개를 제자리에서 가비지 컬렉션 "
+                            "(예약 {wasted:,}개는 쓰지 않음)"),
+    "log.preempted_swap": "[PREEMPT] {req} 선점: 블록 {blocks:,}개를 CPU로 스왑, 대기열 맨 앞으로",
+    "log.preempted_recompute": ("[PREEMPT] {req} 선점: 블록 {blocks:,}개 해제, 생성한 {tokens:,}토큰은 재계산, "
+                                "대기열 맨 앞으로"),
+    "log.preempted_cpu_full": ("[PREEMPT] {req} 선점: CPU 스왑 공간이 가득 차서 재계산(생성한 {tokens:,}토큰), "
+                               "대기열 맨 앞으로"),
     "log.preempt_mode": "[SCHED] 선점 방식 -> {mode}",
     "log.preempt.swap": "스왑: 블록을 CPU 메모리로 보냈다가 되돌림",
     "log.preempt.recompute": "재계산: 블록을 해제하고 컨텍스트를 다시 프리필",
-    "log.split": "[PAGED] {req} 페이지 {pages}개로 분할 (다른 블록 아래 구멍에 {holes}개): {cells}",
-    "log.paged": "[PAGED] {req} 필요할 때 페이지 {pages}개로 페이징 (다른 블록 아래 구멍에 {holes}개): {cells}",
+    "log.split": "[PAGED] {req} 페이지 {pages:,}개로 분할 (다른 블록 아래 구멍에 {holes:,}개): {cells}",
+    "log.paged": "[PAGED] {req} 필요할 때 페이지 {pages:,}개로 페이징 (다른 블록 아래 구멍에 {holes:,}개): {cells}",
     "log.mode": "[MODE] 할당기 -> {label}: {summary}",
-    "log.held": "[SCHED] {name} 보류로 옮김 (마감 시간은 계속 흐름)",
-    "log.held_back": "[SCHED] {name} 보류로 옮김, {back} 재개",
-    "log.level": "[LOAD] 요청 속도 증가: 레벨 {level}",
-    "log.oom": "[FATAL] CUDA out of memory: {name} (req#{id}) 받지 못함: {cause}",
-    "log.overload_queue": "[FATAL] 서빙 엔진 과부하: 요청 {waiting}개 대기, 대기열 한도 {max}개 초과: 빈 블록 {free}개, 실행 {running}개",
-    "log.overload_deadline": "[FATAL] 서빙 엔진 과부하: req#{id} {name}가 {waited}초 기다려 마감 {deadline}초를 넘김 (블록 {need}개 필요, 빈 블록 {free}개)",
-    "log.victory": "[DONE] 요청 {served}개 처리 ({tokens}토큰): OOM 없이 워크로드 완료",
+    "log.held": "[SCHED] {name:을} 보류로 옮김 (마감 시간은 계속 흐름)",
+    "log.held_back": "[SCHED] {name:을} 보류로 옮기고 {back:을} 다시 꺼냄",
+    "log.level": "[LOAD] 요청 도착 속도 증가: 레벨 {level:,}",
+    "log.oom": "[FATAL] CUDA out of memory: {name}(req#{id:을}) 할당할 수 없음: {cause}",
+    "log.overload_queue": ("[FATAL] 서빙 엔진 과부하: 요청 {waiting:,}개가 대기해 대기열 한도 {max:,}개 초과. "
+                           "빈 블록 {free:,}개, 실행 중 {running:,}개"),
+    "log.overload_deadline": ("[FATAL] 서빙 엔진 과부하: req#{id} {name:이} {waited:,}초를 기다려 마감 {deadline:,}초 "
+                              "초과 (필요 {need:,}블록, 빈 블록 {free:,}개)"),
+    "log.victory": "[DONE] 요청 {served:,}개 처리({tokens:,}토큰): OOM 없이 워크로드 완료",
     "log.warn.hold_used": "[WARN] 이 요청은 이미 보류를 썼습니다",
-    "log.warn.split_refused": ("[WARN] 분할 거부: {mode} 할당기는 req#{id}를 범위 하나에 둬야 함 "
-                               "(페이징으로 전환)"),
-    "log.warn.split_no_room": "[WARN] 분할 거부: req#{id}는 빈 블록 {need}개 필요, 빈 블록 {free}개",
-    "log.warn.waiting_whole": "[WARN] req#{id}를 통째로 놓을 수 없음: 스케줄러의 다음 단계를 기다림 (분할하면 지금 페이징)",
-    "log.warn.waiting_memory": "[WARN] req#{id} 메모리 대기: 빈 블록 {need}개 필요, 빈 블록 {free}개",
+    "log.warn.split_refused": ("[WARN] 분할 거부: {mode} 할당기는 req#{id:을} 연속 범위 하나에 둬야 합니다 "
+                               "(페이징으로 전환하세요)"),
+    "log.warn.split_no_room": "[WARN] 분할 거부: req#{id:은} 빈 블록 {need:,}개가 필요한데 빈 블록은 {free:,}개",
+    "log.warn.waiting_whole": ("[WARN] req#{id:을} 한 덩어리로 놓을 수 없음: 스케줄러의 다음 스텝을 기다립니다 "
+                               "(분할하면 지금 페이징)"),
+    "log.warn.waiting_memory": "[WARN] req#{id} 메모리 대기: 빈 블록 {need:,}개 필요, 빈 블록 {free:,}개",
     "log.warn.vram_high": "[WARN] VRAM 사용률 {percent}: OOM 직전",
     # ------------------------------------------------------------------ 결과 리포트
     "report.oom": "CUDA OUT OF MEMORY",
     "report.overload": "서빙 엔진 과부하",
     "report.victory": "워크로드 완료",
-    "cause.memory_full": "메모리가 정말 꽉 참: {req}에 블록 {need}개가 필요한데 빈 블록은 {free}개",
-    "cause.memory_full_paged": "메모리가 정말 꽉 참: {req}가 빈 블록 {free}개로 블록 {need}개를 {seconds}초 기다림",
-    "cause.no_free_range": ("{req} 모양에 맞는 빈 범위가 없음: 빈 블록 {free}개 중 {sealed}개는 막혔고 "
-                            "{open}개는 너무 작은 틈에 있음"),
-    "cause.ceiling": "{req}가 VRAM 위에 멈춤: 빈 블록 {free}개, 그중 {sealed}개는 막힘",
-    "cause.spawn_blocked": "{req}가 들어오지 못함: 입구가 막힘. 빈 블록 {free}개, 그중 {sealed}개는 막힘",
-    "cause.queue_full": ("대기열 가득 참: {waiting}개 요청이 대기, 한도 {most}개 초과. 빈 블록 {free}개, "
-                         "실행 중 {running}개"),
-    "cause.deadline": ("{req}가 {seconds}초 기다림, 마감 {deadline}초 초과: 블록 {need}개 필요, "
-                       "빈 블록 {free}개"),
-    "cause.victory": "요청 {served}개, {tokens}토큰 처리: OOM도 지연도 없이",
-    "report.memory_contiguous": ("{req}: 블록 {need}개 필요. 빈 블록 {free} = 닿는 곳 {usable} + 막힘 "
-                                 "{sealed} + 너무 작은 틈 {open}"),
-    "report.memory_paged": "{req}: 블록 {need}개 필요. 빈 블록 {free}개: 페이징이라 모두 쓸 수 있음",
-    "report.memory_victory": "최대 VRAM 점유 {peak}, 끝에 빈 블록 {free}개",
+    "cause.memory_full": "메모리가 실제로 가득 찼습니다: {req}에 블록 {need:,}개가 필요한데 빈 블록은 {free:,}개입니다",
+    "cause.memory_full_paged": ("메모리가 실제로 가득 찼습니다: {req:이} 빈 블록 {free:,}개로 블록 {need:,}개를 "
+                                "{seconds:,}초 기다렸습니다"),
+    "cause.no_free_range": ("{req} 모양에 맞는 빈 범위가 없습니다: 빈 블록 {free:,}개 중 {sealed:,}개는 갇혔고 "
+                            "{open:,}개는 너무 작은 틈에 있습니다"),
+    "cause.ceiling": "{req:이} VRAM 위에 멈췄습니다: 빈 블록 {free:,}개, 그중 {sealed:,}개는 갇힌 블록입니다",
+    "cause.spawn_blocked": ("{req:이} 들어오지 못했습니다: 입구가 막혔습니다. 빈 블록 {free:,}개, 그중 "
+                            "{sealed:,}개는 갇힌 블록입니다"),
+    "cause.queue_full": ("대기열이 가득 찼습니다: 요청 {waiting:,}개가 대기해 한도 {most:,}개를 넘었습니다. 빈 블록 "
+                         "{free:,}개, 실행 중 {running:,}개"),
+    "cause.deadline": ("{req:이} {seconds:,}초를 기다려 마감 {deadline:,}초를 넘겼습니다: 블록 {need:,}개 필요, "
+                       "빈 블록 {free:,}개"),
+    "cause.victory": "요청 {served:,}개, {tokens:,}토큰을 OOM도 지연도 없이 처리했습니다",
+    "report.memory_contiguous": ("{req}: 블록 {need:,}개 필요. 빈 블록 {free:,} = 닿는 곳 {usable:,} + 갇힘 "
+                                 "{sealed:,} + 너무 작은 틈 {open:,}"),
+    "report.memory_paged": "{req}: 블록 {need:,}개 필요. 빈 블록 {free:,}개: 페이징이라 모두 쓸 수 있음",
+    "report.memory_victory": "최대 VRAM 점유 {peak}, 끝날 때 빈 블록 {free:,}개",
     "report.fact.minutes": "버틴 시간",
     "report.fact.served": "처리한 요청",
     "report.fact.tokens": "처리한 토큰",
     "report.fact.end_state": "실행 / 대기",
     "report.fact.preemptions": "스왑 / 재계산",
-    "report.fact.waste": "안 쓴 예약",
-    "report.fact.vram": "끝의 VRAM",
+    "report.fact.waste": "쓰지 않은 예약",
+    "report.fact.vram": "끝날 때 VRAM",
     "report.fact.allocator": "할당기",
     "report.fact_line": "{label}: {value}",
-    "report.value.minutes": "{value}분",
-    "report.value.of_goal": "{n} / {goal}",
-    "report.value.pair": "{a} / {b}",
-    "report.value.vram": "{percent}, 예약 {reserved}",
+    "report.value.minutes": "{value:,}분",
+    "report.value.of_goal": "{n:,} / {goal:,}",
+    "report.value.pair": "{a:,} / {b:,}",
+    "report.value.vram": "{percent}, 예약 {reserved:,}",
     "report.allocator_mixed": "혼합 ({modes}): 최고 점수 없음",
-    "report.score": "점수 {score}",
-    "report.new_best": "최고 기록",
+    "report.score": "점수 {score:,}",
+    "report.new_best": "새 최고 점수",
     "report.best_scores": "{head}  {scores}",
     "report.best_goal": "최고 점수, {goal}:",
-    "report.best_daily": "{day} 도전 최고 점수:",
-    "report.best_entry": "{mode} {score}",
-    "report.mixed_no_best": "혼합 판: 최고 점수를 남기지 않음",
+    "report.best_daily": "오늘의 도전 {day} 최고 점수:",
+    "report.best_entry": "{mode} {score:,}",
+    "report.mixed_no_best": "혼합 게임은 최고 점수를 남기지 않습니다",
     "report.copy": "복사",
     "report.watch": "보기",
-    "report.code_tail": "... {n}자",
+    "report.code_tail": "... {n:,}자",
     "report.share_code": "공유 코드",
     "report.share_code_mixed": "공유 코드  ({mode})",
     "report.copy_note.pending": "복사하는 중 ...",
-    "report.copy_note.copied": "링크 복사됨: 댓글에 붙여 넣으세요",
-    "report.copy_note.selected": "링크를 선택해 두었습니다: 복사하세요",
+    "report.copy_note.copied": "링크를 복사했습니다. 댓글에 붙여 넣으세요",
+    "report.copy_note.selected": "링크를 선택해 두었습니다. 복사하세요",
     "report.copy_note.printed": "코드를 터미널에 출력했습니다",
     "replay.unknown": "알 수 없음",
     "replay.what": "리플레이  {mode}",
-    "replay.what_daily": "{what}  도전 {day}",
-    "replay.paused": "멈춤",
-    "replay.running": "실제 게임 아님  -  최종 점수 {score}  -  {clock}  {state}",
-    "replay.verified": "끝  -  {outcome}, 점수 {score} 확인됨",
-    "replay.mismatch": "끝  -  {outcome}, 점수 {score}: 코드와 맞지 않음",
+    "replay.what_daily": "{what}  오늘의 도전 {day}",
+    "replay.paused": "일시정지",
+    "replay.running": "녹화된 게임  -  최종 점수 {score:,}  -  {clock}  {state}",
+    "replay.verified": "끝  -  {outcome}, 점수 {score:,} 확인",
+    "replay.mismatch": "끝  -  {outcome}, 점수 {score:,}: 코드와 맞지 않음",
     "replay.outcome.oom": "CUDA OOM",
     "replay.outcome.overload": "과부하",
     "replay.outcome.victory": "워크로드 완료",
-    "replay.outcome.none": "멈춤",
+    "replay.outcome.none": "중단",
     "replay.again": "다시",
     "replay.play": "재생",
-    "replay.pause": "멈춤",
+    "replay.pause": "일시정지",
     "replay.restart": "처음부터",
     "replay.exit": "나가기",
     "report.restart": "다시 시작",
     "report.board": "보드",
     "report.title": "타이틀",
-    "report.peek_sealed": "빨강: 막힌 빈 블록 {n}개",
-    "report.peek_reserved": "주황: 예약됐지만 빈 블록 {n}개",
+    "report.peek_sealed": "빨강: 갇힌 빈 블록 {n:,}개",
+    "report.peek_reserved": "주황: 예약했지만 빈 블록 {n:,}개",
     "report.peek_back": "{key} 또는 탭: 리포트로 돌아가기",
     "tip.name.board": "보드({key})",  # a control a tip names at a keyboard (a phone shows its button)
     "tip.name.split": "분할({key})",
-    "tip.sealed": ("페이징이었다면 이 빈 블록 {sealed}개를 썼을 것입니다: 어떤 요청도 통째로 닿을 수 없게 "
-                   "막혀 있습니다 (외부 파편화). {board}에서 표시됩니다."),
-    "tip.memory_full": ("메모리가 정말 꽉 찼습니다 (빈 블록 {free}개, 필요 {need}개). 그동안 {reserved}개 블록이 "
-                        "최대 길이용으로 예약된 채 비어 있었습니다. 페이징 요청은 토큰이 채운 블록만 씁니다."),
-    "tip.ceiling_reach": ("이 요청이 닿을 수 있는 빈 블록 {usable}개가 아직 요청을 통째로 받을 수 있었습니다: 높은 "
-                          "더미 위에 멈췄습니다. 떨어뜨리기 전에 낮은 틈으로 옮기세요."),
-    "tip.spawn_blocked": ("요청은 맨 위에서 들어오는데, 닿을 수 있는 빈 블록 {usable}개가 아래에 있는 동안 입구가 "
+    "tip.sealed": ("페이징이었다면 이 빈 블록 {sealed:,}개를 썼을 것입니다. 어떤 요청도 한 덩어리로 닿을 수 없는 "
+                   "곳에 갇혀 있습니다(외부 파편화). {board}에서 표시됩니다."),
+    "tip.memory_full": ("메모리가 실제로 가득 찼습니다(빈 블록 {free:,}개, 필요 {need:,}개). 그동안 블록 "
+                        "{reserved:,}개가 최대 시퀀스 길이를 위해 예약된 채 비어 있었습니다. 페이징 요청은 토큰이 "
+                        "채운 블록만 씁니다."),
+    "tip.ceiling_reach": ("이 요청이 닿을 수 있는 빈 블록 {usable:,}개로도 요청을 한 덩어리로 받을 수 있었지만, "
+                          "높이 쌓인 더미 위에 멈췄습니다. 떨어뜨리기 전에 낮은 틈으로 옮기세요."),
+    "tip.spawn_blocked": ("요청은 맨 위에서 들어오는데, 닿을 수 있는 빈 블록 {usable:,}개가 아래에 남은 채로 입구가 "
                           "막혔습니다. 가운데 열을 낮게 유지하세요."),
-    "tip.gaps": ("빈 블록이 {free}개였지만 {open}개는 이 모양에 너무 작은 틈에, {sealed}개는 막힌 곳에 있었습니다. "
-                 "페이징 요청은 빈 블록을 통째로든 흩어져서든 모두 쓸 수 있습니다."),
-    "tip.paged_full": ("페이징이 빈 블록을 모두 썼는데도 메모리가 모자랐습니다 (빈 블록 {free}개, 필요 {need}개). "
-                       "블록 몇 개를 비워 두면 (vLLM의 워터마크) {deadline}초 안에 선점이 자리를 만듭니다."),
-    "tip.queue_full_memory": ("메모리가 {percent} 찼습니다: 블록 몇 개를 비워 두면 (vLLM의 워터마크) 실행 중인 "
-                              "요청이 선점되어 대기열로 돌아가지 않고 자랄 수 있습니다."),
-    "tip.queue_full_reserved": ("블록 {reserved}개가 최대 길이용으로 예약된 채 비어 있어 동시에 도는 요청이 줄고 "
-                                "대기열이 밀렸습니다. 페이징은 동시에 도는 요청을 {low}-{high}배로 늘립니다."),
-    "tip.queue_full_slow": ("빈 블록이 {free}개였는데 요청 {waiting}개가 밀렸습니다: 요청이 도착보다 느리게, "
-                            "자리 잡을 때마다 하나씩 받아들여졌습니다. 덜 움직이고 더 빨리 떨어뜨리세요. "
-                            "도착은 매분 빨라집니다."),
-    "tip.queue_full_split": ("빈 블록이 {free}개였는데 요청 {waiting}개가 밀렸습니다: 페이징에서는 요청이 "
-                             "놓이는 자리가 상관없습니다. {split}하면 바로 받아들여집니다."),
-    "tip.deadline_memory": ("메모리가 모자랐습니다 (빈 블록 {free}개, 필요 {need}개): 블록 몇 개를 비워 두고 "
+    "tip.gaps": ("빈 블록이 {free:,}개였지만 {open:,}개는 이 모양에 너무 작은 틈에, {sealed:,}개는 갇힌 곳에 "
+                 "있었습니다. 페이징 요청은 빈 블록이 모여 있든 흩어져 있든 모두 쓸 수 있습니다."),
+    "tip.paged_full": ("페이징으로 빈 블록을 모두 썼는데도 메모리가 모자랐습니다(빈 블록 {free:,}개, 필요 "
+                       "{need:,}개). 블록 몇 개를 비워 두면(vLLM의 워터마크) {deadline:,}초 안에 선점이 자리를 "
+                       "만듭니다."),
+    "tip.queue_full_memory": ("메모리가 {percent} 찼습니다. 블록 몇 개를 비워 두면(vLLM의 워터마크) 실행 중인 요청이 "
+                              "선점되어 대기열로 돌아가지 않고 자랄 수 있습니다."),
+    "tip.queue_full_reserved": ("블록 {reserved:,}개가 최대 시퀀스 길이를 위해 예약된 채 비어 있어서, 동시 처리 "
+                                "요청 수가 줄고 대기열이 밀렸습니다. 페이징은 서빙 동시성을 {low:,}~{high:,}배로 "
+                                "높입니다."),
+    "tip.queue_full_slow": ("빈 블록이 {free:,}개였는데 요청 {waiting:,}개가 밀렸습니다. 요청이 자리 잡을 때마다 "
+                            "하나씩, 도착보다 느리게 실행을 시작했습니다. 덜 움직이고 더 빨리 떨어뜨리세요. 도착은 "
+                            "매분 빨라집니다."),
+    "tip.queue_full_split": ("빈 블록이 {free:,}개였는데 요청 {waiting:,}개가 밀렸습니다. 페이징에서는 요청이 놓이는 "
+                             "자리가 상관없습니다. {split}하면 바로 실행을 시작합니다."),
+    "tip.deadline_memory": ("메모리가 모자랐습니다(빈 블록 {free:,}개, 필요 {need:,}개). 블록 몇 개를 비워 두고"
                             "(vLLM의 워터마크), 선점으로 대기열에 자리를 내주세요."),
-    "tip.deadline_split": ("빈 블록이 {free}개 있었습니다: {split}은 통째로 놓을 수 없는 요청을 바로 "
-                           "받아들이고, 보류 중인 요청의 마감 시간은 계속 흐릅니다."),
-    "tip.deadline_slow": ("빈 블록이 {free}개였지만 {req}가 제때 받아들여지지 않았습니다: 요청은 멈춰 자리 잡을 "
-                          "때만 들어가고, 보류 중인 요청의 마감 시간은 계속 흐릅니다."),
-    "tip.victory": ("{minutes}분 동안 최대 VRAM {peak}로 요청 {served}개 처리. 같은 목표로 다른 할당기도 "
-                    "해 보고 비교해 보세요."),
+    "tip.deadline_split": ("빈 블록이 {free:,}개 있었습니다. {split}하면 한 덩어리로 놓을 수 없는 요청도 바로 "
+                           "실행을 시작합니다. 보류 중인 요청의 마감 시간은 계속 흐릅니다."),
+    "tip.deadline_slow": ("빈 블록이 {free:,}개였지만 {req:이} 제때 실행을 시작하지 못했습니다. 요청은 자리 잡아 "
+                          "멈춰야 들어가고, 보류 중인 요청의 마감 시간은 계속 흐릅니다."),
+    "tip.victory": ("{minutes:,}분 동안 최대 VRAM 점유 {peak:로} 요청 {served:,}개를 처리했습니다. 같은 목표로 다른 "
+                    "할당기로도 플레이해 비교해 보세요."),
 }
 
 MESSAGES.update({
     # ------------------------------------------------------------------ 메모리 실험실
     "lab.title": "메모리 실험실",
-    "lab.subtitle": "{dataset}, 초당 {rate}개 요청, {sharing}",
+    "lab.subtitle": "{dataset}, 초당 요청 {rate:,}개, {sharing}",
     "lab.sharing.basic": "기본 샘플링",
-    "lab.sharing.parallel": "병렬 샘플링 (parallel sampling), n = {n}",
-    "lab.sharing.beam": "빔 서치 (beam search), 너비 {n}",
-    "lab.sharing.prefix": "공유 프리픽스 {tokens}토큰",
-    "lab.sharing.prefix_named": "공유 프리픽스 {tokens}토큰 ({name})",
+    "lab.sharing.parallel": "병렬 샘플링 (parallel sampling), n = {n:,}",
+    "lab.sharing.beam": "빔 서치 (beam search), 너비 {n:,}",
+    "lab.sharing.prefix": "공유 프리픽스 {tokens:,}토큰",
+    "lab.sharing.prefix_named": "공유 프리픽스 {tokens:,}토큰 ({name})",
     "lab.scenario.basic": "기본",
-    "lab.scenario.parallel": "샘플 {n}개",
-    "lab.scenario.beam": "빔 {n}",
+    "lab.scenario.parallel": "샘플 {n:,}개",
+    "lab.scenario.beam": "빔 {n:,}",
     "lab.scenario.prefix": "프리픽스",
     "lab.engine.max": "Orca (Max)",
     "lab.engine.pow2": "Orca (Pow2)",
@@ -508,82 +532,84 @@ MESSAGES.update({
     "lab.baseline.oracle": "ORACLE",
     "lab.baseline.paged": "페이징",
     "lab.vs_paged": "{baseline} 대 {reference}",
-    "lab.pause": "멈춤",
+    "lab.pause": "일시정지",
     "lab.run": "실행",
     "lab.new": "새로",
     "lab.new_trace": "새 트레이스",
     "lab.back": "돌아가기",
-    "lab.kind.contiguous": "시퀀스마다 범위 하나",
-    "lab.kind.paged": "{n}토큰짜리 블록",
-    "lab.running": "실행 중 {n}",
-    "lab.running_fan": "실행 중 {n} x{seqs}",
-    "lab.waiting": "대기 {n}",
+    "lab.kind.contiguous": "시퀀스마다 연속 범위 하나",
+    "lab.kind.paged": "{n:,}토큰짜리 블록",
+    "lab.running": "실행 중 {n:,}",
+    "lab.running_fan": "실행 중 {n:,} x{seqs:,}",
+    "lab.waiting": "대기 {n:,}",
     "lab.waste": "낭비 {percent}",
-    "lab.tokens_per_s": "{value} 토큰/초",
-    "lab.sharing_saves": "공유로 {percent} 절약, 복사 {n}",
-    "lab.preempted": "선점 {n}",
-    "lab.finished": "완료 {n}",
+    "lab.tokens_per_s": "{value:,}토큰/초",
+    "lab.sharing_saves": "공유로 {percent} 절약, 복사 {n:,}",
+    "lab.preempted": "선점 {n:,}",
+    "lab.finished": "완료 {n:,}",
     "lab.clock": "t = {t}초  {status}",
-    "lab.paused": "멈춤",
+    "lab.paused": "일시정지",
     "lab.starting": "엔진을 시작하는 중",
-    "lab.drawing": "요청 {n}개 생성 중 ... {percent}",
+    "lab.drawing": "요청 {n:,}개를 만드는 중 ... {percent}",
     "lab.plot_title": "실행 중인 요청",
-    "lab.plot_window": "최근 {s}초",
-    "lab.plot_avg": "{label}  평균 {value}",
+    "lab.plot_window": "최근 {s:,}초",
+    "lab.plot_avg": "{label}  평균 {value:,}",
     "lab.how_to_read": "읽는 법",
-    "lab.help.basic": ("같은 요청, 같은 메모리. 연속 할당 엔진은 요청마다 범위를 미리 예약하고, 페이징 엔진은 "
-                       "어디서든 블록을 하나씩 가져갑니다. 블록을 클릭하면 그 요청을 따라가고, 이 패널을 클릭하면 "
-                       "게임 속 각 엔진이 보입니다."),
-    "lab.help.parallel": ("프롬프트마다 샘플 {n}개. Orca는 샘플마다 프롬프트를 따로 복사하고, vLLM은 {n}개 모두 "
-                          "프롬프트의 블록을 가리키게 한 뒤(흰 점이 포인터 수) 샘플이 공유 블록에 쓸 때만 "
-                          "복사합니다(쓰기 시 복사, copy-on-write: 번쩍임). 블록을 클릭하면 누가 가리키는지 보입니다."),
-    "lab.help.beam": ("빔 서치, 너비 {n}: 빔은 몇 스텝마다 갈라지고 사라집니다. 살아남은 빔은 조상의 블록을 "
+    "lab.help.basic": ("같은 요청, 같은 메모리입니다. 연속 할당 엔진은 요청마다 범위를 미리 예약하고, 페이징 "
+                       "엔진은 어디서든 한 블록씩 가져갑니다. 블록을 클릭하면 그 요청을 따라가고, 이 패널을 "
+                       "클릭하면 게임 속 각 엔진이 보입니다."),
+    "lab.help.parallel": ("프롬프트마다 샘플이 {n:,}개입니다. Orca는 샘플마다 프롬프트를 따로 복사하고, vLLM은 "
+                          "{n:,}개 모두 프롬프트의 블록을 가리키게 한 뒤(흰 점이 포인터 수), 샘플이 공유 블록에 쓸 "
+                          "때만 복사합니다(쓰기 시 복사, copy-on-write: 번쩍임). 블록을 클릭하면 누가 가리키는지 "
+                          "보입니다."),
+    "lab.help.beam": ("빔 서치, 너비 {n:,}: 빔은 몇 스텝마다 갈라지고 사라집니다. 살아남은 빔은 조상의 블록을 "
                       "공유하고(흰 점이 포인터 수), 버려진 빔은 자기만 쥔 블록을 해제하며, 공유 블록에 쓰면 "
                       "먼저 복사합니다(번쩍임). 블록을 클릭하면 그 빔들이 보입니다."),
-    "lab.help.prefix": ("모든 프롬프트가 같은 {tokens}토큰 지시문으로 시작합니다. vLLM은 그 블록을 한 번만 계산해 "
-                        "두고(보라색, 왼쪽 위) 모든 요청이 가리키게 합니다. Orca는 요청마다 다시 저장하고 "
+    "lab.help.prefix": ("모든 프롬프트가 같은 {tokens:,}토큰짜리 지시문으로 시작합니다. vLLM은 그 블록을 한 번만 "
+                        "계산해 두고(보라색, 왼쪽 위) 모든 요청이 가리키게 합니다. Orca는 요청마다 다시 저장하고 "
                         "계산합니다."),
-    "lab.help_short.basic": ("같은 요청, 같은 메모리. Orca는 요청마다 범위를 미리 예약하고, vLLM은 블록을 하나씩 "
-                             "가져갑니다. 블록을 탭하면 그 요청을 따라가고, 이 패널을 탭하면 게임 규칙."),
-    "lab.help_short.parallel": ("프롬프트마다 샘플 {n}개: vLLM은 모두 프롬프트의 블록을 가리키게 하고(흰 점이 포인터 수) "
-                                "샘플이 쓸 때만 블록을 복사합니다."),
-    "lab.help_short.beam": ("빔 너비 {n}: 빔은 조상의 블록을 공유하고(흰 점이 포인터 수), 공유 블록에 쓰면 먼저 "
+    "lab.help_short.basic": ("같은 요청, 같은 메모리입니다. Orca는 요청마다 범위를 미리 예약하고, vLLM은 한 블록씩 "
+                             "가져갑니다. 블록을 탭하면 그 요청을 따라가고, 이 패널을 탭하면 게임 규칙이 보입니다."),
+    "lab.help_short.parallel": ("프롬프트마다 샘플 {n:,}개: vLLM은 모두 프롬프트의 블록을 가리키게 하고(흰 점이 포인터 "
+                                "수), 샘플이 쓸 때만 블록을 복사합니다."),
+    "lab.help_short.beam": ("빔 너비 {n:,}: 빔은 조상의 블록을 공유하고(흰 점이 포인터 수), 공유 블록에 쓰면 먼저 "
                             "복사합니다(번쩍임)."),
-    "lab.help_short.prefix": ("모든 프롬프트가 같은 {tokens}토큰으로 시작: vLLM은 그 블록을 한 번만 두고(보라색) 모든 "
-                              "요청이 함께 씁니다. Orca는 요청마다 다시 저장합니다."),
+    "lab.help_short.prefix": ("모든 프롬프트가 같은 {tokens:,}토큰으로 시작합니다. vLLM은 그 블록을 한 번만 두고"
+                              "(보라색) 모든 요청이 함께 씁니다. Orca는 요청마다 다시 저장합니다."),
     "lab.game_title": "게임에서: {mode}",
-    "lab.game.like": ("{engine}는 규칙은 같고 길이를 더 정확히 예측합니다. 게임은 {exact}와 같이 최대 길이를 "
-                      "예약합니다."),
-    "lab.game.contiguous": ("{mode} 모드가 {engine}입니다: 요청은 최대 길이(테트로미노, 블록 {blocks}개)의 범위 "
-                            "하나를 쥐고 있다가 스스로 끝나면 전부 해제하며, 그때 아직 빗금인 칸은 낭비입니다. "
-                            "줄은 지워지지 않고 아무것도 움직이지 않습니다. 놓을 수 없는 요청은 CUDA OOM이고 "
-                            "게임이 끝납니다. 여기서는 대기열에서 기다리게 됩니다."),
-    "lab.game.paged": ("{mode} 모드가 {engine}입니다: 요청은 프롬프트의 블록을 받고, 마지막 블록이 차면 빈 곳 "
-                       "어디서든 하나 더 받으며, 끝나면 전부 해제합니다. 빈 블록이 없으면 가장 새 요청이 "
-                       "선점됩니다(게임도 여기도). 게임에서는 CPU로 옮기기(swap, 블록 {cpu}개까지)와 재계산 중 고르고, "
-                       "여기서는 재계산합니다. 게임은 과부하로 집니다: 대기 {queue}개 초과, 또는 {deadline}초 대기."),
-    "lab.game_short.contiguous": ("{mode}는 {engine}: 요청은 테트로미노의 블록 {blocks}개를 끝날 때까지 쥐고, "
-                                  "빗금인 남은 칸은 낭비. 줄은 지워지지 않음. 자리가 없으면 게임에서는 CUDA OOM, "
-                                  "여기서는 대기."),
-    "lab.game_short.paged": ("{mode}는 {engine}: 토큰을 만들며 빈 곳 어디든 블록, 끝나면 전부 해제. 블록이 없으면 "
-                             "가장 새 요청을 선점(게임은 swap/재계산, 여기는 재계산). 대기 {queue}개 초과나 "
-                             "{deadline}초 대기로 게임이 끝남."),
-    "lab.keys_short": "{scenario} 공유  {dataset} 데이터  {contiguous} 기준선  {pause} 멈춤",
+    "lab.game.like": ("{engine:은} 규칙은 같고 길이를 더 정확히 예측합니다. 게임은 {exact:과} 같이 최대 시퀀스 "
+                      "길이를 예약합니다."),
+    "lab.game.contiguous": ("{mode} 모드가 {engine}입니다. 요청은 최대 시퀀스 길이(테트로미노, {blocks:,}블록)만큼의 "
+                            "범위 하나를 쥐고 있다가 스스로 끝나면 전부 해제하고, 그때 아직 빗금인 칸은 낭비입니다. "
+                            "줄은 지워지지 않고 아무것도 움직이지 않습니다. 놓을 자리가 없는 요청은 CUDA OOM이고 "
+                            "게임이 끝납니다. 여기서는 대기열에서 기다립니다."),
+    "lab.game.paged": ("{mode} 모드가 {engine}입니다. 요청은 프롬프트의 블록을 받고, 마지막 블록이 차면 빈 곳 "
+                       "어디서든 하나 더 받으며, 끝나면 전부 해제합니다. 빈 블록이 없으면 가장 최근 요청이 "
+                       "선점됩니다(게임도 여기도). 게임에서는 CPU로 스왑({cpu:,}블록까지)과 재계산 중에서 고르고, "
+                       "여기서는 재계산합니다. 게임은 과부하로 끝납니다: {queue:,}개 넘게 대기, 또는 "
+                       "{deadline:,}초 대기."),
+    "lab.game_short.contiguous": ("{mode:은} {engine}입니다. 요청은 테트로미노의 {blocks:,}블록을 끝날 때까지 쥐고, "
+                                  "빗금으로 남은 칸은 낭비입니다. 줄은 지워지지 않습니다. 자리가 없으면 게임에서는 "
+                                  "CUDA OOM, 여기서는 대기입니다."),
+    "lab.game_short.paged": ("{mode:은} {engine}입니다. 토큰을 만들며 빈 곳 어디에든 블록을 받고, 끝나면 전부 "
+                             "해제합니다. 블록이 없으면 가장 최근 요청을 선점합니다(게임은 스왑/재계산, 여기는 "
+                             "재계산). {queue:,}개 넘게 대기하거나 {deadline:,}초를 기다리면 게임이 끝납니다."),
+    "lab.keys_short": "{scenario} 공유  {dataset} 데이터  {contiguous} 기준선  {pause} 일시정지",
     "lab.request": "요청 #{id}",
-    "lab.prompt_output": "프롬프트 {prompt}, 출력 {output}토큰",
-    "lab.slots": "{label}: 슬롯 {ranges}{more}, {reserve}개 중 {used}개 사용",
+    "lab.prompt_output": "프롬프트 {prompt:,}, 출력 {output:,}토큰",
+    "lab.slots": "{label}: 슬롯 {ranges}{more}, {reserve:,}개 중 {used:,}개 사용",
     "lab.where": "{label}: {where}",
-    "lab.table_summary": "{label} 블록 테이블: {tokens}토큰, 블록 {blocks}개",
-    "lab.block_prefix": "블록 {cell}: 캐시된 프리픽스, 참조 {refs}개",
-    "lab.block_refs": "블록 {cell}: 참조 {refs}개",
-    "lab.block_ref_one": "블록 {cell}: 참조 {refs}개",
-    "lab.pointed.beam": "요청 #{id}의 빔 {n}개가 가리킴",
-    "lab.pointed.parallel": "요청 #{id}의 샘플 {n}개가 가리킴",
-    "lab.pointed.other": "요청 #{id}의 시퀀스 {n}개가 가리킴",
+    "lab.table_summary": "{label} 블록 테이블: {tokens:,}토큰, {blocks:,}블록",
+    "lab.block_prefix": "블록 {cell}: 캐시된 프리픽스, 참조 {refs:,}개",
+    "lab.block_refs": "블록 {cell}: 참조 {refs:,}개",
+    "lab.block_ref_one": "블록 {cell}: 참조 {refs:,}개",
+    "lab.pointed.beam": "요청 #{id}의 빔 {n:,}개가 가리킴",
+    "lab.pointed.parallel": "요청 #{id}의 샘플 {n:,}개가 가리킴",
+    "lab.pointed.other": "요청 #{id}의 시퀀스 {n:,}개가 가리킴",
     "lab.held_alone": "요청 #{id} 혼자 쥐고 있음",
-    "lab.pointed_requests": "요청 {n}개가 가리킴: {ids}",
+    "lab.pointed_requests": "요청 {n:,}개가 가리킴: {ids}",
     "lab.shared_copy": "공유됨: 쓰기 전에 먼저 복사",
-    "lab.table_of": "#{id}의 블록 테이블: {tokens}토큰",
+    "lab.table_of": "#{id}의 블록 테이블: {tokens:,}토큰",
     "lab.table_more": "... (논리 블록 > 물리 블록)",
     "lab.state.running": "실행 중",
     "lab.state.finished": "완료",
@@ -593,6 +619,6 @@ MESSAGES.update({
     "lab.legend.tokens": "토큰",
     "lab.legend.reserved": "예약",
     "lab.legend.free": "빈 블록",
-    "lab.legend.shared": "공유 x{n}",
-    "lab.keys": "{scenario} 공유, {dataset} 데이터, {contiguous} 기준선, {game} 게임, {pause} 멈춤",
+    "lab.legend.shared": "공유 x{n:,}",
+    "lab.keys": "{scenario} 공유, {dataset} 데이터, {contiguous} 기준선, {game} 게임, {pause} 일시정지",
 })
