@@ -94,6 +94,8 @@ class Game:
     Drive it with update(dt_ms, inputs); read the public attributes and telemetry() to draw it.
     """
 
+    __slots__ = ('_blocked_origin', '_blocked_step', '_ev', '_gravity_acc', '_gravity_ms', '_kind_reach', '_level_check_ms', '_lock_resets', '_lock_timer', '_lowest_y', '_mode', '_reach', '_reach_v', '_solid', '_stats', '_throughput', '_vram_warned', '_workload', 'active', 'blocked', 'board', 'can_hold', 'endless', 'focus', 'goal', 'hold', 'level', 'mixed', 'mode', 'modes_used', 'over', 'peak_resident', 'peak_utilisation', 'pieces', 'result', 'score', 'seed', 'serving', 'time_ms')
+
     def __init__(self, seed: int = 0, mode: str = M.DEFAULT, endless: bool = False) -> None:
         self._mode = M.get(mode)
         self.seed = seed
