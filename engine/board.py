@@ -53,6 +53,17 @@ class Board:
                     board.place([(x, top + i)], owner if ch == "#" else int(ch))
         return board
 
+    def copy(self) -> Board:
+        """A board of the same blocks that no write to this one changes."""
+        other = Board.__new__(Board)
+        other.grid = [row[:] for row in self.grid]
+        other.masks = self.masks[:]
+        other.reserved = self.reserved[:]
+        other.version = self.version
+        other._tops = self._tops
+        other._tops_v = self._tops_v
+        return other
+
     def place(self, cells: Iterable[Cell], owner: int) -> None:
         grid, masks = self.grid, self.masks
         v = self.version

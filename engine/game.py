@@ -14,6 +14,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import partial
+from typing import Any
 
 from . import events as ev
 from . import memory, reach
@@ -23,7 +25,7 @@ from .board import Board, Cell
 from .inputs import Input as Input
 from .memory import Breakdown
 from .pieces import COLUMNS, FOOTPRINTS, KINDS, PIECES, Kind
-from .reports import RunReport
+from .reports import COUNTED, RunReport
 from .rotation import KICKS
 from .serving import RUNNING, Request, Serving
 from .telemetry import Telemetry, ThroughputWindow, fragmentation, utilisation
@@ -818,50 +820,57 @@ class Game:
             else:
                 self._end("overload", "deadline", oldest)
 
-    def _cause(self, code: str, req: Request | None, mem: Breakdown, need: int) -> str:
+    def _cause(self, code: str, req: Request | None, free: int, need: int) -> str | None:
+        """The report's words for an ending, unless they need the final board's counts (a
+        CUDA OOM: engine.memory.final_counts words those)."""
         s = self.serving
         if code == "victory":
             return (f"{s.served} requests served: {s.tokens_served} tokens without running out "
                     "of memory or falling behind")
         if code == "queue_full":
             return (f"{len(s.waiting)} requests waiting, more than the queue's {R.QUEUE_MAX}: "
-                    f"{mem.free} blocks free, {len(s.running)} running")
+                    f"{free} blocks free, {len(s.running)} running")
         if code == "deadline":
             assert req is not None
             return (f"req#{req.id} waited {self.wait_ms(req) / 1000:.0f} s, past the "
                     f"{R.DEADLINE_MS / 1000:.0f} s deadline ({need} block(s) needed, "
-                    f"{mem.free} free)")
-        return memory.cause_text(code, mem, need)
+                    f"{free} free)")
+        return None
 
     def _end(self, outcome: str, code: str, req: Request | None) -> None:
         s = self.serving
         kind = req.kind if req is not None else self._seen_by()
-        mem = self.memory(kind)
         need = s.need(req) if req is not None else 0
-        if outcome == "oom" and self._mode.allocator.external_fragmentation:
-            need = R.BLOCKS_PER_REQUEST
-            code = memory.oom_cause(mem, need, code)
         occupied = self._counts()[0]
         free = R.VISIBLE_CELLS - occupied
-        lost = self.unreachable_free()
-        rid = req.id if req is not None else 0
-        self.result = RunReport(
-            outcome=outcome, cause=self._cause(code, req, mem, need), request_id=rid,
-            request_name=PIECES[kind].name, kind=kind, free_cells=free, sealed_holes=lost,
-            fragmentation=fragmentation(free, lost),
+        fragmented = self._mode.allocator.external_fragmentation
+        if outcome == "oom" and fragmented:
+            need = R.BLOCKS_PER_REQUEST
+            code = "memory_full" if free < need else code  # memory.oom_cause()
+        fields: dict[str, Any] = dict(
+            outcome=outcome, request_id=req.id if req is not None else 0,
+            request_name=PIECES[kind].name, kind=kind, free_cells=free,
             peak_utilisation=max(self.peak_utilisation, utilisation(occupied)),
             requests_served=s.served, pieces=self.pieces, tokens=s.tokens_served,
             score=self.score, time_ms=self.time_ms, mode=self.mode, cause_code=code,
-            utilisation=utilisation(occupied), reserved_blocks=s.reserved,
-            usable_blocks=mem.usable, open_unusable=mem.open_unusable, need=need,
+            utilisation=utilisation(occupied), reserved_blocks=s.reserved, need=need,
             resident=len(s.running), waiting=len(s.waiting),
             waited_ms=self.wait_ms(req) if req is not None else 0.0,
             preempted_swap=s.preempted_swap, preempted_recompute=s.preempted_recompute,
             reserved_wasted=s.reserved_wasted, mixed=self.mixed,
             modes_used=tuple(self.modes_used), goal=self.goal,
-            sealed_cells=memory.sealed_cells(self.board, self._cover()[0]) if lost else (),
             reserved_cells=tuple(c for c in self.board.reserved_cells() if c[1] >= R.HIDDEN),
         )
+        # The counts need a flood of every placement on the final board (contiguous): they are
+        # taken from a copy of it when the report is first read for them.
+        count = partial(memory.final_counts, self.board.copy() if fragmented else self.board,
+                        kind, s.reserved, need, code, self._cause(code, req, free, need),
+                        fragmented)
+        if fragmented:
+            self.result = RunReport.counted(count, **fields)
+        else:
+            counted: dict[str, Any] = dict(zip(COUNTED, count()))
+            self.result = RunReport(**fields, **counted)
         self.over = True
         self.active = None
         event = {"oom": ev.Oom, "overload": ev.Overloaded, "victory": ev.Victory}[outcome]
