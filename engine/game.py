@@ -12,9 +12,10 @@ draws. Every public action returns the events it caused.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import partial
+from operator import itemgetter
 from typing import Any
 
 from . import events as ev
@@ -43,10 +44,18 @@ MODE_OF_INPUT: dict[Input, str] = {Input[v]: k for k, v in _MODE_INPUTS.items()}
 # Events that carry nothing but a move: equal values, so one immutable instance of each serves.
 _MOVED = {(dx, dy): ev.Moved(dx, dy) for dx, dy in ((-1, 0), (1, 0), (0, 1))}
 _ROTATED = {(d, i): ev.Rotated(d, i) for d in (1, -1) for i in range(5)}
-# Each shape's cells in logical order (bottom row first, left to right), as offsets.
-_LOGICAL: dict[Kind, tuple[tuple[tuple[int, int], ...], ...]] = {
-    k: tuple(tuple(sorted(cells, key=lambda c: (-c[1], c[0]))) for cells in PIECES[k].rotations)
-    for k in KINDS
+
+
+def _logical_getter(cells: tuple[Cell, ...]) -> Callable[[list[Cell]], tuple[Cell, ...]]:
+    """What takes a placement of these cells (listed in this order) into logical order."""
+    first, *rest = sorted(range(len(cells)), key=lambda i: (-cells[i][1], cells[i][0]))
+    return itemgetter(first, *rest)
+
+
+# Per shape, what takes its cells (in PIECES order) into logical order: bottom row first, left
+# to right (logical_order(), for the four cells of a whole placement).
+_IN_LOGICAL_ORDER: dict[Kind, tuple[Callable[[list[Cell]], tuple[Cell, ...]], ...]] = {
+    k: tuple(_logical_getter(cells) for cells in PIECES[k].rotations) for k in KINDS
 }
 _NEVER = float("inf")
 _NO_LEVEL_MS = 10**9 * R.LEVEL_MS  # "the next level" at the top level: never
@@ -267,11 +276,30 @@ class Game:
         return self.serving.table(req) if req is not None else None
 
     def idle_ms(self) -> float:
-        """With nothing falling, how long until something can happen (an arrival, a decode
-        step, a level, a deadline in hold); 0 while a request falls or waits to be paged."""
+        """With nothing falling, how long until something can happen: an arrival, the decode
+        step at which a running request next grows or finishes, a level, a deadline in hold
+        (the decode steps before it only decode: update() plays them on the way); 0 while a
+        request falls or waits to be paged."""
         if self.active is not None or self.blocked is not None or self.over:
             return 0.0
-        d = self._next_event_ms() - self.time_ms
+        s = self.serving
+        at = self._workload.next_at
+        heap = s._heap
+        if heap:
+            t, busy = s.time_ms, s.busy_until_ms
+            steps = heap[0][0] - s.step
+            step = (busy if busy > t else t) + R.DECODE_STEP_MS * (steps if steps > 1 else 1) - s._acc
+            if step < at:
+                at = step
+        level = self.level * R.LEVEL_MS if self.level < R.MAX_LEVEL else _NO_LEVEL_MS
+        if level < at:
+            at = level
+        hold = self.hold
+        if hold is not None:
+            deadline = hold.queued_ms + R.DEADLINE_MS
+            if deadline < at:
+                at = deadline
+        d = at - self.time_ms
         return d if d > 0.0 else 0.0
 
     def wait_ms(self, req: Request) -> float:
@@ -744,10 +772,21 @@ class Game:
         self._ev.append(ev.Locked(ev.LockResult(a.request_id, a.kind, tuple(cells),
                                                 len(sealed_cells), drop_cells, sealed_cells)))
         alloc = self._mode.allocator
-        order = [(x + cx, y + cy) for cx, cy in _LOGICAL[a.kind][a.rotation]]
-        need = req.swapped if req.swapped else R.blocks_for(req.prompt + req.done)  # need()
+        order = _IN_LOGICAL_ORDER[a.kind][a.rotation](cells)
+        if req.swapped:  # need(), written out
+            need = req.swapped
+        else:
+            need = -(-(req.prompt + req.done) // R.TOKENS_PER_BLOCK)  # rules.blocks_for()
+            if need < 1:
+                need = 1
         tokens, reserved = alloc.whole(order, need)
-        preferred = [c for c in order if c not in tokens and c not in reserved]
+        n = len(tokens)
+        if not reserved and tokens == list(order[:n]):  # the rest of its placement, in order
+            preferred = list(order[n:])
+        elif tokens + reserved == list(order):
+            preferred = []
+        else:
+            preferred = [c for c in order if c not in tokens and c not in reserved]
         self._admit(req, tokens, reserved, "whole", preferred)
 
     def _newly_sealed(self, a: Active) -> tuple[Cell, ...]:
