@@ -145,17 +145,15 @@ class Board:
 
     def fits(self, fp: Footprint, x: int, y: int) -> bool:
         """Whether a shape (as its footprint) at (x, y) lies inside the board on free cells."""
-        if x + fp.min_dx < 0 or x + fp.max_dx >= WIDTH or y + fp.min_dy < 0 or y + fp.max_dy >= HEIGHT:
+        if y + fp.min_dy < 0 or y + fp.max_dy >= HEIGHT:
+            return False
+        rows = fp.at.get(x)
+        if rows is None:  # past a wall
             return False
         masks = self.masks
-        if x >= 0:
-            for dy, bits in fp.rows:
-                if masks[y + dy] & (bits << x):
-                    return False
-        else:
-            for dy, bits in fp.rows:
-                if masks[y + dy] & (bits >> -x):
-                    return False
+        for dy, bits in rows:
+            if masks[y + dy] & bits:
+                return False
         return True
 
     def drop_distance(self, columns: tuple[tuple[int, int, int, int], ...], x: int, y: int,

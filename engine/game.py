@@ -25,7 +25,7 @@ from . import rules as R
 from .board import Board, Cell
 from .inputs import Input as Input
 from .memory import Breakdown
-from .pieces import COLUMNS, FOOTPRINTS, KINDS, PIECES, Kind
+from .pieces import COLUMNS, FOOTPRINTS, KINDS, PIECES, Footprint, Kind
 from .reports import COUNTED, RunReport
 from .rotation import KICKS
 from .serving import RUNNING, Request, Serving
@@ -56,6 +56,16 @@ def _logical_getter(cells: tuple[Cell, ...]) -> Callable[[list[Cell]], tuple[Cel
 # to right (logical_order(), for the four cells of a whole placement).
 _IN_LOGICAL_ORDER: dict[Kind, tuple[Callable[[list[Cell]], tuple[Cell, ...]], ...]] = {
     k: tuple(_logical_getter(cells) for cells in PIECES[k].rotations) for k in KINDS
+}
+# _TURNS[kind][rotation][direction]: (the rotation a turn leads to, its footprint, and the wall
+# kicks to try in order, each with the event a turn by it makes).
+_TURNS: dict[Kind, tuple[dict[int, tuple[int, Footprint, tuple[tuple[int, int, ev.Rotated], ...]]],
+                         ...]] = {
+    k: tuple({d: ((r + d) % 4, FOOTPRINTS[k][(r + d) % 4],
+                  tuple((kx, ky, _ROTATED[(d, i)])
+                        for i, (kx, ky) in enumerate(KICKS[k][(r, (r + d) % 4)])))
+              for d in (1, -1)} for r in range(4))
+    for k in KINDS
 }
 _NEVER = float("inf")
 _NO_LEVEL_MS = 10**9 * R.LEVEL_MS  # "the next level" at the top level: never
@@ -459,10 +469,20 @@ class Game:
 
     # ------------------------------------------------------------------ actions
     def _left(self) -> None:
-        self._shift(-1, 0)
+        self._slide(-1, _MOVED[(-1, 0)])
 
     def _right(self) -> None:
-        self._shift(1, 0)
+        self._slide(1, _MOVED[(1, 0)])
+
+    def _slide(self, dx: int, moved: ev.Moved) -> None:
+        """_shift(dx, 0), written out for the keys pressed most."""
+        a = self.active
+        if a is not None and self.board.fits(FOOTPRINTS[a.kind][a.rotation], a.x + dx, a.y):
+            a.x += dx
+            self._ev.append(moved)
+            if self._lock_resets < R.MAX_LOCK_RESETS:  # _after_manipulation()
+                self._lock_resets += 1
+                self._lock_timer = 0.0
 
     def _cw(self) -> None:
         self._rotate(1)
@@ -489,15 +509,15 @@ class Game:
         a = self.active
         if a is None:
             return
-        to = (a.rotation + direction) % 4
-        shape = FOOTPRINTS[a.kind][to]
+        to, shape, tries = _TURNS[a.kind][a.rotation][direction]
         fits = self.board.fits
-        for i, (kx, ky) in enumerate(KICKS[a.kind][(a.rotation, to)]):
-            if fits(shape, a.x + kx, a.y + ky):
-                a.x += kx
-                a.y += ky
+        x, y = a.x, a.y
+        for kx, ky, turned in tries:
+            if fits(shape, x + kx, y + ky):
+                a.x = x + kx
+                a.y = y + ky
                 a.rotation = to
-                self._ev.append(_ROTATED[(direction, i)])
+                self._ev.append(turned)
                 if a.y > self._lowest_y:
                     self._lowest_y = a.y
                     self._lock_resets = 0
