@@ -53,6 +53,17 @@ class Board:
                     board.place([(x, top + i)], owner if ch == "#" else int(ch))
         return board
 
+    def copy(self) -> Board:
+        """A board of the same blocks that no write to this one changes."""
+        other = Board.__new__(Board)
+        other.grid = [row[:] for row in self.grid]
+        other.masks = self.masks[:]
+        other.reserved = self.reserved[:]
+        other.version = self.version
+        other._tops = self._tops
+        other._tops_v = self._tops_v
+        return other
+
     def place(self, cells: Iterable[Cell], owner: int) -> None:
         grid, masks = self.grid, self.masks
         v = self.version
@@ -134,17 +145,15 @@ class Board:
 
     def fits(self, fp: Footprint, x: int, y: int) -> bool:
         """Whether a shape (as its footprint) at (x, y) lies inside the board on free cells."""
-        if x + fp.min_dx < 0 or x + fp.max_dx >= WIDTH or y + fp.min_dy < 0 or y + fp.max_dy >= HEIGHT:
+        if y + fp.min_dy < 0 or y + fp.max_dy >= HEIGHT:
+            return False
+        rows = fp.at.get(x)
+        if rows is None:  # past a wall
             return False
         masks = self.masks
-        if x >= 0:
-            for dy, bits in fp.rows:
-                if masks[y + dy] & (bits << x):
-                    return False
-        else:
-            for dy, bits in fp.rows:
-                if masks[y + dy] & (bits >> -x):
-                    return False
+        for dy, bits in rows:
+            if masks[y + dy] & bits:
+                return False
         return True
 
     def drop_distance(self, columns: tuple[tuple[int, int, int, int], ...], x: int, y: int,

@@ -12,8 +12,11 @@ draws. Every public action returns the events it caused.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from functools import partial
+from operator import itemgetter
+from typing import Any
 
 from . import events as ev
 from . import memory, reach
@@ -22,8 +25,8 @@ from . import rules as R
 from .board import Board, Cell
 from .inputs import Input as Input
 from .memory import Breakdown
-from .pieces import COLUMNS, FOOTPRINTS, KINDS, PIECES, Kind
-from .reports import RunReport
+from .pieces import COLUMNS, FOOTPRINTS, KINDS, PIECES, Footprint, Kind
+from .reports import COUNTED, RunReport
 from .rotation import KICKS
 from .serving import RUNNING, Request, Serving
 from .telemetry import Telemetry, ThroughputWindow, fragmentation, utilisation
@@ -41,9 +44,27 @@ MODE_OF_INPUT: dict[Input, str] = {Input[v]: k for k, v in _MODE_INPUTS.items()}
 # Events that carry nothing but a move: equal values, so one immutable instance of each serves.
 _MOVED = {(dx, dy): ev.Moved(dx, dy) for dx, dy in ((-1, 0), (1, 0), (0, 1))}
 _ROTATED = {(d, i): ev.Rotated(d, i) for d in (1, -1) for i in range(5)}
-# Each shape's cells in logical order (bottom row first, left to right), as offsets.
-_LOGICAL: dict[Kind, tuple[tuple[tuple[int, int], ...], ...]] = {
-    k: tuple(tuple(sorted(cells, key=lambda c: (-c[1], c[0]))) for cells in PIECES[k].rotations)
+
+
+def _logical_getter(cells: tuple[Cell, ...]) -> Callable[[list[Cell]], tuple[Cell, ...]]:
+    """What takes a placement of these cells (listed in this order) into logical order."""
+    first, *rest = sorted(range(len(cells)), key=lambda i: (-cells[i][1], cells[i][0]))
+    return itemgetter(first, *rest)
+
+
+# Per shape, what takes its cells (in PIECES order) into logical order: bottom row first, left
+# to right (logical_order(), for the four cells of a whole placement).
+_IN_LOGICAL_ORDER: dict[Kind, tuple[Callable[[list[Cell]], tuple[Cell, ...]], ...]] = {
+    k: tuple(_logical_getter(cells) for cells in PIECES[k].rotations) for k in KINDS
+}
+# _TURNS[kind][rotation][direction]: (the rotation a turn leads to, its footprint, and the wall
+# kicks to try in order, each with the event a turn by it makes).
+_TURNS: dict[Kind, tuple[dict[int, tuple[int, Footprint, tuple[tuple[int, int, ev.Rotated], ...]]],
+                         ...]] = {
+    k: tuple({d: ((r + d) % 4, FOOTPRINTS[k][(r + d) % 4],
+                  tuple((kx, ky, _ROTATED[(d, i)])
+                        for i, (kx, ky) in enumerate(KICKS[k][(r, (r + d) % 4)])))
+              for d in (1, -1)} for r in range(4))
     for k in KINDS
 }
 _NEVER = float("inf")
@@ -93,6 +114,8 @@ class Game:
 
     Drive it with update(dt_ms, inputs); read the public attributes and telemetry() to draw it.
     """
+
+    __slots__ = ('_blocked_origin', '_blocked_step', '_ev', '_gravity_acc', '_gravity_ms', '_kind_reach', '_level_check_ms', '_lock_resets', '_lock_timer', '_lowest_y', '_mode', '_reach', '_reach_v', '_solid', '_stats', '_throughput', '_vram_warned', '_workload', 'active', 'blocked', 'board', 'can_hold', 'endless', 'focus', 'goal', 'hold', 'level', 'mixed', 'mode', 'modes_used', 'over', 'peak_resident', 'peak_utilisation', 'pieces', 'result', 'score', 'seed', 'serving', 'time_ms')
 
     def __init__(self, seed: int = 0, mode: str = M.DEFAULT, endless: bool = False) -> None:
         self._mode = M.get(mode)
@@ -263,11 +286,30 @@ class Game:
         return self.serving.table(req) if req is not None else None
 
     def idle_ms(self) -> float:
-        """With nothing falling, how long until something can happen (an arrival, a decode
-        step, a level, a deadline in hold); 0 while a request falls or waits to be paged."""
+        """With nothing falling, how long until something can happen: an arrival, the decode
+        step at which a running request next grows or finishes, a level, a deadline in hold
+        (the decode steps before it only decode: update() plays them on the way); 0 while a
+        request falls or waits to be paged."""
         if self.active is not None or self.blocked is not None or self.over:
             return 0.0
-        d = self._next_event_ms() - self.time_ms
+        s = self.serving
+        at = self._workload.next_at
+        heap = s._heap
+        if heap:
+            t, busy = s.time_ms, s.busy_until_ms
+            steps = heap[0][0] - s.step
+            step = (busy if busy > t else t) + R.DECODE_STEP_MS * (steps if steps > 1 else 1) - s._acc
+            if step < at:
+                at = step
+        level = self.level * R.LEVEL_MS if self.level < R.MAX_LEVEL else _NO_LEVEL_MS
+        if level < at:
+            at = level
+        hold = self.hold
+        if hold is not None:
+            deadline = hold.queued_ms + R.DEADLINE_MS
+            if deadline < at:
+                at = deadline
+        d = at - self.time_ms
         return d if d > 0.0 else 0.0
 
     def wait_ms(self, req: Request) -> float:
@@ -427,10 +469,20 @@ class Game:
 
     # ------------------------------------------------------------------ actions
     def _left(self) -> None:
-        self._shift(-1, 0)
+        self._slide(-1, _MOVED[(-1, 0)])
 
     def _right(self) -> None:
-        self._shift(1, 0)
+        self._slide(1, _MOVED[(1, 0)])
+
+    def _slide(self, dx: int, moved: ev.Moved) -> None:
+        """_shift(dx, 0), written out for the keys pressed most."""
+        a = self.active
+        if a is not None and self.board.fits(FOOTPRINTS[a.kind][a.rotation], a.x + dx, a.y):
+            a.x += dx
+            self._ev.append(moved)
+            if self._lock_resets < R.MAX_LOCK_RESETS:  # _after_manipulation()
+                self._lock_resets += 1
+                self._lock_timer = 0.0
 
     def _cw(self) -> None:
         self._rotate(1)
@@ -457,15 +509,15 @@ class Game:
         a = self.active
         if a is None:
             return
-        to = (a.rotation + direction) % 4
-        shape = FOOTPRINTS[a.kind][to]
+        to, shape, tries = _TURNS[a.kind][a.rotation][direction]
         fits = self.board.fits
-        for i, (kx, ky) in enumerate(KICKS[a.kind][(a.rotation, to)]):
-            if fits(shape, a.x + kx, a.y + ky):
-                a.x += kx
-                a.y += ky
+        x, y = a.x, a.y
+        for kx, ky, turned in tries:
+            if fits(shape, x + kx, y + ky):
+                a.x = x + kx
+                a.y = y + ky
                 a.rotation = to
-                self._ev.append(_ROTATED[(direction, i)])
+                self._ev.append(turned)
                 if a.y > self._lowest_y:
                     self._lowest_y = a.y
                     self._lock_resets = 0
@@ -741,10 +793,21 @@ class Game:
         self._ev.append(ev.Locked(ev.LockResult(a.request_id, a.kind, tuple(cells),
                                                 len(sealed_cells), drop_cells, sealed_cells)))
         alloc = self._mode.allocator
-        order = [(x + cx, y + cy) for cx, cy in _LOGICAL[a.kind][a.rotation]]
-        need = req.swapped if req.swapped else R.blocks_for(req.prompt + req.done)  # need()
+        order = _IN_LOGICAL_ORDER[a.kind][a.rotation](cells)
+        if req.swapped:  # need(), written out
+            need = req.swapped
+        else:
+            need = -(-(req.prompt + req.done) // R.TOKENS_PER_BLOCK)  # rules.blocks_for()
+            if need < 1:
+                need = 1
         tokens, reserved = alloc.whole(order, need)
-        preferred = [c for c in order if c not in tokens and c not in reserved]
+        n = len(tokens)
+        if not reserved and tokens == list(order[:n]):  # the rest of its placement, in order
+            preferred = list(order[n:])
+        elif tokens + reserved == list(order):
+            preferred = []
+        else:
+            preferred = [c for c in order if c not in tokens and c not in reserved]
         self._admit(req, tokens, reserved, "whole", preferred)
 
     def _newly_sealed(self, a: Active) -> tuple[Cell, ...]:
@@ -817,50 +880,57 @@ class Game:
             else:
                 self._end("overload", "deadline", oldest)
 
-    def _cause(self, code: str, req: Request | None, mem: Breakdown, need: int) -> str:
+    def _cause(self, code: str, req: Request | None, free: int, need: int) -> str | None:
+        """The report's words for an ending, unless they need the final board's counts (a
+        CUDA OOM: engine.memory.final_counts words those)."""
         s = self.serving
         if code == "victory":
             return (f"{s.served} requests served: {s.tokens_served} tokens without running out "
                     "of memory or falling behind")
         if code == "queue_full":
             return (f"{len(s.waiting)} requests waiting, more than the queue's {R.QUEUE_MAX}: "
-                    f"{mem.free} blocks free, {len(s.running)} running")
+                    f"{free} blocks free, {len(s.running)} running")
         if code == "deadline":
             assert req is not None
             return (f"req#{req.id} waited {self.wait_ms(req) / 1000:.0f} s, past the "
                     f"{R.DEADLINE_MS / 1000:.0f} s deadline ({need} block(s) needed, "
-                    f"{mem.free} free)")
-        return memory.cause_text(code, mem, need)
+                    f"{free} free)")
+        return None
 
     def _end(self, outcome: str, code: str, req: Request | None) -> None:
         s = self.serving
         kind = req.kind if req is not None else self._seen_by()
-        mem = self.memory(kind)
         need = s.need(req) if req is not None else 0
-        if outcome == "oom" and self._mode.allocator.external_fragmentation:
-            need = R.BLOCKS_PER_REQUEST
-            code = memory.oom_cause(mem, need, code)
         occupied = self._counts()[0]
         free = R.VISIBLE_CELLS - occupied
-        lost = self.unreachable_free()
-        rid = req.id if req is not None else 0
-        self.result = RunReport(
-            outcome=outcome, cause=self._cause(code, req, mem, need), request_id=rid,
-            request_name=PIECES[kind].name, kind=kind, free_cells=free, sealed_holes=lost,
-            fragmentation=fragmentation(free, lost),
+        fragmented = self._mode.allocator.external_fragmentation
+        if outcome == "oom" and fragmented:
+            need = R.BLOCKS_PER_REQUEST
+            code = "memory_full" if free < need else code  # memory.oom_cause()
+        fields: dict[str, Any] = dict(
+            outcome=outcome, request_id=req.id if req is not None else 0,
+            request_name=PIECES[kind].name, kind=kind, free_cells=free,
             peak_utilisation=max(self.peak_utilisation, utilisation(occupied)),
             requests_served=s.served, pieces=self.pieces, tokens=s.tokens_served,
             score=self.score, time_ms=self.time_ms, mode=self.mode, cause_code=code,
-            utilisation=utilisation(occupied), reserved_blocks=s.reserved,
-            usable_blocks=mem.usable, open_unusable=mem.open_unusable, need=need,
+            utilisation=utilisation(occupied), reserved_blocks=s.reserved, need=need,
             resident=len(s.running), waiting=len(s.waiting),
             waited_ms=self.wait_ms(req) if req is not None else 0.0,
             preempted_swap=s.preempted_swap, preempted_recompute=s.preempted_recompute,
             reserved_wasted=s.reserved_wasted, mixed=self.mixed,
             modes_used=tuple(self.modes_used), goal=self.goal,
-            sealed_cells=memory.sealed_cells(self.board, self._cover()[0]) if lost else (),
             reserved_cells=tuple(c for c in self.board.reserved_cells() if c[1] >= R.HIDDEN),
         )
+        # The counts need a flood of every placement on the final board (contiguous): they are
+        # taken from a copy of it when the report is first read for them.
+        count = partial(memory.final_counts, self.board.copy() if fragmented else self.board,
+                        kind, s.reserved, need, code, self._cause(code, req, free, need),
+                        fragmented)
+        if fragmented:
+            self.result = RunReport.counted(count, **fields)
+        else:
+            counted: dict[str, Any] = dict(zip(COUNTED, count()))
+            self.result = RunReport(**fields, **counted)
         self.over = True
         self.active = None
         event = {"oom": ev.Oom, "overload": ev.Overloaded, "victory": ev.Victory}[outcome]

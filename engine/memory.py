@@ -12,10 +12,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from . import reach
 from .board import Board, Cell
 from .frozen import quick_init
+from .pieces import KINDS, Kind
 from .reach import reachable_cells
-from .rules import HEIGHT, HIDDEN, WIDTH
+from .rules import HEIGHT, HIDDEN, VISIBLE_CELLS, WIDTH
+from .telemetry import fragmentation
 
 # Why a run ran out of memory, in the order a report explains them.
 OOM_CAUSES: tuple[str, ...] = ("memory_full", "no_free_range", "spawn_blocked", "ceiling")
@@ -71,3 +74,27 @@ def cause_text(cause: str, b: Breakdown, need: int) -> str:
                 f"sealed off where no request can reach")
     return (f"no room where requests enter: {b.free} blocks free, {b.sealed} of them sealed off, "
             f"but the entry is held")
+
+
+def final_counts(board: Board, kind: Kind, reserved: int, need: int, code: str,
+                 cause: str | None, fragmented: bool) -> tuple[str, int, float, int, int,
+                                                              tuple[Cell, ...]]:
+    """The end-of-run report's counted figures (engine.reports.COUNTED) on a run's final
+    board, as engine.game counts them for its gauges: (cause, free blocks out of every
+    shape's reach, fragmentation, blocks usable by `kind`, open but unusable, the sealed
+    cells). `cause` is the report's words when they need none of these (cause_text() words the
+    rest); `fragmented`: the allocator leaves external fragmentation (contiguous)."""
+    free = VISIBLE_CELLS - board.stats()[0]
+    if not fragmented:
+        b = Breakdown(free, 0, reserved, free)
+        return (cause_text(code, b, need) if cause is None else cause, 0, fragmentation(free, 0),
+                free, b.open_unusable, ())
+    solid = reach.solid(board.masks)
+    covers = reach.covers(board, KINDS, solid)
+    big = 0
+    for k in KINDS:
+        big |= covers[k]
+    lost = free - reach.free_visible(big, solid)
+    b = Breakdown(free, lost, reserved, reach.free_visible(covers[kind], solid))
+    return (cause_text(code, b, need) if cause is None else cause, lost, fragmentation(free, lost),
+            b.usable, b.open_unusable, sealed_cells(board, reach.rows(big)) if lost else ())

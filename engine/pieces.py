@@ -6,8 +6,11 @@ Coordinates: x grows to the right, y grows downwards. Rotation states follow SRS
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from enum import IntEnum
+
+from .rules import WIDTH
 
 
 class Kind(IntEnum):
@@ -95,6 +98,10 @@ class Footprint:
     max_dx: int
     min_dy: int
     max_dy: int
+    # Per x at which the shape lies inside the board's width, its rows shifted there: (dy, bits
+    # of the occupied board columns).
+    at: Mapping[int, tuple[tuple[int, int], ...]] = field(default_factory=dict, compare=False,
+                                                          repr=False)
 
 
 def footprint(cells: Cells) -> Footprint:
@@ -102,7 +109,11 @@ def footprint(cells: Cells) -> Footprint:
     for x, y in cells:
         rows[y] = rows.get(y, 0) | (1 << x)
     xs = [x for x, _ in cells]
-    return Footprint(tuple(sorted(rows.items())), min(xs), max(xs), min(rows), max(rows))
+    lo, hi = min(xs), max(xs)
+    by_row = tuple(sorted(rows.items()))
+    at = {x: tuple((dy, bits << x if x >= 0 else bits >> -x) for dy, bits in by_row)
+          for x in range(-lo, WIDTH - hi)}
+    return Footprint(by_row, lo, hi, min(rows), max(rows), at)
 
 
 # FOOTPRINTS[kind][rotation], derived once from PIECES.

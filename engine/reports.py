@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 from .frozen import quick_init
 from .modes import MIXED
@@ -13,10 +15,41 @@ Cell = tuple[int, int]
 
 OUTCOMES = ("oom", "overload", "victory")
 
+# The fields a report of a contiguous run counts from its final board (engine.reach's flood of
+# every reachable placement): a report made by RunReport.counted() counts them when one is
+# first read, since most reports (bots, benchmarks, replay checks) never read them.
+COUNTED: tuple[str, ...] = ("cause", "sealed_holes", "fragmentation", "usable_blocks",
+                            "open_unusable", "sealed_cells")
+
+
+class _Counted:
+    """What lets a report count its COUNTED fields when one is first read: the counting
+    function, kept until then."""
+
+    __slots__ = ("_count",)
+
+    if not TYPE_CHECKING:  # (for the type checker every field is an attribute as it is)
+        def __getattr__(self, name: str) -> Any:
+            # Only reached for a field not stored yet (an unset slot).
+            if name in COUNTED:
+                try:
+                    count = object.__getattribute__(self, "_count")
+                except AttributeError:
+                    pass
+                else:
+                    for field, value in zip(COUNTED, count()):
+                        object.__setattr__(self, field, value)
+                    object.__delattr__(self, "_count")
+                    return object.__getattribute__(self, name)
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
 
 @quick_init
 @dataclass(frozen=True, slots=True)
-class RunReport:
+class RunReport(_Counted):
+    """How a run ended, with the figures of that moment. Equal reports have equal fields,
+    however they were made (RunReport(...) or RunReport.counted())."""
+
     outcome: str  # one of OUTCOMES
     cause: str  # why the run ended, in words (English; the UI words it from cause_code)
     request_id: int  # the request that was refused, timed out or was served last
@@ -49,6 +82,19 @@ class RunReport:
     goal: str = "serve"
     sealed_cells: tuple[Cell, ...] = ()  # board cells, for the report's BOARD view
     reserved_cells: tuple[Cell, ...] = ()
+
+    @classmethod
+    def counted(cls, count: Callable[[], tuple[Any, ...]], **fields: Any) -> RunReport:
+        """A report of `fields` (every field but the COUNTED ones) whose COUNTED fields are
+        count()'s values, in that order, computed when one of them is first read."""
+        if not fields.keys().isdisjoint(COUNTED) \
+                or fields.keys() | set(COUNTED) != cls.__dataclass_fields__.keys():
+            raise TypeError("RunReport.counted() takes every field but the counted ones")
+        report = object.__new__(cls)
+        for name, value in fields.items():
+            object.__setattr__(report, name, value)
+        object.__setattr__(report, "_count", count)
+        return report
 
     @property
     def record_mode(self) -> str:

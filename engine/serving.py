@@ -20,6 +20,7 @@ from __future__ import annotations
 import heapq
 from collections import deque
 from dataclasses import dataclass, field
+from itertools import compress, repeat
 
 from . import events as ev
 from . import rules as R
@@ -330,8 +331,10 @@ class Serving:
     def _finish(self, req: Request) -> None:
         wasted = req.reserved
         cells = self._release(req)
-        # Measured, not assumed: blocks the board still gives this request once it finished.
-        kept = sum(row.count(req.id) for row in self.board.grid)
+        # Measured, not assumed: blocks the board still gives this request once it finished
+        # (in the rows holding any block: the masks mirror the grid).
+        board = self.board
+        kept = sum(map(list.count, compress(board.grid, board.masks), repeat(req.id)))
         if kept > self.finished_holding_max:
             self.finished_holding_max = kept
         req.done = req.output

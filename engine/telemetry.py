@@ -150,8 +150,10 @@ class ThroughputWindow:
         self._total = 0
 
     def add(self, time_ms: float, tokens: int) -> None:
-        self._forget_before(time_ms)  # bounded even if the rate is never read
-        self._samples.append((time_ms, tokens))
+        samples = self._samples
+        if samples and samples[0][0] <= time_ms - THROUGHPUT_WINDOW_MS:
+            self._forget_before(time_ms)  # bounded even if the rate is never read
+        samples.append((time_ms, tokens))
         self._total += tokens
 
     def rate(self, now_ms: float) -> float:

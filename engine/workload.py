@@ -35,6 +35,7 @@ class Arrival:
 
 
 _NV_MAGICCONST = 4 * math.exp(-0.5) / math.sqrt(2.0)  # as random.py has it
+_exp, _log = math.exp, math.log
 
 
 def _lognormal(uniform: Callable[[], float], mu: float, sigma: float) -> float:
@@ -45,8 +46,8 @@ def _lognormal(uniform: Callable[[], float], mu: float, sigma: float) -> float:
         u1 = uniform()
         u2 = 1.0 - uniform()
         z = _NV_MAGICCONST * (u1 - 0.5) / u2
-        if z * z / 4.0 <= -math.log(u2):
-            return math.exp(mu + z * sigma)
+        if z * z / 4.0 <= -_log(u2):
+            return _exp(mu + z * sigma)
 
 
 def _same_draws() -> bool:
@@ -69,8 +70,18 @@ def scaled_lengths(spec: DatasetSpec, rng: random.Random, scale: float = R.LENGT
     else:
         prompt = rng.lognormvariate(spec.mu_input, spec.sigma_input) / scale
         output = rng.lognormvariate(spec.mu_output, spec.sigma_output) / scale
-    p = min(max(1, round(prompt)), max_tokens - 1)
-    return p, min(max(1, round(output)), max_tokens - p)
+    # min(max(1, round(x)), cap), written out: two of these are drawn with every arrival.
+    p = round(prompt)
+    if p < 1:
+        p = 1
+    if p > max_tokens - 1:
+        p = max_tokens - 1
+    o = round(output)
+    if o < 1:
+        o = 1
+    if o > max_tokens - p:
+        o = max_tokens - p
+    return p, o
 
 
 HORIZON_MS = 10_000.0  # how far ahead one bound on the rate is taken (thinning)
