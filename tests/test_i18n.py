@@ -369,3 +369,15 @@ def test_a_wrapped_korean_message_keeps_one_font():
     assert drawn.get_size() == hangul_font.size(latin[0])
     assert pygame.image.tobytes(drawn, "RGBA") != pygame.image.tobytes(alone, "RGBA")  # two fonts, two cache entries
     assert theme.uses_hangul(fit(same_font(latin[0] + " and a much longer tail to cut", latin[0]), theme.SMALL, 60))
+
+
+def test_every_character_the_hangul_font_is_asked_for_has_a_glyph():
+    """Text with any character from U+1100 on is drawn in the Hangul font (theme.needs_hangul), so
+    a dash or arrow written in the code must be in its subset too, or it is drawn as a box."""
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    hangul = theme.font(theme.SMALL, theme.HANGUL_FONT_FILE)
+    wanted = {ch for folder in ("ui", "engine") for path in (root / folder).rglob("*.py")
+              for ch in path.read_text(encoding="utf-8") if theme.needs_hangul(ch)}
+    assert wanted and not [ch for ch in sorted(wanted) if hangul.metrics(ch)[0] is None]

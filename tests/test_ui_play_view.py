@@ -178,12 +178,12 @@ def test_the_waste_gauge_shows_a_share_only_once_enough_requests_run(tmp_path, m
     assert 0 < tele.resident < R.WASTE_SHOWN_FROM and tele.waste_share > 0  # one part-filled tail
     drawn = _recorded_text(app, monkeypatch)
     _draw(app, play)
-    assert "\u2013" in drawn and app.tr.pct(tele.waste_share) not in drawn
+    assert "-" in drawn and app.tr.pct(tele.waste_share) not in drawn
     while game.telemetry().resident < R.WASTE_SHOWN_FROM and not game.over:
         play.session.step(250.0, [Input.SPLIT])
     drawn.clear()
     _draw(app, play)
-    assert "\u2013" not in drawn and app.tr.pct(game.telemetry().waste_share) in drawn
+    assert "-" not in drawn and app.tr.pct(game.telemetry().waste_share) in drawn
 
 
 def test_contiguous_counts_the_sealed_blocks_in_its_gauge(tmp_path, monkeypatch):

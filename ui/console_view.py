@@ -564,7 +564,7 @@ class ConsoleView:
         x, y, w, h = stats[3]
         shown = tele.resident >= R.WASTE_SHOWN_FROM  # a share of a few requests says little
         waste = tele.waste_share if shown else 0.0
-        t.blit(surface, tr.pct(waste) if shown else "–", T.large, theme.TEXT if shown else theme.TEXT_DIM,
+        t.blit(surface, tr.pct(waste) if shown else "-", T.large, theme.TEXT if shown else theme.TEXT_DIM,
                (x + 8, y + 22))
         draw_bar(surface, (x + 8, y + h - 12, w - 16, 6), waste, theme.AMBER)
         rx, ry, rw, _ = self.L.panels["resident"]
