@@ -367,3 +367,18 @@ def test_the_details_block_table_does_not_point_at_a_board_it_hides(tmp_path, mo
     app.top.draw(app.surface)
     assert not any("outlined on the board" in text for text in drawn)
     assert any("row 0 is the top" in text for text in drawn)
+
+
+@pytest.mark.parametrize("language", ["en", "ko"])
+def test_the_phone_title_keeps_clear_of_the_header_switch_and_words_whole(tmp_path, monkeypatch, language):
+    app = _scene(tmp_path, "portrait", "title", language=language)
+    drawn = _draw_recorded(app, monkeypatch)
+    tr = app.tr
+    title = [r for text, _, r, _ in drawn if text == tr.t("game.title")]
+    assert title, "the game's name is drawn in the header"
+    for b in app.top.side_buttons:
+        assert not pygame.Rect(b.rect).colliderect(title[0]), b.name
+    texts = {text for text, *_ in drawn}
+    for name in ("title.switch.sound", "title.switch.cards", "title.switch.goal"):
+        label = tr.t(name)
+        assert label in texts or all(word in texts for word in label.split()), (name, label)

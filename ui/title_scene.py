@@ -19,7 +19,7 @@ from ui.i18n.game_text import goal_name, mode_label, mode_name, mode_note
 from ui.input import Command, InputMapper
 from ui.scene import MenuScene
 from ui.session import GameSession
-from ui.text import fit, short_number, wrap
+from ui.text import fit, largest_fitting, short_number, wrap
 from ui.widgets import LABEL_PAD, Button, hit, pulse
 
 # engine.replay.rules_mismatch: a share code recorded under other rules.
@@ -230,7 +230,10 @@ class TitleScene(MenuScene):
             pygame.draw.line(layer, theme.PANEL_EDGE, (0, lay.header[3] - 1), (lay.width, lay.header[3] - 1))
             hy = lay.header[3] // 2
             r = t.blit(layer, tr.t("game.title_prefix"), T.large, theme.MAGENTA, (lay.margin, hy), "midleft")
-            t.blit(layer, tr.t("game.title"), T.large + 4, theme.CYAN, (r.right + 10, hy), "midleft")
+            edge = min((b.rect[0] for b in self.side_buttons if b.rect[1] < lay.header[3]), default=lay.width)
+            title = tr.t("game.title")  # as large as fits before the header's language switch
+            size = largest_fitting(title, (T.large + 4, T.large, T.body), edge - 8 - (r.right + 10))
+            t.blit(layer, title, size, theme.CYAN, (r.right + 10, hy), "midleft")
             pygame.draw.rect(layer, theme.PANEL_EDGE, pygame.Rect(lay.board).inflate(8, 8), 2, border_radius=4)
         else:
             left, right = lay.title["left"], lay.title["right"]
@@ -318,8 +321,10 @@ class TitleScene(MenuScene):
                 t.blit(surface, fit(tr.t("title.switch.language_short"), T.small, br.width - 4), T.small,
                        theme.AMBER, br.center, "center")
                 continue
-            lines = wrap(head, T.small, br.width - 2 * LABEL_PAD)
-            if len(lines) == 2:  # a name too long for one line ("오늘의 도전") takes both lines
+            lines = [head]
+            if " " in head and theme.font_for(head, T.small).size(head)[0] > br.width - 2 * LABEL_PAD:
+                lines = wrap(head, T.small, br.width - 2 * LABEL_PAD)
+            if len(lines) == 2:  # a name of two words too long for one line ("오늘의 도전") takes both
                 head, state = lines
             t.blit(surface, fit(head, T.small, br.width - 4), T.small, theme.TEXT, (br.centerx, br.y + 16), "center")
             t.blit(surface, fit(state, T.small, br.width - 4), T.small,
