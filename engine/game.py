@@ -914,7 +914,7 @@ class Game:
             requests_served=s.served, pieces=self.pieces, tokens=s.tokens_served,
             score=self.score, time_ms=self.time_ms, mode=self.mode, cause_code=code,
             utilisation=utilisation(occupied), reserved_blocks=s.reserved, need=need,
-            resident=len(s.running), waiting=len(s.waiting),
+            resident=len(s.running), peak_resident=self.peak_resident, waiting=len(s.waiting),
             waited_ms=self.wait_ms(req) if req is not None else 0.0,
             preempted_swap=s.preempted_swap, preempted_recompute=s.preempted_recompute,
             reserved_wasted=s.reserved_wasted, mixed=self.mixed,

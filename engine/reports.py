@@ -72,6 +72,7 @@ class RunReport(_Counted):
     open_unusable: int = 0  # open free blocks in no range of the refused request's shape
     need: int = 0  # blocks the refused (or timed-out) request needed
     resident: int = 0  # requests holding blocks at the end
+    peak_resident: int = 0  # the most requests running at once, over the run
     waiting: int = 0  # requests in the queue at the end
     waited_ms: float = 0.0  # how long the refused request had waited
     preempted_swap: int = 0
@@ -120,8 +121,8 @@ class RunReport(_Counted):
         out += [
             f"VRAM held: {self.utilisation * 100:.1f} % ({self.reserved_blocks} blocks reserved "
             f"but empty); unreachable free blocks: {self.sealed_holes}",
-            f"requests served: {self.requests_served}   running: {self.resident}   waiting: "
-            f"{self.waiting}",
+            f"requests served: {self.requests_served}   running: {self.resident} (peak "
+            f"{self.peak_resident})   waiting: {self.waiting}",
             f"preemptions: {self.preempted_swap} swap, {self.preempted_recompute} recompute",
             f"tokens served: {self.tokens}   score: {self.score}   uptime: "
             f"{self.time_ms / 1000:.1f} s",

@@ -210,3 +210,13 @@ def test_record_run_keeps_bests_per_allocator_and_goal_and_the_daily_apart(tmp_p
     stored = app.storage.load()
     assert stored.best["paged"] == {"serve": r.score, "endless": r.score // 2}
     assert stored.daily == {"2026-12-01": {"contiguous": 0, "paged": r.score * 3}}
+
+
+@pytest.mark.parametrize("tr", [EN, KO], ids=["en", "ko"])
+def test_the_report_shows_the_most_requests_that_ran_at_once(tr):
+    for name in ("contiguous_bot", "paged_busy"):
+        r = reports()[name]
+        assert r.peak_resident >= max(r.resident, 1)
+        facts = dict(report_text(r, tr).facts)
+        assert r.peak_resident in numbers(facts[tr.t("report.fact.end_state")])
+    assert reports()["paged_busy"].peak_resident > 2 * reports()["contiguous_bot"].peak_resident

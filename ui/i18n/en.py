@@ -412,6 +412,7 @@ MESSAGES: dict[str, str] = {
     "report.value.minutes": "{value} min",
     "report.value.of_goal": "{n} / {goal}",
     "report.value.pair": "{a} / {b}",
+    "report.value.running": "{now} / {waiting} (peak {most} running)",
     "report.value.vram": "{percent}, {reserved} rsvd",
     "report.allocator_mixed": "mixed ({modes}): no best score",
     "report.score": "SCORE {score}",

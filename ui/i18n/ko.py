@@ -434,6 +434,7 @@ MESSAGES: dict[str, str] = {
     "report.value.minutes": "{value:,}분",
     "report.value.of_goal": "{n:,} / {goal:,}",
     "report.value.pair": "{a:,} / {b:,}",
+    "report.value.running": "{now:,} / {waiting:,} (최대 {most:,}개 실행)",
     "report.value.vram": "{percent}, 예약 {reserved:,}",
     "report.allocator_mixed": "혼합 ({modes}): 최고 점수 없음",
     "report.score": "점수 {score:,}",
