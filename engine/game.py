@@ -285,6 +285,13 @@ class Game:
         req = self.serving.requests.get(request_id)
         return self.serving.table(req) if req is not None else None
 
+    def paged_in_ms(self) -> float | None:
+        """How long until the allocator pages the request waiting to be paged (at the next
+        decode step); None when none waits, or when it waits for memory instead."""
+        if self.blocked is None or self._blocked_step < 0 or self.over:
+            return None
+        return self.serving.next_step_ms() - self.time_ms
+
     def idle_ms(self) -> float:
         """With nothing falling, how long until something can happen: an arrival, the decode
         step at which a running request next grows or finishes, a level, a deadline in hold

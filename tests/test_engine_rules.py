@@ -604,7 +604,9 @@ def test_a_request_that_cannot_be_placed_whole_waits_for_the_next_decode_step_th
     s = game.serving
     step = s.step
     wait = s.next_step_ms() - game.time_ms
+    assert game.paged_in_ms() == wait and 0 < wait <= R.DECODE_STEP_MS
     game.update(wait - 1)
+    assert game.paged_in_ms() == pytest.approx(1)
     assert game.blocked is req and s.step == step
     events = game.update(1)
     assert s.step == step + 1 and game.blocked is None and req.state == "running"

@@ -213,6 +213,10 @@ def test_a_request_waiting_to_be_paged_is_greyed_at_the_spawn_with_what_to_do(tm
     assert "WAITING TO BE PAGED" in drawn
     hint = "SPLIT: page it now" if layout == "portrait" else "Shift / P: page it now"
     assert hint in drawn
+    bars: list[float] = []
+    monkeypatch.setattr(cv, "draw_bar", lambda surface, rect, value, colour: bars.append(value))
+    _draw(app, play)
+    assert game.paged_in_ms() is not None and game.paged_in_ms() / R.DECODE_STEP_MS in bars
     assert any("cannot be placed whole" in e.text for e in play.session.log.entries)
 
 

@@ -675,7 +675,8 @@ class ConsoleView:
             lines.append(tr.t("hud.blocked_hint", split=split))
         w = self.L.board[2] - 16
         y = by + bottom * cell + 4
-        h = len(lines) * (T.small + 4) + 6
+        left = game.paged_in_ms()
+        h = len(lines) * (T.small + 4) + 6 + (4 if left is not None else 0)
         plate = pygame.Rect(bx + 8, y, w, h)
         pygame.draw.rect(surface, (6, 8, 18), plate)
         glow = theme.mix(theme.PANEL_EDGE, theme.MAGENTA, 0.4 + 0.6 * pulse(state.clock_ms, 900))
@@ -683,6 +684,9 @@ class ConsoleView:
         for i, line in enumerate(lines):
             self.text.blit(surface, self.fit(line, T.small, w - 8), T.small, theme.TEXT if i else theme.MAGENTA,
                            (plate.centerx, plate.y + 4 + i * (T.small + 4)), "midtop")
+        if left is not None:  # the allocator pages it at the next decode step: the time left, shrinking
+            draw_bar(surface, (plate.x + 4, plate.bottom - 4, plate.width - 8, 2),
+                     min(1.0, left / R.DECODE_STEP_MS), theme.MAGENTA)
 
     def _draw_toast(self, surface: pygame.Surface, toast) -> None:
         """A word rising over the board and fading out."""
