@@ -49,7 +49,7 @@ def test_every_bot_key_press_is_accepted():
         game = Game(seed=0, mode=mode, endless=True)
         bot = Bot(seed=0, skill=1.0)
         checked = 0
-        while not game.over and checked < 60:
+        while not game.over and checked < 40:
             if game.active is None:
                 game.update(100)
                 continue
@@ -62,7 +62,7 @@ def test_every_bot_key_press_is_accepted():
             assert moved == len(plan.moves())  # every slide, drop and turn happened
             game.update(0, [plan.final])
             checked += 1
-        assert checked == 60
+        assert checked == 40
 
 
 def hide_outputs(game: Game, salt: int) -> Game:

@@ -179,9 +179,11 @@ def cmd_sweep(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     try:
         import numpy  # noqa: F401  (imported by the sweep; timed apart)
     except ImportError as exc:
-        stop = exc.__cause__ or exc.__context__  # a signal during the import: numpy reports it so
-        if isinstance(stop, (cli_args.Stopped, KeyboardInterrupt)):
-            raise stop from None
+        cause: BaseException | None = exc  # a signal during the import: numpy reports it so,
+        while cause is not None:  # however deep in its chain of import errors
+            if isinstance(cause, (cli_args.Stopped, KeyboardInterrupt)):
+                raise cause from None
+            cause = cause.__cause__ or cause.__context__
         # The browser build has no numpy; run and bench need none.
         return cli_args.failure(parser.prog, "needs numpy, which is not installed in this Python "
                                 "(pip install numpy; `run` and `bench` work without it)")
