@@ -44,6 +44,7 @@ MODE_OF_INPUT: dict[Input, str] = {Input[v]: k for k, v in _MODE_INPUTS.items()}
 # Events that carry nothing but a move: equal values, so one immutable instance of each serves.
 _MOVED = {(dx, dy): ev.Moved(dx, dy) for dx, dy in ((-1, 0), (1, 0), (0, 1))}
 _ROTATED = {(d, i): ev.Rotated(d, i) for d in (1, -1) for i in range(5)}
+_MOVED_LEFT, _MOVED_RIGHT = _MOVED[(-1, 0)], _MOVED[(1, 0)]
 
 
 def _logical_getter(cells: tuple[Cell, ...]) -> Callable[[list[Cell]], tuple[Cell, ...]]:
@@ -475,18 +476,21 @@ class Game:
         return self.update(0.0, (Input.PREEMPT_TOGGLE,))
 
     # ------------------------------------------------------------------ actions
+    # _shift(-1, 0) and _shift(1, 0), written out for the keys pressed most.
     def _left(self) -> None:
-        self._slide(-1, _MOVED[(-1, 0)])
+        a = self.active
+        if a is not None and self.board.fits(FOOTPRINTS[a.kind][a.rotation], a.x - 1, a.y):
+            a.x -= 1
+            self._ev.append(_MOVED_LEFT)
+            if self._lock_resets < R.MAX_LOCK_RESETS:  # _after_manipulation()
+                self._lock_resets += 1
+                self._lock_timer = 0.0
 
     def _right(self) -> None:
-        self._slide(1, _MOVED[(1, 0)])
-
-    def _slide(self, dx: int, moved: ev.Moved) -> None:
-        """_shift(dx, 0), written out for the keys pressed most."""
         a = self.active
-        if a is not None and self.board.fits(FOOTPRINTS[a.kind][a.rotation], a.x + dx, a.y):
-            a.x += dx
-            self._ev.append(moved)
+        if a is not None and self.board.fits(FOOTPRINTS[a.kind][a.rotation], a.x + 1, a.y):
+            a.x += 1
+            self._ev.append(_MOVED_RIGHT)
             if self._lock_resets < R.MAX_LOCK_RESETS:  # _after_manipulation()
                 self._lock_resets += 1
                 self._lock_timer = 0.0
@@ -846,7 +850,8 @@ class Game:
         self.pieces += 1
         self.can_hold = True
         self.focus = req.id
-        self._take_serving_events()
+        if s.events:
+            self._take_serving_events()
         util = s.held / R.VISIBLE_CELLS  # utilisation()
         if util > self.peak_utilisation:
             self.peak_utilisation = util

@@ -152,6 +152,19 @@ def test_same_seed_same_pieces_and_seed_zero_is_a_real_seed():
     assert first(0) != first(1)
 
 
+def test_the_bag_shuffles_exactly_as_the_random_module_does():
+    """PieceBag writes random.Random.shuffle out: the same seed must deal the same bags as the
+    standard library's shuffle would (replays and daily runs depend on it)."""
+    for seed in range(40):
+        bag, rng = PieceBag(random.Random(seed)), random.Random(seed)
+        expected: list[Kind] = []
+        for _ in range(5):
+            kinds = list(Kind)
+            rng.shuffle(kinds)
+            expected += kinds
+        assert [bag.pop() for _ in range(35)] == expected
+
+
 def test_requests_arrive_in_seven_bag_order():
     from engine.workload import Workload
 
