@@ -40,11 +40,11 @@ LENGTH_SCALE = 6.0
 # Arrivals: a Poisson process whose rate rises with game time, RATE_START requests a second
 # at the start and RATE_PER_MINUTE more every game minute. The level is the game minute (1 in the
 # first), and gravity follows the level.
-RATE_START = 0.30
-RATE_PER_MINUTE = 0.055
+RATE_START = 0.20
+RATE_PER_MINUTE = 0.06
 # Traffic comes in waves: the rate swings BURST above and below its trend once every
 # BURST_PERIOD_MS (a load spike to ride out, then a lull to recover in).
-BURST = 0.30
+BURST = 0.35
 BURST_PERIOD_MS = 150_000.0
 LEVEL_MS = 60_000.0
 MAX_LEVEL = 20

@@ -395,62 +395,65 @@ GOLDEN = {
         "vTgWq9H39"),
     ],
     3: [
-        # paged, every request split at once, preemption by swap: overload, 28 swap / 3 recompute
-        (121231, 599, False,
-        "vt1Jpi7mBrSVQx9i4u6mrCsIxAH54wk4a3l9JsrWEzMW2Ac7k8NOR1xCBX6SRNfgReM7ZDnYbEunaysfDk6P"
-        "ewyS0rW5x4xumKD2oc0JFArFWCiJa12Zm04k6mnSEKGiv8Kixu2DKXykygtzr83bU4OmsMfcw6Raktd0wmyq"
-        "IIiBZZiqdge08l299kwzRP9i5sD7xfLiE4DIMUDXvRZ6JywaDFCryfO6OobIVDp0TE9bYp4EScfXhLKr6dfi"
-        "9ueFBGuOma6ZBNV3NdN9NDFv3LFqIZzG1DBA7G4xlZ3J7bWiCa5CYSDm6h9G9HtogdmRyiBzVAtBTKq8Y9HM"
-        "lXM3k0Ws8ood7fC8Z9kLAusmv3D3Q7L7VX5aHM9466kMVF9VVll7170vNlgbnU20wPOeXh4jUIJ9F84HMOG0"
-        "KAkrNWSP9b150jOnZKSQjg0Ifgasr6plCA7NPcv5Z4b1U6ZzUZdyHMfFLACxnCh6YD7Hij0KO0u9XOAVjltx"
-        "TdgGu9wTrWpMcchV0mMN5POmGGoAjnhUejVzyP3SCO4wx6AER5L3Ah968pkW0UZ22OXmIz0Jku0Cmuq3AuEf"
-        "7SHsug6YmK97S3g3XhN26QvuI9mJG8Y4NCTbDsza3jI3GRuuV4ggmKvwCcWl8G2E95kzYNVhKRqD9O2fTQdL"
-        "pfJMFjLVtDmhGJqH8AYYXoVG4WhMCGqLZF86p0hSCpKr241fTbcys6JHu3NJtk3nYAvb8FgkkYMMgrq8dkaY"
-        "eZibPtIGIExdfDlpqG6bBjk7rz9J5kFuzQqNrd33bozcmyMq9OLSt6JzhmR7p4iCX6ncNEoZ1buHVJiE9qRI"
-        "QkWudc40f19CAfXLevrIo04MBEUN2ehB20yN7bc3RgQDhjVwoxrT8B1XsuJrO0D9r6lnUYImvEqcBWChNdse"
-        "RPO9FDk81EUovr4ONc01LRdTx3eGzo3zncXe6dUNXrISsYN9P5ArQBYn7LKzzrU7xSl8L1xUm8Vjd6rg7mEx"
-        "d4OkgQV4r3ZueAw6Gs08p2EG2"),
+        # paged, every request split at once, preemption by swap: overload, 36 swap / 9 recompute
+        (117276, 587, False,
+        "vt1J97vbNQNL1v9hzkOgzL6zrFfOObdVSM4kDlxchqdrCuVDtQ0Ua4NIDH55fbvXKofoYFIDDC9DfCBgJFil"
+        "Pgr9nS90niijLxa1nM3eGrBBL3bPk04gPPAD1VBzKTdICFve1LDLHeDOcpV9i6DIVdhD2WgkwKUOHFAyq89m"
+        "31XEODXuUpZLvN4nI9y2772TBnYrFQqDQ8FQnvYtsr1Y7RMnxAKEEBX5psMLxLrbQ2C7zYV0l6Rea2oro50U"
+        "EZpaGmcB37qcozXKUWy6dLP2Ip609V0GEjkrlE4K48HGdZQJJkjcLRr7W1S21Lg5kPx90vFYf94KAbyFG4x0"
+        "mNgaauqV7yPMhwPJS4aIQQOTxvCVcz3ADMyL9oCtKCGZ0UsYLsfHAWkqF0nKgBjA1WRUiAkcdhGKmQfdwSQm"
+        "a4K6k6lnXhAC6hnskjLR1BaIdWHy8oSkf7BIyM5CQIAJkEK3MN8mBrEd2rudFa9gZfFDsZnNnz01VO8hb9qQ"
+        "vVNY00TKD9Zn9ljc1SS3aQoBneVAJOy3LFqpP7IbjNGScK3z5FZWJ7HQdqUB0qNatepMpGg5xkIeSadHOs5H"
+        "7SStdRFWC87QrLEQLThsCnjIyiTYsUKIsJHTynIT8V17AOXgU1xif5ddRhGPD3BP9KqEit7HiOGFj279srQz"
+        "Q5KSQ5WSPEJ0qBkeCWGX2kEZ4Mx7WsrsvumCHmgQIegDugChtBD6GvVlVAfOdvAKoE7I3F1ONe7hgE3GXeAC"
+        "XYhxNT76kicD9n1ScJlJiR6bWyt541FXGw77OViAy9Eg9bKuUq6AgxhCKhu8JLfAYVqpyiQcF0WJ4DAUv2wH"
+        "eIO2lbpyBQIknDXSoSOftHzWqA4fVkOf5yIAfJWCzBu7tsTVGGz6kcKLqR12fmq2RGX6TOyw0QnQECiNgG0o"
+        "asDB56qLhvGsSL6GTDBssUSvp8zAHqT8Ds4zKVVLwtSsq6AFk39HyjhPCY8fJZXxCl0IPAR0E3whGoa3IcwR"
+        "VofU1Bm01wIk3y"),
         # contiguous bot at skill 0.8 until its CUDA OOM: oom, 0 swap / 0 recompute
-        (6098, 93, False,
-        "vt1DZ72eIyp2k85aQ11y0BzvN7u4DTXNPcRKEwZ3JN5liQq2pnD9xP8jWw5V1Ep3GmUx88I6mfdQf358970k"
-        "Il6YZmu2wpNjugMGb6KU6Guk3wfF6Hn0XyCGyLh12dEB3gvxI1iGIwUvdzQ8IOIgeDxTytam55AhEGBDK3CV"
-        "LbE3IlXq0ABBra7fruImIUEVmoyCMbVc0IljkXYgbbSN8h35YyS1PQZ4aEu4ylOwoNKD0MbOGkDEu5hbolov"
-        "eZQJBQlHYQV1p7g8xlicKaIHAW15vHGBSqshf8FFnailI2Wm2FNoYtNj82EIIt7JkcD0Ne2WZvmSvSjh976V"
-        "bicEfsAr5rVMKgpo2tkHgeT8wIWescG4Ik4MKnQEA1FClfz4nAZiEMrJ2OgGT2mLsfcG0FrynF7JRRFWRA4H"
-        "3HsOLG5nL5Io8FiOL0CYfkZ5Xq2bs0HPi32oTj2mtmwrxDf59XI2sFQ85HUrMnSN3pkBAckfcI4DtU5UNBOg"
-        "FNH9qIJqqU5UiXkP0fNRXoqjV1yGPH024gbK0gHZ5QoOZBmEDHK9kYpRCaM9DNozGRm845N7sA1qf6gOHWBm"
-        "IcDZOWd489Bl1BNhg2Z30JQ59iEr3lc4tiTHuk8MNd68zaNXN0P4eJA9hBSvPvmQEAwKO9VVdsY52weR1ex2"
-        "pjCBgfrQK5txzFcVhIOKXZ5r2uPcLLL7VBTEZR7CdtQmPhFd8zymyjvYQ2cUYn6J2oxCCv68ecGcW3H3fN3d"
-        "l"),
-        # paged bot at skill 0.8 until the engine is overloaded: overload, 2 swap / 0 recompute
-        (121330, 599, False,
-        "vt1Jv60vOsXkaC7It9Rb4zLMMDWBF1lMg2JZKKbGyvKALLO3muQggxzLhy6CCSKHAKgU6CN3NHC9ndNt5y85"
-        "XjHDnBI4EFHjCmR2XU2624mouVfPU0qG1OejuZBhD0GHHbpQT8JHkovo7YwvqFHiarx4aLJOgJs4yguepj2T"
-        "HDZLcHhqjXF97IE52jynBH7zcxC4SILGoEk1PUON5di9GOCXbfQYBbD2MLOG9GsJhEG8ldO8sdmtQEKuCeEI"
-        "0XsE6Zkw6P5XixEHsNyWSVeMr9CFD8QSjSRXN5nh7jlF5P9RGUwRZe4DycV98MltKQG5zKE8SdFNdjovr1On"
-        "fmya1oE028MlbI8haNyBmoFKYmzzac2RQQFgu4Bu4Btl8vuil6cvE4WZzhoTDaKH4XCScL3b8dIEz9dnM6Ul"
-        "jICBJEI04YxK9scQwJLJ0wML05PjAn2NgrCZhBaxWoVvy2dKIH2QESZv8w7HBd0yCOZ0frnj1TtYwd4OeZuG"
-        "M1tdKJlH32copEcC4zQmehuom1P7mHQxdF8xcWKulDDpckOr99E8famX3b7g0i3kQjduLvbGuudL2Tc5M2I2"
-        "y538ddHAwHUlxv1HASry47C8LyNPtq31hCiZeqUYbs19YkOPstwxh3uUrdmVJ4u59e4EV8Mzz7yDOs7sECL2"
-        "oQAM55herJQQP1TCqRbfjtMu16Sc5TAtiNmDwWB0oQCUXVIrPf2RBKj6B2hlO3yaYlKYHqrM5F5YrgF70qTc"
-        "JILjRODOies0sXbgl5wM14Z2Rem79peKEmcoB7NLs7pUbNginG84qoSn4AV0BCuCKPI5C2L052YQJ706cjx0"
-        "FkccO2U0uu1bnh8JklqAQ0p9Vf9to86VGtAuCKD2CIF70Bb7IR5nx9GMkXDHkTa3nAvv1X2dbIn6FIl7Pn86"
-        "zgxE04bc59cvdh4saV0y4vajF7bKwrSCKGIU9jCeMlRbr6dHPKBuFClQX86B3qrxMAhSf8NiBg9KyTaI78eh"
-        "frSNFvBHC4hyW1Z13K3zWB8F7yGmg6MkBrGBZ8f07K1H34HaX3z8sN3tsRvdez9EBIVuZg98c0CPi9QeVaxH"
-        "DmaRnEgYgUt5hkzA96L1Np0va7lhqeKmgBY4NwG2Wbf1FfcnspspCne2wlmM4fxNZV4EH51muSbKh1CiS6HN"
-        "LjmZ2dpSmjPbinMB5XmRkh5w704yG2fepmmG0LYZzr0lYaZQDfjA2hWNxLP0UTVS884kPTHhrFYtiNsUbKHd"
-        "qObVlAgfHamYExPDKve1YncRlDATpz0Q04Cb3VxiQ57mYljuFMVL67Sdgj5zB4i1lJw7gEzMv514FcxkuGHs"
-        "BBuFve6EhR6h9F6gMMEnDY21p0rOOxqrFzGCnBMOsklCZ5deGi7Zo9EkF5ODHctI5j3Any9IozpcFkCfd8jw"
-        "FJgdY0mS3YMLGY1SCNUThFw94IGHHJamIvjUgyFW62wQnv6pUAISMEuP5iLH4647JQtyhr4CxB5OwNHWTp4a"
-        "GFeoP57ntAWWM9lYrEUSKFxjFjUqDEA6aYOYb41t0f1FUDipKSC"),
+        (8376, 102, False,
+        "vt1IySaWSSlhdl5aL1K5z2U5IBAS2xepMP8PIE1TX4GgRWcBsa7796p1gk47XMUa7oGrk8GE1FvgHrrj0hw1"
+        "z6glAzEE7rDNyZWgNQ1NWRhGswWpZHkmM3zsSbmdKPn5NzuXZPK4etlagbrpvTDGufXqJ9uVv8YeXx3p9YQq"
+        "FbUHB2g2nm8G75M1isNGi0BUJcwZ3s9lBA6i526CLzpS2GRmyt1oHY92A1dK69ETzkBOgP9Qw028j9UH2gy7"
+        "rr3wIAYSuLR2n7t94R8dx289ysFNaqsCEEupk2vLym0PFrObDGcLIl0wCO0KgR7S3vtw0b4ggWaXQNGI45nx"
+        "z6tSqfmZ0rJX4cSIgEzINivycXUKcxBTCd7aZH2QAAnBwybxFmU34e3dw6weaC6Ev7KaLfG0WQKokV8IuRpO"
+        "4BYDt8Z9vjhy8dRK6hhTuHTJnpVs1zMOE4FZ0uGno2NZ16tCtY3VDP379UXScgtKU7C59eCe2i4fIwEZFgHy"
+        "5cAyoJMa2Mijql7EAxwY5sHlvnYDxCz7eE19VZ3tMok08qvlQBF4X21bUn3o5AVryGBvAQd7CPwNo1nJbz6K"
+        "8L3fXiRbuFrZX7xyMpoZ6HYgOP4epUI8UySyJ3vkZGFZgoodBJqkCEgbLbFn0f064WKEWemqxe4DUFkdUpao"
+        "Z3Jf2oYKAVbFy2Ps55PSRhDU6OY0Qi8bDhbHyhGou9Szv1ILtKwmcztdTFb5MlPV7fj96Xq9NuqEfAt41pZM"
+        "uMzhsVBvBDLpWPEVA0D9ZsnXynleKlP1dzfw3Xr3LV26mcAGL1LQ4ITdyQPEAJL1vPVEGJ37E34w9MSPDWW1"
+        "0pLP"),
+        # paged bot at skill 0.8 until the engine is overloaded: overload, 3 swap / 11 recompute
+        (146797, 655, False,
+        "vt1LNbih5XWp9g5vhmkdISoDFAnyZE42jcXlE8PTvhUGGV00jLRcQWsGBQ3kOIm9RcAW82lMHDhrUekCIb5g"
+        "s7kAcDQBiv3eN0vJKM5c2kaZarHlo1TuBCcGBEHI2jeCOSRfBzXLCOb8irp9PDIwws8qp9ZS28q2YxfJI6VU"
+        "DQn5kFAk0fs3q5nVUJsr6fLuZbFB9HNruHQImnvz7iNC2jeT6bUVWnLKxA2FVcFyGG03VD6GEdIZZDiYMOdy"
+        "icgZIz8g7JkCpUK1AMm2JzRd4U3Fh2q44CbrM5C7QFTPa7CaI3i4hXzpRMx9JFsustKO9F5u5DnelzrJS8hr"
+        "Rh1X2kc2EBkAV4D3eKY1UNmmMhFsUrKcYPvjfIxC062AmbHzuNIv9ui49DP9H7tLiLmizqPe6H4SJebXwvuu"
+        "H1sHTse1rOR49RR1tyvM0THFf6KkrelAAbEbxNlc5cyD8GT86VXnB3eLHp1rm4cthik4X1wWnf7sSqDwpjiH"
+        "AlznC771a5xDc3X829BoKx6slLO84UrPA6UYAr1bGqZBmQTf74a6EMwpWUtd4uQn49rpA0Q3NmOZlCx5uF4u"
+        "GTtQCSt3AANF6nZjwrgzCiTYZAwdEk555s8aqxwPNh1iAYvr9SKvF3GuZG1OYh03JZR7iqwUsfiKR02zQAjl"
+        "ra9kUJN1W3YvFCzt69zizzF4IzAnXMl6hBBIPBqodEHxZg8j8JBKoa9dUBMJcOD5PGTTKxP8lBxoH1h4E3Bg"
+        "FzNlUSCrA3eGNKt4yDgusZGAt08wIyQuH71j4LD41ChgR7jfRj9UjjZ4UylmfH8laZwQ93OjDkIZ0vv2IMpG"
+        "QV4nXq9hyqEG2uLZnhIImHMLUmTqt5Pt9ndIs1BgMtxGgXX579OuaCJUZN1k8n8vx31IpvKz8qyQ1Z8hrfej"
+        "63U6EA1ZanEaifEIaRogPgrQx9kApfbII8qU0lKvjfCEtDVKQuOZ8VASwz4SkkXiLhHGa3huNDDlZPHt5sN9"
+        "FDEqaPi6uWG87lFX073gFG4XeWp546bows2EGUQmGPM6MdWaLaSFtSC0jRi0DCEneUnFxo1sY90FRdyWAgOa"
+        "6sS2akskK5i4B21TYFrayL58kRHAhz37UIPaWhQutsiPLq1sUzj6piFBJIgFvC8p2iJPwdHKEzkVt3D7g0Qx"
+        "uLOr1jg8XshwqWrBpLuRf8QboRAbQ6WpYCKmT5TcpLsHReoS0xZ32qLF4idE2pkiW0OWwsLk6gmjD85DP3bG"
+        "3n6LmlGe18tKJMguSsP04w31AMqzHKKpIb7qXp7eMDzG6udMxRYEJ7c9ViChSP18b4EltvWxZ6Fqex8ZmCrd"
+        "wALIh7iueBMZCeNYxwmp9y8F3sJcvQRHQ45AIyIQ53mkK7cVr6L9NwNfIqp9NOHA67aBxusyHEI2D3AFqJ7Z"
+        "3lxm7A0bNMuNn3PYCbyOQwRo17XEJiphfZ2hdsEKIz7EIXU6I3lYlJsSkYo7AofinFrrEUbKdDOAWJFAS9DU"
+        "1aSbUOuad9PZGUOhxmCXKnuTFWHYJz4BkHjUF0YZD1AMVyfdUESAf8ICVscGq1uVBNHelmGONhn49IfVXwgL"
+        "bd4noURVKXZj9H6dUSNWpaDKFCXyjGbjr95Acn1n8SkicP8Q6aDvVLd0VDxuRLHSNBFNKiXP6XrseKnBW3YE"
+        "QTo2qA7wLh8PMYWAC4coLgetlzUR8QUdmjRKIHgALaSXex7f8D6xC4ccBcB7g1mXccxPdKZt4IpXFJK3fD"),
         # mixed: paged for two minutes, then contiguous: oom, 0 swap / 0 recompute
-        (1237, 37, True,
-        "vt19BaPnHk5f1E6YC676j6iKW6fjOwXA1zGkHH6fDZ9tmAVGaCxmKcmr3W2hLOEkGdPQ2CvlMW54GoMAGQlu"
-        "QZuiFkqGeQ4tGgrTX48ZlEMrfuYjx8m0WSrcigHhDdLhxeGDXlo0KhIjkrSL6rHbBLggJ82mJ"),
+        (1058, 34, True,
+        "vt196GOGvwPxqC6YC676j6iKW6djbzP081LPH93liFzr4yZGaCxmKcjXw60IIhhjsNatQFdgHoZyz9yo9OJU"
+        "upYdOLg9kMYpI24D8k1lugYioOVO0LYbaqUcx7N8H9joELZdGPhAkbhwXAViwu1SgjZjQXwA"),
         # contiguous, hard drops at the spawn pose and a hold now and then: overload, 0 swap / 0 recompute
-        (5, 9, False,
-        "vt15K3JJShPeQwHmlWkyYrf4P62ex5UtHst5LqTgPqaeAEtGaCxmLCpcwQ11wmm4wJdKT3Md1AiFUccPL01W"
-        "0qDDda60BlXb"),
+        (1, 8, False,
+        "vt1545EkPIOYtqHmlWkyYrf4P62eJ7jdj6uTFzmVQtr1u0OF73ET6MAFgv5kf5nvGgyDcAxBLw4CDnNp6XZ2"
+        "7Tl0yuU"),
     ],
 }
 

@@ -136,7 +136,7 @@ def test_a_tip_names_keys_at_a_keyboard_and_buttons_on_a_phone(tr):
     sealed, idle = reports()["contiguous_sealed"], reports()["paged_idle"]
     assert f"({BOARD_KEY})" in tip(sealed, tr) and f"({SPLIT_KEY})" in tip(idle, tr)
     on_phone = tip(sealed, tr, touch=True) + tip(idle, tr, touch=True)
-    assert f"({BOARD_KEY})" not in on_phone and SPLIT_KEY not in on_phone
+    assert f"({BOARD_KEY})" not in on_phone and SPLIT_KEY not in on_phone and "Space" not in on_phone
     assert tr.t("report.board") in tip(sealed, tr, touch=True)
     assert tr.t("control.split") in tip(idle, tr, touch=True)
 
@@ -144,7 +144,8 @@ def test_a_tip_names_keys_at_a_keyboard_and_buttons_on_a_phone(tr):
 def test_a_paged_deadline_with_memory_free_points_at_split():
     r = reports()["paged_idle"]
     assert r.cause_code == "deadline" and r.free_cells >= r.need
-    assert f"Split ({SPLIT_KEY}) admits a request that cannot be placed whole at once" in tip(r, EN)
+    assert f"split ({SPLIT_KEY}) pages one that cannot be placed whole at once" in tip(r, EN)
+    assert "a hard drop (Space) admits a request as soon as it falls" in tip(r, EN)
     short = reports()["paged_short"]
     assert short.cause_code == "deadline" and short.free_cells < short.need
     assert "split" not in tip(short, EN) and "watermark" in tip(short, EN)  # split could not have helped
@@ -155,7 +156,7 @@ def test_a_full_queue_with_memory_near_full_asks_for_a_watermark():
     assert busy.cause_code == idle.cause_code == "queue_full"
     assert busy.utilisation >= R.VRAM_WARN > idle.utilisation
     assert "keep a few blocks free (vLLM's watermark)" in tip(busy, EN)
-    assert "watermark" not in tip(idle, EN) and "where a paged request lands does not matter" in tip(idle, EN)
+    assert "watermark" not in tip(idle, EN) and "Where a paged request lands does not matter" in tip(idle, EN)
 
 
 def test_a_paged_oom_gives_both_numbers_and_memory_really_was_full():

@@ -676,7 +676,7 @@ class ConsoleView:
         w = self.L.board[2] - 16
         y = by + bottom * cell + 4
         left = game.paged_in_ms()
-        h = len(lines) * (T.small + 4) + 6 + (4 if left is not None else 0)
+        h = len(lines) * (T.small + 4) + 6 + (5 if left is not None else 0)
         plate = pygame.Rect(bx + 8, y, w, h)
         pygame.draw.rect(surface, (6, 8, 18), plate)
         glow = theme.mix(theme.PANEL_EDGE, theme.MAGENTA, 0.4 + 0.6 * pulse(state.clock_ms, 900))
@@ -685,7 +685,7 @@ class ConsoleView:
             self.text.blit(surface, self.fit(line, T.small, w - 8), T.small, theme.TEXT if i else theme.MAGENTA,
                            (plate.centerx, plate.y + 4 + i * (T.small + 4)), "midtop")
         if left is not None:  # the allocator pages it at the next decode step: the time left, shrinking
-            draw_bar(surface, (plate.x + 4, plate.bottom - 4, plate.width - 8, 2),
+            draw_bar(surface, (plate.x + 4, plate.bottom - 5, plate.width - 8, 3),
                      min(1.0, left / R.DECODE_STEP_MS), theme.MAGENTA)
 
     def _draw_toast(self, surface: pygame.Surface, toast) -> None:

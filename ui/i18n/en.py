@@ -454,7 +454,8 @@ MESSAGES: dict[str, str] = {
     "report.peek_reserved": "amber: {n} reserved, empty",
     "report.peek_back": "{key} or tap: back to the report",
     "tip.name.board": "BOARD ({key})",  # a control a tip names at a keyboard (a phone shows its button)
-    "tip.name.split": "Split ({key})",
+    "tip.name.split": "split ({key})",
+    "tip.name.drop": "a hard drop ({key})",
     "tip.sealed": ("Paging would have used these {sealed} free blocks: they are sealed off where no whole "
                    "request can reach (external fragmentation). {board} outlines them."),
     "tip.memory_full": ("Memory really was full ({free} free, {need} needed) while {reserved} blocks sat reserved "
@@ -475,12 +476,12 @@ MESSAGES: dict[str, str] = {
     "tip.queue_full_slow": ("{free} blocks were free, yet {waiting} requests queued: they were admitted "
                             "more slowly than they arrived, one at a time as each came to rest. Steer "
                             "less, drop sooner: arrivals speed up every minute."),
-    "tip.queue_full_split": ("{free} blocks were free, yet {waiting} requests queued: where a paged "
-                             "request lands does not matter. {split} admits it at once."),
+    "tip.queue_full_split": ("{free} blocks were free, yet {waiting} requests queued. Where a paged "
+                             "request lands does not matter: {split} admits it at once."),
     "tip.deadline_memory": ("Memory was short ({free} free, {need} needed): keep a few blocks free (vLLM's "
                             "watermark), and let preemption free room for the queue."),
-    "tip.deadline_split": ("{free} blocks were free. {split} admits a request that cannot be placed whole "
-                           "at once, and a request in hold keeps its deadline running."),
+    "tip.deadline_split": ("{free} blocks were free, but a request waited too long: {drop} admits a request as "
+                           "soon as it falls, and {split} pages one that cannot be placed whole at once."),
     "tip.deadline_slow": ("{free} blocks were free, but {req} was not admitted in time: it enters only when "
                           "it comes to rest, and a request in hold keeps its deadline running."),
     "tip.victory": ("{served} requests served in {minutes} min at a peak of {peak} VRAM. Try the other "

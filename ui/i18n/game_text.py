@@ -269,7 +269,8 @@ def report_lines(report: RunReport, tr: Catalogue) -> list[str]:
             tr.t("report.score", score=tr.num(report.score))]
 
 
-BUTTON_LABELS = {"board": "report.board", "split": "control.split"}  # what a phone's buttons say
+BUTTON_LABELS = {"board": "report.board", "split": "control.split",  # what a phone's buttons say
+                 "drop": "control.short.hard_drop"}
 
 
 def control(name: str, key: str, tr: Catalogue, touch: bool) -> str:
@@ -279,7 +280,7 @@ def control(name: str, key: str, tr: Catalogue, touch: bool) -> str:
 
 def tip(report: RunReport, tr: Catalogue, touch: bool = False) -> str:
     """What to take away: the honest lesson of the cause the engine found, with its numbers."""
-    from ui.keys import BOARD_KEY, SPLIT_KEY  # the key table imports pygame: only when a tip is worded
+    from ui.keys import BOARD_KEY, SPLIT_KEY, key_hint  # the key table imports pygame: only when a tip is worded
 
     r = report
     code = r.cause_code
@@ -316,5 +317,6 @@ def tip(report: RunReport, tr: Catalogue, touch: bool = False) -> str:
             return tr.t("tip.deadline_memory", free=r.free_cells, need=r.need)
         return tr.t("tip.memory_full", free=r.free_cells, need=r.need, reserved=r.reserved_blocks)
     if paged:
-        return tr.t("tip.deadline_split", free=r.free_cells, split=control("split", SPLIT_KEY, tr, touch))
+        return tr.t("tip.deadline_split", free=r.free_cells, split=control("split", SPLIT_KEY, tr, touch),
+                    drop=control("drop", key_hint("hard_drop", 1), tr, touch))
     return tr.t("tip.deadline_slow", free=r.free_cells, req=tr.msg(_req_text(r)))

@@ -477,6 +477,7 @@ MESSAGES: dict[str, str] = {
     "report.peek_back": "{key} 또는 탭: 리포트로 돌아가기",
     "tip.name.board": "보드({key})",  # a control a tip names at a keyboard (a phone shows its button)
     "tip.name.split": "분할({key})",
+    "tip.name.drop": "하드 드롭({key})",
     "tip.sealed": ("페이징이었다면 이 빈 블록 {sealed:,}개를 썼을 것입니다. 어떤 요청도 한 덩어리로 닿을 수 없는 "
                    "곳에 갇혀 있습니다(외부 파편화). {board}에서 표시됩니다."),
     "tip.memory_full": ("메모리가 실제로 가득 찼습니다(빈 블록 {free:,}개, 필요 {need:,}개). 그동안 블록 "
@@ -503,8 +504,8 @@ MESSAGES: dict[str, str] = {
                              "자리가 상관없습니다. {split}하면 바로 실행을 시작합니다."),
     "tip.deadline_memory": ("메모리가 모자랐습니다(빈 블록 {free:,}개, 필요 {need:,}개). 블록 몇 개를 비워 두고"
                             "(vLLM의 워터마크), 선점으로 대기열에 자리를 내주세요."),
-    "tip.deadline_split": ("빈 블록이 {free:,}개 있었습니다. {split}하면 한 덩어리로 놓을 수 없는 요청도 바로 "
-                           "실행을 시작합니다. 보류 중인 요청의 마감 시간은 계속 흐릅니다."),
+    "tip.deadline_split": ("빈 블록이 {free:,}개 있었지만 요청이 너무 오래 기다렸습니다. {drop}하면 요청이 떨어지는 "
+                           "즉시 실행을 시작하고, {split}하면 한 덩어리로 놓을 수 없는 요청도 바로 실행을 시작합니다."),
     "tip.deadline_slow": ("빈 블록이 {free:,}개였지만 {req:이} 제때 실행을 시작하지 못했습니다. 요청은 자리 잡아 "
                           "멈춰야 들어가고, 보류 중인 요청의 마감 시간은 계속 흐릅니다."),
     "tip.victory": ("{minutes:,}분 동안 최대 VRAM 점유 {peak:로} 요청 {served:,}개를 처리했습니다. 같은 목표로 다른 "
