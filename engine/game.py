@@ -309,15 +309,7 @@ class Game:
             step = (busy if busy > t else t) + R.DECODE_STEP_MS * (steps if steps > 1 else 1) - s._acc
             if step < at:
                 at = step
-        level = self.level * R.LEVEL_MS if self.level < R.MAX_LEVEL else _NO_LEVEL_MS
-        if level < at:
-            at = level
-        hold = self.hold
-        if hold is not None:
-            deadline = hold.queued_ms + R.DEADLINE_MS
-            if deadline < at:
-                at = deadline
-        d = at - self.time_ms
+        d = self._level_or_hold_before(at) - self.time_ms
         return d if d > 0.0 else 0.0
 
     def wait_ms(self, req: Request) -> float:
@@ -679,8 +671,10 @@ class Game:
         t, busy = s.time_ms, s.busy_until_ms
         at = self._workload.next_at
         step = (busy if busy > t else t) + R.DECODE_STEP_MS - s._acc
-        if step < at:
-            at = step
+        return self._level_or_hold_before(step if step < at else at)
+
+    def _level_or_hold_before(self, at: float) -> float:
+        """`at`, or the next level or the deadline of the request in hold if one comes sooner."""
         level = self.level * R.LEVEL_MS if self.level < R.MAX_LEVEL else _NO_LEVEL_MS
         if level < at:
             at = level
