@@ -64,39 +64,33 @@ class Board:
         other._tops_v = self._tops_v
         return other
 
-    def place(self, cells: Iterable[Cell], owner: int) -> None:
+    def place(self, cells: Iterable[Cell], owner: int, reserved: Iterable[Cell] = ()) -> None:
+        """Hold free cells for `owner`: `cells` store its tokens, `reserved` are held for it
+        without storing tokens (one write for both)."""
         grid, masks = self.grid, self.masks
         v = self.version
         self.version = v + 1
-        if self._tops_v == v:  # keep the column tops up to date (a new list: callers keep theirs)
-            tops = self._tops[:]
-            for x, y in cells:
-                grid[y][x] = owner
-                masks[y] |= 1 << x
-                if y < tops[x]:
-                    tops[x] = y
-            self._tops = tops
-            self._tops_v = v + 1
-            return
+        tops = self._tops[:] if self._tops_v == v else None  # kept up to date (a new list)
         for x, y in cells:
             grid[y][x] = owner
             masks[y] |= 1 << x
-
-    def reserve(self, cells: Iterable[Cell], owner: int) -> None:
-        """Hold free cells for `owner` without storing tokens in them."""
-        grid, masks, reserved = self.grid, self.masks, self.reserved
-        v = self.version
-        self.version = v + 1
-        tops = self._tops[:] if self._tops_v == v else None
-        for x, y in cells:
-            grid[y][x] = owner
-            masks[y] |= 1 << x
-            reserved[y] |= 1 << x
             if tops is not None and y < tops[x]:
                 tops[x] = y
+        if reserved:
+            marks = self.reserved
+            for x, y in reserved:
+                grid[y][x] = owner
+                masks[y] |= 1 << x
+                marks[y] |= 1 << x
+                if tops is not None and y < tops[x]:
+                    tops[x] = y
         if tops is not None:
             self._tops = tops
             self._tops_v = v + 1
+
+    def reserve(self, cells: Iterable[Cell], owner: int) -> None:
+        """Hold free cells for `owner` without storing tokens in them."""
+        self.place((), owner, cells)
 
     def reserved_cells(self, owners: Iterable[int] | None = None) -> list[Cell]:
         """Reserved cells, of every request or of `owners` only, top row first."""

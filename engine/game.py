@@ -294,16 +294,17 @@ class Game:
         return self.serving.next_step_ms() - self.time_ms
 
     def idle_ms(self) -> float:
-        """With nothing falling, how long until something can happen: an arrival, the decode
-        step at which a running request next grows or finishes, a level, a deadline in hold
-        (the decode steps before it only decode: update() plays them on the way); 0 while a
-        request falls or waits to be paged."""
+        """With nothing falling, how long until a request can fall: the next arrival, or the
+        decode step at which a running request next grows while such a step could preempt one
+        (it rejoins the queue and falls); or a level or a deadline in hold, if sooner. The decode
+        steps before it only decode and finish requests: update() plays them on the way. 0
+        while a request falls or waits to be paged."""
         if self.active is not None or self.blocked is not None or self.over:
             return 0.0
         s = self.serving
         at = self._workload.next_at
         heap = s._heap
-        if heap:
+        if heap and s.may_preempt():
             t, busy = s.time_ms, s.busy_until_ms
             steps = heap[0][0] - s.step
             step = (busy if busy > t else t) + R.DECODE_STEP_MS * (steps if steps > 1 else 1) - s._acc
@@ -687,10 +688,9 @@ class Game:
 
     def _take_serving_events(self) -> None:
         s = self.serving
+        if s.unscored:  # the requests that finished score at the level they finished in
+            self.score += s.take_unscored() * self.level
         events = s.events
-        for e in events:
-            if isinstance(e, ev.Finished):
-                self.score += e.tokens * self.level
         self._ev.extend(events)
         events.clear()
         if not self.endless and s.served >= R.GOAL_REQUESTS and not self.over:
@@ -907,7 +907,7 @@ class Game:
         s = self.serving
         kind = req.kind if req is not None else self._seen_by()
         need = s.need(req) if req is not None else 0
-        occupied = self._counts()[0]
+        occupied = sum(map(int.bit_count, self.board.masks[R.HIDDEN:]))  # Board.stats()[0]
         free = R.VISIBLE_CELLS - occupied
         fragmented = self._mode.allocator.external_fragmentation
         if outcome == "oom" and fragmented:

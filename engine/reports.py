@@ -88,13 +88,12 @@ class RunReport(_Counted):
     def counted(cls, count: Callable[[], tuple[Any, ...]], **fields: Any) -> RunReport:
         """A report of `fields` (every field but the COUNTED ones) whose COUNTED fields are
         count()'s values, in that order, computed when one of them is first read."""
-        if not fields.keys().isdisjoint(COUNTED) \
-                or fields.keys() | set(COUNTED) != cls.__dataclass_fields__.keys():
+        if fields.keys() != _UNCOUNTED:
             raise TypeError("RunReport.counted() takes every field but the counted ones")
         report = object.__new__(cls)
         for name, value in fields.items():
-            object.__setattr__(report, name, value)
-        object.__setattr__(report, "_count", count)
+            _SET[name](report, value)
+        _SET["_count"](report, count)
         return report
 
     @property
@@ -129,3 +128,10 @@ class RunReport(_Counted):
             f"allocator: {self.allocator_text()}",
         ]
         return out
+
+
+# What RunReport.counted() stores a field with (its slot, written directly: the report is
+# frozen) and the fields it takes.
+_SET: dict[str, Callable[[RunReport, Any], None]] = {
+    name: getattr(RunReport, name).__set__ for name in (*RunReport.__dataclass_fields__, "_count")}
+_UNCOUNTED = frozenset(RunReport.__dataclass_fields__.keys() - set(COUNTED))

@@ -94,11 +94,16 @@ class Serving:
         self._token_base = 0  # sum of (context - start_step) over running requests (static: context)
         self.static_running = 0  # running requests set up by a puzzle or test: they never decode
         self.generated = 0  # tokens decoded so far by every request, finished or not
+        # Blocks the running requests may still take from the free pool as they grow (requests
+        # whose allocator reserves nothing, each up to its maximum length): while the free pool
+        # holds at least this many, no decode step can preempt.
+        self.growth = 0
         # The cells of the request falling now (set by the game before time passes): not memory
         # yet, but a page must not be put where it will land.
         self.flying: tuple[Cell, ...] = ()
         self.served = 0
         self.tokens_served = 0  # output tokens of finished requests
+        self.unscored = 0  # of those, the tokens not yet taken by take_unscored()
         self.reserved_wasted = 0  # reserved blocks still empty when their request finished
         self.preempted_swap = 0
         self.preempted_recompute = 0
@@ -118,6 +123,11 @@ class Serving:
     def tokens_stored(self) -> int:
         """Tokens held in VRAM by every running request."""
         return self._token_base + (len(self.running) - self.static_running) * self.step
+
+    def may_preempt(self) -> bool:
+        """Whether a decode step could find no free block for a growing request (and so
+        preempt one) before the next admission."""
+        return self.growth > R.VISIBLE_CELLS - self.held - len(self.flying)
 
     def need(self, req: Request) -> int:
         """Blocks `req` must be given to be admitted: its swapped blocks, or its context's."""
@@ -144,6 +154,13 @@ class Serving:
         tokens = self.tokens_of(req) - page * R.TOKENS_PER_BLOCK
         return req, page, max(0, min(R.TOKENS_PER_BLOCK, tokens))
 
+    def take_unscored(self) -> int:
+        """The output tokens of the requests finished since the last call (the game scores
+        them at the level they finished in)."""
+        n = self.unscored
+        self.unscored = 0
+        return n
+
     # ------------------------------------------------------------------ puzzles and tests
     def clear_running(self) -> None:
         """Forget every running request and free its blocks (a puzzle sets up a new board)."""
@@ -156,6 +173,7 @@ class Serving:
             self.requests.pop(req.id, None)
         self.running.clear()
         self.static_running = 0
+        self.growth = 0
 
     def hold_static(self, req: Request) -> None:
         """Count `req`, already on the board, as running: it holds its blocks full of tokens and
@@ -184,9 +202,7 @@ class Serving:
         it decode. The caller has taken it out of the queue and checked the blocks are free."""
         board = self.board
         rid = req.id
-        board.place(tokens, rid)
-        if reserved:
-            board.reserve(reserved, rid)
+        board.place(tokens, rid, reserved)
         swapped = req.swapped
         context = req.prompt + req.done
         if swapped:  # prefill_ms(), need() and their like, written out for every admission
@@ -211,6 +227,8 @@ class Serving:
         self.held += len(blocks)
         self.reserved += n_reserved
         self._token_base += context - step
+        if not alloc.reserves_max_length and len(blocks) < R.BLOCKS_PER_REQUEST:
+            self.growth += R.BLOCKS_PER_REQUEST - len(blocks)
         if stall > 0:
             self._stall(stall)
         self._schedule(req)
@@ -296,6 +314,7 @@ class Serving:
         board.place([cell], req.id)
         req.blocks.append(cell)
         self.held += 1
+        self.growth -= 1
         self._schedule(req)
         self.events.append(ev.Grew(req.id, req.kind, len(req.blocks) - 1, cell))
 
@@ -320,6 +339,10 @@ class Serving:
 
     def _release(self, req: Request) -> list[Cell]:
         cells = req.blocks
+        alloc = req.alloc
+        if alloc is not None and not alloc.reserves_max_length and not req.static \
+                and len(cells) < R.BLOCKS_PER_REQUEST:
+            self.growth -= R.BLOCKS_PER_REQUEST - len(cells)
         self.board.free(cells)
         self.held -= len(cells)
         self.reserved -= req.reserved
@@ -344,6 +367,7 @@ class Serving:
         del self.requests[req.id]
         self.served += 1
         self.tokens_served += req.output
+        self.unscored += req.output
         self.reserved_wasted += wasted
         self.events.append(ev.Finished(req.id, req.kind, tuple(cells), req.output, wasted))
 

@@ -13,18 +13,15 @@ import math
 import random
 from collections import deque
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from . import rules as R
 from .bag import PieceBag
-from .frozen import quick_init
 from .datasets import DATASETS, DatasetSpec
 from .pieces import Kind
 
 
-@quick_init
-@dataclass(frozen=True, slots=True)
-class Arrival:
+class Arrival(NamedTuple):
     """One request as it arrives: `output` is what it will generate, which nobody sees."""
 
     id: int

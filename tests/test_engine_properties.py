@@ -11,7 +11,7 @@ from engine import MODES, Game, Input, Kind
 from engine import events as ev
 from engine import rules as R
 from engine.bot import Bot
-from engine.pieces import COLUMNS
+from engine.pieces import COLUMNS, PIECES
 from engine.serving import RUNNING
 from engine.workload import Arrival, Scripted
 
@@ -56,6 +56,10 @@ def check(game: Game, finished: set[int]) -> None:
         reserved += n_res
         tokens += t
     assert s.held == held == sum(len(c) for c in cells.values())
+    # What the running requests may still take from the free pool as they grow.
+    assert s.growth == sum(R.BLOCKS_PER_REQUEST - len(r.blocks) for r in s.running.values()
+                           if not r.static and not r.alloc.reserves_max_length
+                           and len(r.blocks) < R.BLOCKS_PER_REQUEST)
     assert s.reserved == reserved == sum(map(int.bit_count, board.reserved))
     assert s.tokens_stored() == tokens <= held * R.TOKENS_PER_BLOCK
     assert s.cpu_used == sum(r.swapped for r in s.requests.values()) <= R.CPU_BLOCKS
@@ -191,6 +195,36 @@ def test_the_pressure_workload_does_preempt():
         swaps += game.serving.preempted_swap
         recomputes += game.serving.preempted_recompute
     assert swaps > 0 and recomputes > 0
+
+
+def test_an_idle_jump_ends_before_a_request_can_fall():
+    """update(idle_ms()) plays the decode steps up to the next arrival in one call, but stops
+    at a step that preempts: the preempted request then enters at the top and has not fallen."""
+    jumped_preempting = 0
+    for seed in range(3):
+        rng = random.Random(seed)
+        # Long requests arriving fast fill memory, then a lull: the jumps over it are long.
+        arrivals, at = [], 0.0
+        for rid in range(2, 70):
+            at += rng.uniform(100, 400) if rid < 60 else 20_000.0
+            arrivals.append(Arrival(rid, rng.choice(list(Kind)), at, 16, R.MAX_SEQ_TOKENS - 16))
+        game = Game(seed=seed, mode="paged", endless=True)
+        game.set_workload(Scripted(arrivals))
+        while not game.over and game.time_ms < 4 * 60_000:
+            game.update(0.0, [Input.SPLIT])
+            if game.active is not None or game.blocked is not None:
+                game.update(16.0)
+                continue
+            spans = game.idle_ms()
+            events = game.update(max(spans, 1.0))
+            a = game.active
+            if any(isinstance(e, ev.Preempted) for e in events):
+                jumped_preempting += 1
+                assert a is not None or game.over
+            if a is not None:  # it entered at the end of the jump, at its spawn pose
+                p = PIECES[a.kind]
+                assert (a.rotation, a.x) == (0, p.spawn_x) and a.y - p.spawn_y in (0, 1)
+    assert jumped_preempting > 0
 
 
 @settings(max_examples=25, deadline=None)
