@@ -103,8 +103,9 @@ MESSAGES: dict[str, str] = {
     "help.concept_map": "CONCEPT MAP",
     "help.in_game": "in the game",
     "help.in_engine": "in a serving engine (vLLM, TensorRT-LLM, TGI)",
-    "help.goal": ("Goal: serve {requests} requests, or play endless. Switching allocator after the first "
-                  "request makes a MIXED run: no best score."),
+    "help.goal": ("Goal: serve {requests} requests, or play endless. Contiguous runs seldom get there "
+                  "(that is the lesson); paged runs can. Switching allocator after the first request "
+                  "makes a MIXED run: no best score."),
     "help.do.move": "move the request",
     "help.do.rotate": "rotate cw / ccw",
     "help.do.drops": "soft drop / hard drop",

@@ -110,8 +110,9 @@ MESSAGES: dict[str, str] = {
     "help.concept_map": "개념 지도",
     "help.in_game": "게임에서",
     "help.in_engine": "서빙 엔진에서 (vLLM, TensorRT-LLM, TGI)",
-    "help.goal": ("목표는 요청 {requests:,}개 처리, 또는 무한 모드입니다. 첫 요청 뒤에 할당기를 바꾸면 혼합(MIXED) "
-                  "게임이 되어 최고 점수가 남지 않습니다."),
+    "help.goal": ("목표는 요청 {requests:,}개 처리, 또는 무한 모드입니다. 연속 모드로는 좀처럼 닿지 못하고"
+                  "(그것이 교훈입니다) 페이징 모드로는 닿을 수 있습니다. 첫 요청 뒤에 할당기를 바꾸면 "
+                  "혼합(MIXED) 게임이 되어 최고 점수가 남지 않습니다."),
     "help.do.move": "요청 이동",
     "help.do.rotate": "시계 / 반시계 방향 회전",
     "help.do.drops": "소프트 드롭 / 하드 드롭",
