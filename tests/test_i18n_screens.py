@@ -181,3 +181,32 @@ def test_every_label_fits_its_button_with_room_to_spare(tmp_path, monkeypatch, l
                 if r.left < rect.left + LABEL_PAD - 1 or r.right > rect.right - LABEL_PAD + 1:
                     tight.append((b.name, text, r.width, rect.width))
     assert not tight, tight
+
+
+@pytest.mark.parametrize("language", ["en", "ko"])
+@pytest.mark.parametrize("layout", ["landscape", "portrait"])
+def test_every_help_page_ends_above_its_tabs(tmp_path, monkeypatch, language, layout):
+    """A help page has no scroll: every line of it stays on screen, above a phone's page tabs
+    (the goal's last line once fell behind them)."""
+    app = make_app(tmp_path, language=language, layout=layout)
+    app.show_help()
+    help_scene = app.top
+    tabs = [b.rect for b in help_scene.buttons if b.name in help_scene.PAGES]
+    bottom = min(r[1] for r in tabs) if app.layout.portrait else app.layout.height
+    blit = app.text.blit
+    drawn: list = []
+
+    def recording(surface, text, px, colour, pos, anchor="topleft"):
+        r = blit(surface, text, px, colour, pos, anchor)
+        drawn.append((text, r))
+        return r
+
+    monkeypatch.setattr(app.text, "blit", recording)
+    pages = help_scene.PAGES if app.layout.portrait else help_scene.PAGES[:2]
+    for page in pages:
+        help_scene.click(page)
+        drawn.clear()
+        help_scene._render()
+        assert drawn, page
+        for text, r in drawn:
+            assert r.bottom <= bottom, (page, text, r.bottom, bottom)

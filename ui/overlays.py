@@ -327,7 +327,7 @@ class HelpScene(Overlay):
         W = lay.width
         cx, cy = 280, 54
         if self.page_name == "rules":
-            self._render_rules(page, cx, cy, W - 20 - cx, theme.SMALL)
+            self._render_rules(page, cx, cy, W - 20 - cx, theme.SMALL, lay.height - 8)
             return page
         # Concept map.
         t.blit(page, tr.t("help.concept_map"), theme.SMALL, theme.PANEL_TITLE, (cx, cy))
@@ -344,22 +344,31 @@ class HelpScene(Overlay):
             cy += max(1, len(lines), min(2, len(wrap(mechanic, theme.SMALL, 140)))) * 16 + 8
         return page
 
-    def _render_rules(self, page: pygame.Surface, x: int, y: int, width: int, size: int) -> int:
-        """The page "vLLM or game?" from (x, y), `width` px wide; returns the y under it."""
+    def _render_rules(self, page: pygame.Surface, x: int, y: int, width: int, size: int,
+                      bottom: int) -> int:
+        """The page "vLLM or game?" from (x, y), `width` px wide, above `bottom` (its gaps close
+        up when the text needs the room); returns the y under it."""
         t, tr = self.app.text, self.app.tr
         line_h = theme.font(size).get_linesize()
-        for head, lines in rules(tr):
+        sections = [(head, [wrap(text, size, width - 14) for text in lines]) for head, lines in rules(tr)]
+        ending = wrap(goal(tr), size, width)
+        lines = len(ending) + sum(1 + sum(map(len, items)) for _, items in sections)
+        items = sum(len(items) for _, items in sections)
+        item_gap, section_gap = 2, 8
+        if y + lines * line_h + 3 * len(sections) + items * item_gap + len(sections) * section_gap > bottom:
+            item_gap, section_gap = 0, 3
+        for head, wrapped in sections:
             t.blit(page, head, size, theme.PANEL_TITLE, (x, y))
             y += line_h + 3
-            for text in lines:
-                for i, line in enumerate(wrap(text, size, width - 14)):
+            for item in wrapped:
+                for i, line in enumerate(item):
                     if i == 0:
                         t.blit(page, "-", size, theme.MAGENTA, (x, y))
                     t.blit(page, line, size, theme.TEXT, (x + 14, y))
                     y += line_h
-                y += 2
-            y += 8
-        for line in wrap(goal(tr), size, width):
+                y += item_gap
+            y += section_gap
+        for line in ending:
             t.blit(page, line, size, theme.GREEN, (x, y))
             y += line_h
         return y
@@ -389,7 +398,8 @@ class HelpScene(Overlay):
                     y += line_h
                 y += 4
         elif self.page_name == "rules":
-            self._render_rules(page, m, y, width, T.small)
+            tabs = min(b.rect[1] for b in self.buttons if b.name in self.PAGES)
+            self._render_rules(page, m, y, width, T.small, tabs - 6)
         else:
             for head, rows in ((tr.t("help.on_touch"), touch_controls(tr)), (tr.t("help.with_keyboard"), controls(tr)[:-1])):
                 t.blit(page, head, T.small, theme.PANEL_TITLE, (m, y))
