@@ -154,6 +154,7 @@ class Serving:
         tokens = self.tokens_of(req) - page * R.TOKENS_PER_BLOCK
         return req, page, max(0, min(R.TOKENS_PER_BLOCK, tokens))
 
+    # ------------------------------------------------------------------ scoring
     def take_unscored(self) -> int:
         """The output tokens of the requests finished since the last call (the game scores
         them at the level they finished in)."""
