@@ -231,5 +231,8 @@ class Board:
                 continue
             if y >= HIDDEN:
                 sealed += (covered & ~m).bit_count()
-        occupied = sum(map(int.bit_count, masks[HIDDEN:]))
-        return occupied, sealed, tops
+        return self.occupied(), sealed, tops
+
+    def occupied(self) -> int:
+        """Held visible blocks (tokens and reservations)."""
+        return sum(map(int.bit_count, self.masks[HIDDEN:]))

@@ -303,11 +303,8 @@ class Game:
             return 0.0
         s = self.serving
         at = self._workload.next_at
-        heap = s._heap
-        if heap and s.may_preempt():
-            t, busy = s.time_ms, s.busy_until_ms
-            steps = heap[0][0] - s.step
-            step = (busy if busy > t else t) + R.DECODE_STEP_MS * (steps if steps > 1 else 1) - s._acc
+        if s.may_preempt():
+            step = s.next_change_ms()
             if step < at:
                 at = step
         d = self._level_or_hold_before(at) - self.time_ms
@@ -666,12 +663,9 @@ class Game:
 
     def _next_event_ms(self) -> float:
         """When something next happens with no request falling: an arrival, a decode step, a
-        level, or the deadline of the request in hold (the earliest; engine.serving's
-        next_step_ms() written out)."""
-        s = self.serving
-        t, busy = s.time_ms, s.busy_until_ms
+        level, or the deadline of the request in hold (the earliest)."""
         at = self._workload.next_at
-        step = (busy if busy > t else t) + R.DECODE_STEP_MS - s._acc
+        step = self.serving.next_step_ms()
         return self._level_or_hold_before(step if step < at else at)
 
     def _level_or_hold_before(self, at: float) -> float:
@@ -907,7 +901,7 @@ class Game:
         s = self.serving
         kind = req.kind if req is not None else self._seen_by()
         need = s.need(req) if req is not None else 0
-        occupied = sum(map(int.bit_count, self.board.masks[R.HIDDEN:]))  # Board.stats()[0]
+        occupied = self.board.occupied()
         free = R.VISIBLE_CELLS - occupied
         fragmented = self._mode.allocator.external_fragmentation
         if outcome == "oom" and fragmented:
@@ -930,7 +924,7 @@ class Game:
         # The counts need a flood of every placement on the final board (contiguous): they are
         # taken from a copy of it when the report is first read for them.
         count = partial(memory.final_counts, self.board.copy() if fragmented else self.board,
-                        kind, s.reserved, need, code, self._cause(code, req, free, need),
+                        free, kind, s.reserved, need, code, self._cause(code, req, free, need),
                         fragmented)
         if fragmented:
             self.result = RunReport.counted(count, **fields)

@@ -17,7 +17,7 @@ from .board import Board, Cell
 from .frozen import quick_init
 from .pieces import KINDS, Kind
 from .reach import reachable_cells
-from .rules import HEIGHT, HIDDEN, VISIBLE_CELLS, WIDTH
+from .rules import HEIGHT, HIDDEN, WIDTH
 from .telemetry import fragmentation
 
 # Why a run ran out of memory, in the order a report explains them.
@@ -76,15 +76,14 @@ def cause_text(cause: str, b: Breakdown, need: int) -> str:
             f"but the entry is held")
 
 
-def final_counts(board: Board, kind: Kind, reserved: int, need: int, code: str,
+def final_counts(board: Board, free: int, kind: Kind, reserved: int, need: int, code: str,
                  cause: str | None, fragmented: bool) -> tuple[str, int, float, int, int,
                                                               tuple[Cell, ...]]:
     """The end-of-run report's counted figures (engine.reports.COUNTED) on a run's final
-    board, as engine.game counts them for its gauges: (cause, free blocks out of every
-    shape's reach, fragmentation, blocks usable by `kind`, open but unusable, the sealed
-    cells). `cause` is the report's words when they need none of these (cause_text() words the
+    board, `free` of whose visible blocks are free, as engine.game counts them for its gauges:
+    (cause, free blocks out of every shape's reach, fragmentation, blocks usable by `kind`, open
+    but unusable, the sealed cells). `cause` is the report's words when they need none of these (cause_text() words the
     rest); `fragmented`: the allocator leaves external fragmentation (contiguous)."""
-    free = VISIBLE_CELLS - board.stats()[0]
     if not fragmented:
         b = Breakdown(free, 0, reserved, free)
         return (cause_text(code, b, need) if cause is None else cause, 0, fragmentation(free, 0),

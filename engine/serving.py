@@ -18,6 +18,7 @@ decodes. Time comes in as an argument; nothing here reads a clock.
 from __future__ import annotations
 
 import heapq
+import math
 from collections import deque
 from dataclasses import dataclass, field
 from itertools import compress, repeat
@@ -67,6 +68,16 @@ class Request:
     def context(self) -> int:
         """Tokens in its KV cache when its current segment starts: prompt + generated."""
         return self.prompt + self.done
+
+
+def _growth_of(req: Request) -> int:
+    """Blocks a running request may still take from the free pool as it grows: up to its
+    maximum length, unless its allocator reserved that at admission (or it never decodes)."""
+    alloc = req.alloc
+    if alloc is None or alloc.reserves_max_length or req.static:
+        return 0
+    room = R.BLOCKS_PER_REQUEST - len(req.blocks)
+    return room if room > 0 else 0
 
 
 class Serving:
@@ -228,8 +239,7 @@ class Serving:
         self.held += len(blocks)
         self.reserved += n_reserved
         self._token_base += context - step
-        if not alloc.reserves_max_length and len(blocks) < R.BLOCKS_PER_REQUEST:
-            self.growth += R.BLOCKS_PER_REQUEST - len(blocks)
+        self.growth += _growth_of(req)
         if stall > 0:
             self._stall(stall)
         self._schedule(req)
@@ -262,9 +272,20 @@ class Serving:
                     self._run_step(step)
         self._acc = acc
 
-    def next_step_ms(self) -> float:
-        """The game time of the next decode step."""
-        return max(self.time_ms, self.busy_until_ms) + R.DECODE_STEP_MS - self._acc
+    def next_step_ms(self, n: int = 1) -> float:
+        """The game time of the n-th decode step from now (1: the next), if no stall comes
+        before it."""
+        t, busy = self.time_ms, self.busy_until_ms
+        return (busy if busy > t else t) + R.DECODE_STEP_MS * n - self._acc
+
+    def next_change_ms(self) -> float:
+        """The game time of the next decode step at which a running request grows or
+        finishes (infinity: none runs)."""
+        heap = self._heap
+        if not heap:
+            return math.inf
+        n = heap[0][0] - self.step
+        return self.next_step_ms(n if n > 1 else 1)
 
     def _schedule(self, req: Request) -> None:
         """Queue the next thing that happens to a running request: it needs a block, or it
@@ -340,10 +361,7 @@ class Serving:
 
     def _release(self, req: Request) -> list[Cell]:
         cells = req.blocks
-        alloc = req.alloc
-        if alloc is not None and not alloc.reserves_max_length and not req.static \
-                and len(cells) < R.BLOCKS_PER_REQUEST:
-            self.growth -= R.BLOCKS_PER_REQUEST - len(cells)
+        self.growth -= _growth_of(req)
         self.board.free(cells)
         self.held -= len(cells)
         self.reserved -= req.reserved

@@ -352,26 +352,31 @@ class HelpScene(Overlay):
         line_h = theme.font(size).get_linesize()
         sections = [(head, [wrap(text, size, width - 14) for text in lines]) for head, lines in rules(tr)]
         ending = wrap(goal(tr), size, width)
-        lines = len(ending) + sum(1 + sum(map(len, items)) for _, items in sections)
-        items = sum(len(items) for _, items in sections)
-        item_gap, section_gap = 2, 8
-        if y + lines * line_h + 3 * len(sections) + items * item_gap + len(sections) * section_gap > bottom:
-            item_gap, section_gap = 0, 3
-        for head, wrapped in sections:
-            t.blit(page, head, size, theme.PANEL_TITLE, (x, y))
-            y += line_h + 3
-            for item in wrapped:
-                for i, line in enumerate(item):
-                    if i == 0:
-                        t.blit(page, "-", size, theme.MAGENTA, (x, y))
-                    t.blit(page, line, size, theme.TEXT, (x + 14, y))
-                    y += line_h
-                y += item_gap
-            y += section_gap
-        for line in ending:
-            t.blit(page, line, size, theme.GREEN, (x, y))
-            y += line_h
-        return y
+
+        def lay_out(item_gap: int, section_gap: int, draw: bool) -> int:
+            """Walk the page with these gaps, drawing it if `draw`; the y under it."""
+            at = y
+            for head, items in sections:
+                if draw:
+                    t.blit(page, head, size, theme.PANEL_TITLE, (x, at))
+                at += line_h + 3
+                for item in items:
+                    for i, line in enumerate(item):
+                        if draw:
+                            if i == 0:
+                                t.blit(page, "-", size, theme.MAGENTA, (x, at))
+                            t.blit(page, line, size, theme.TEXT, (x + 14, at))
+                        at += line_h
+                    at += item_gap
+                at += section_gap
+            for line in ending:
+                if draw:
+                    t.blit(page, line, size, theme.GREEN, (x, at))
+                at += line_h
+            return at
+
+        gaps = (2, 8) if lay_out(2, 8, False) <= bottom else (0, 3)
+        return lay_out(*gaps, True)
 
     def _render_portrait(self, lay: Layout) -> pygame.Surface:
         t, T, tr = self.app.text, lay.text, self.app.tr
