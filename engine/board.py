@@ -22,10 +22,10 @@ class Board:
     """`grid` holds owners for drawing and logs; `masks` (one bit per held cell, a row per int)
     mirror it for collision and the counts taken after every placement; `reserved` marks the
     held cells that are reservations, not tokens. Write only through place(), reserve(), fill(),
-    free() and from_strings() so they never disagree. Memory never moves: freeing a block leaves
-    every other block where it is."""
+    free() and from_strings() so they never disagree (load() takes another board's blocks whole).
+    Memory never moves: freeing a block leaves every other block where it is."""
 
-    __slots__ = ("grid", "masks", "reserved", "version", "_tops", "_tops_v")
+    __slots__ = ("grid", "masks", "reserved", "version", "_tops", "_tops_v", "_owned")
 
     width = WIDTH
     height = HEIGHT
@@ -39,6 +39,7 @@ class Board:
         self.version = 0  # bumped by every write that changes which cells are held
         self._tops: list[int] = [HEIGHT] * WIDTH  # column_tops(), valid at version _tops_v
         self._tops_v = 0
+        self._owned: dict[int, int] = {}  # blocks each owner holds, kept by every write
 
     @classmethod
     def from_strings(cls, rows: Iterable[str], owner: int = 1) -> Board:
@@ -62,7 +63,25 @@ class Board:
         other.version = self.version
         other._tops = self._tops
         other._tops_v = self._tops_v
+        other._owned = self._owned.copy()
         return other
+
+    def load(self, other: Board) -> None:
+        """Hold exactly the blocks of `other`, owners and reservations alike."""
+        self.grid = [row[:] for row in other.grid]
+        self.masks = other.masks[:]
+        self.reserved = other.reserved[:]
+        self.version += 1
+        owned: dict[int, int] = {}
+        for row in self.grid:
+            for owner in row:
+                if owner:
+                    owned[owner] = owned.get(owner, 0) + 1
+        self._owned = owned
+
+    def held_by(self, owner: int) -> int:
+        """Blocks the board gives `owner` (tokens and reservations)."""
+        return self._owned.get(owner, 0)
 
     def place(self, cells: Iterable[Cell], owner: int, reserved: Iterable[Cell] = ()) -> None:
         """Hold free cells for `owner`: `cells` store its tokens, `reserved` are held for it
@@ -71,9 +90,11 @@ class Board:
         v = self.version
         self.version = v + 1
         tops = self._tops[:] if self._tops_v == v else None  # kept up to date (a new list)
+        n = 0
         for x, y in cells:
             grid[y][x] = owner
             masks[y] |= 1 << x
+            n += 1
             if tops is not None and y < tops[x]:
                 tops[x] = y
         if reserved:
@@ -82,8 +103,11 @@ class Board:
                 grid[y][x] = owner
                 masks[y] |= 1 << x
                 marks[y] |= 1 << x
+                n += 1
                 if tops is not None and y < tops[x]:
                     tops[x] = y
+        owned = self._owned
+        owned[owner] = owned.get(owner, 0) + n
         if tops is not None:
             self._tops = tops
             self._tops_v = v + 1
@@ -115,10 +139,19 @@ class Board:
         grid, masks, reserved = self.grid, self.masks, self.reserved
         v = self.version
         self.version = v + 1
+        owned = self._owned
         cols = 0
         for x, y in cells:
             keep = ~(1 << x)
-            grid[y][x] = 0
+            row = grid[y]
+            owner = row[x]
+            if owner:
+                left = owned[owner] - 1
+                if left:
+                    owned[owner] = left
+                else:
+                    del owned[owner]
+            row[x] = 0
             masks[y] &= keep
             reserved[y] &= keep
             cols |= 1 << x

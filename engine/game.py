@@ -173,26 +173,25 @@ class Game:
         check_board(board)
         s = self.serving
         s.clear_running()
-        self.board.grid = [row[:] for row in board.grid]
-        self.board.masks = board.masks[:]
-        self.board.reserved = board.reserved[:]
-        self.board.version += 1
         owned: dict[int, list[Cell]] = {}
         for y, row in enumerate(board.grid):
             for x, owner in enumerate(row):
                 if owner:
                     owned.setdefault(owner, []).append((x, y))
         base = 10**9 + max((r.id for r in s.requests.values()), default=0)
+        layout = board.copy()  # owners that are ids of requests still to come are renamed
         for i, (owner, cells) in enumerate(sorted(owned.items())):
             rid = base + i if owner in s.requests else owner
             order = logical_order(cells)
-            empty = [(x, y) for x, y in order if self.board.reserved[y] >> x & 1]
+            empty = [(x, y) for x, y in order if board.reserved[y] >> x & 1]
             full = [c for c in order if c not in empty]
             req = Request(rid, Kind(owner % len(Kind)), R.TOKENS_PER_BLOCK * len(full), 10**9,
                           0.0, 0.0, mode=self.mode, blocks=[*full, *empty], reserved=len(empty))
             if rid != owner:
-                self.board.place(cells, rid)
+                layout.free(cells)
+                layout.place(full, rid, empty)
             s.hold_static(req)
+        self.board.load(layout)
         self._stats = None
         self._reach_v = -1
         a = self.active

@@ -21,7 +21,6 @@ import heapq
 import math
 from collections import deque
 from dataclasses import dataclass, field
-from itertools import compress, repeat
 
 from . import events as ev
 from . import rules as R
@@ -373,10 +372,8 @@ class Serving:
     def _finish(self, req: Request) -> None:
         wasted = req.reserved
         cells = self._release(req)
-        # Measured, not assumed: blocks the board still gives this request once it finished
-        # (in the rows holding any block: the masks mirror the grid).
-        board = self.board
-        kept = sum(map(list.count, compress(board.grid, board.masks), repeat(req.id)))
+        # Measured, not assumed: blocks the board still gives this request once it finished.
+        kept = self.board.held_by(req.id)
         if kept > self.finished_holding_max:
             self.finished_holding_max = kept
         req.done = req.output

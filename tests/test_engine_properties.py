@@ -36,6 +36,9 @@ def check(game: Game, finished: set[int]) -> None:
     # No request holds a block once it finished; every owner is a running request.
     assert set(cells) <= set(s.running) and not set(cells) & finished
     assert s.finished_holding_max == 0
+    # The board's own count of each owner's blocks (what a finish is measured by) is the grid's.
+    assert all(board.held_by(o) == len(c) for o, c in cells.items())
+    assert all(board.held_by(rid) == 0 for rid in finished)
     assert all(y >= R.HIDDEN for c in cells.values() for _, y in c)  # blocks are VRAM only
     held = reserved = tokens = 0
     for rid, req in s.running.items():

@@ -338,6 +338,18 @@ def test_a_request_decodes_a_token_per_step_and_finishes_by_itself_freeing_every
         assert req.id not in s.running and req.id not in s.requests
 
 
+def test_a_block_a_finished_request_still_holds_is_counted():
+    # A block written for a request outside its block table (a bookkeeping fault) is still the
+    # request's when it finishes: the count that must stay 0 sees it.
+    game = game_with([], Kind.O, prompt=20, output=4)
+    req = game.falling
+    game.update(0, [Input.HARD_DROP])
+    game.serving.board.place([(0, R.HIDDEN)], req.id)
+    run_until(game, lambda: req.state == "finished")
+    assert req.state == "finished" and game.serving.finished_holding_max == 1
+    assert cells_of(game, req.id) == {(0, R.HIDDEN)}
+
+
 def test_decode_steps_follow_gpu_time_and_prefill_stalls_them():
     game = game_with([], Kind.O, prompt=50, output=10)
     req = game.falling
