@@ -429,7 +429,11 @@ class Game:
             while dt_ms > 0 and not self.over:
                 if self.active is None and self.blocked is None:
                     # Nothing falls: time runs on to the next thing that can happen.
-                    until = self._next_event_ms() - self.time_ms
+                    # When something next happens: an arrival, a decode step, a level, or
+                    # the deadline of the request in hold (the earliest).
+                    at = self._workload.next_at
+                    step = self.serving.next_step_ms()
+                    until = self._level_or_hold_before(step if step < at else at) - self.time_ms
                     step = dt_ms if until >= dt_ms else (until if until > 1e-6 else 1e-6)
                 else:
                     step = CHUNK_MS if dt_ms > CHUNK_MS else dt_ms
@@ -484,12 +488,6 @@ class Game:
                 self._lock_resets += 1
                 self._lock_timer = 0.0
 
-    def _cw(self) -> None:
-        self._rotate(1)
-
-    def _ccw(self) -> None:
-        self._rotate(-1)
-
     def _shift(self, dx: int, dy: int) -> bool:
         a = self.active
         if a is None or not self.board.fits(FOOTPRINTS[a.kind][a.rotation], a.x + dx, a.y + dy):
@@ -522,8 +520,9 @@ class Game:
                     self._lowest_y = a.y
                     self._lock_resets = 0
                     self._lock_timer = 0.0
-                else:
-                    self._after_manipulation()
+                elif self._lock_resets < R.MAX_LOCK_RESETS:  # _after_manipulation()
+                    self._lock_resets += 1
+                    self._lock_timer = 0.0
                 return
 
     def _after_manipulation(self) -> None:
@@ -659,13 +658,6 @@ class Game:
             self._fall(dt)
         if not self.over:
             self._check_overload()
-
-    def _next_event_ms(self) -> float:
-        """When something next happens with no request falling: an arrival, a decode step, a
-        level, or the deadline of the request in hold (the earliest)."""
-        at = self._workload.next_at
-        step = self.serving.next_step_ms()
-        return self._level_or_hold_before(step if step < at else at)
 
     def _level_or_hold_before(self, at: float) -> float:
         """`at`, or the next level or the deadline of the request in hold if one comes sooner."""
@@ -935,13 +927,13 @@ class Game:
         event = {"oom": ev.Oom, "overload": ev.Overloaded, "victory": ev.Victory}[outcome]
         self._ev.append(event(self.result))
 
-    _DISPATCH = {
+    _DISPATCH: dict[Input, Callable[[Game], None]] = {
         Input.LEFT: _left,
         Input.RIGHT: _right,
         Input.SOFT_DROP: _soft_drop,
         Input.HARD_DROP: _hard_drop,
-        Input.ROTATE_CW: _cw,
-        Input.ROTATE_CCW: _ccw,
+        Input.ROTATE_CW: partial(_rotate, direction=1),
+        Input.ROTATE_CCW: partial(_rotate, direction=-1),
         Input.HOLD: _hold,
         Input.SPLIT: _split,
         Input.MODE_CONTIGUOUS: _to_contiguous,
