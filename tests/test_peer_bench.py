@@ -89,6 +89,50 @@ def run_cli(*args: str) -> subprocess.CompletedProcess:
                           text=True, timeout=60)
 
 
+# One one-line function, and eight different ones.
+def _one_line() -> None: pass
+
+
+def _f1() -> None: pass
+def _f2() -> None: pass
+def _f3() -> None: pass
+def _f4() -> None: pass
+def _f5() -> None: pass
+def _f6() -> None: pass
+def _f7() -> None: pass
+def _f8() -> None: pass
+
+
+def test_footprint_tells_the_same_lines_run_again_from_different_lines() -> None:
+    """Two engines that run as many lines a piece: one the same function eight times, the other
+    eight different functions. The footprint counts the lines alike and the different lines
+    (and functions) apart, by exactly the seven functions more."""
+    def driver(calls: list) -> peer_bench.Driver:
+        def drop() -> tuple[int, bool]:
+            for call in calls:
+                call()
+            return 0, False
+        return peer_bench.Driver(rotate=lambda: None, move=lambda dx: None, drop=drop,
+                                 restart=lambda: None)
+
+    same = peer_bench.footprint(driver([_one_line] * 8), seed=5, warm=3, traced=20)
+    varied = peer_bench.footprint(driver([_f1, _f2, _f3, _f4, _f5, _f6, _f7, _f8]), seed=5,
+                                  warm=3, traced=20)
+    assert same.lines_run == varied.lines_run > 8
+    assert varied.distinct - same.distinct == pytest.approx(7)
+    assert varied.functions - same.functions == 7
+    one = peer_bench._line_bytes(_f1.__code__)[_f1.__code__.co_firstlineno]
+    assert varied.bytecode - same.bytecode == pytest.approx(7 * one) and one > 0
+
+
+def test_cli_footprint() -> None:
+    res = run_cli("--footprint", "--only", "vram-tetris", "--json")
+    assert res.returncode == 0, res.stderr
+    row = json.loads(res.stdout)["vram-tetris"]
+    assert row["lines_run"] > row["distinct_lines"] > 50 and row["functions"] > 10
+    assert row["bytecode_bytes"] > 10 * row["distinct_lines"]
+
+
 def test_cli_reports_every_engine_or_why_it_is_missing() -> None:
     res = run_cli("--seconds", "0.1", "--runs", "2", "--json")
     assert res.returncode == 0, res.stderr

@@ -11,6 +11,7 @@ environment (build/venv-peers) and runs this. An engine whose package is missing
 
 Usage:
     python tools/peer_bench.py [--seconds 3] [--runs 5] [--seed 1234] [--only NAME ...] [--json]
+    python tools/peer_bench.py --footprint [--only NAME ...] [--json]   # Python code run a piece
 Exit status: 0 done, 2 bad usage.
 """
 
@@ -25,7 +26,10 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from types import SimpleNamespace
+from types import CodeType, FrameType, SimpleNamespace
+from typing import Any
+
+TraceFunction = Callable[[FrameType, str, Any], Any]
 
 ROOT = Path(__file__).resolve().parent.parent
 PEERS_FILE = ROOT / "tools" / "peers.txt"
@@ -131,6 +135,21 @@ class Run:
     seconds: float
 
 
+def one_piece(driver: Driver, rng: random.Random) -> tuple[int, bool]:
+    """The random player's moves for one piece: (lines cleared, game over). A game over starts
+    the next game."""
+    for _ in range(rng.randrange(4)):
+        driver.rotate()
+    shift = rng.randint(-5, 5)
+    step = 1 if shift > 0 else -1
+    for _ in range(abs(shift)):
+        driver.move(step)
+    cleared, over = driver.drop()
+    if over:
+        driver.restart()
+    return cleared, over
+
+
 def play(driver: Driver, seconds: float, seed: int) -> Run:
     """The random player, for `seconds` of wall time."""
     rng = random.Random(seed)
@@ -140,21 +159,76 @@ def play(driver: Driver, seconds: float, seed: int) -> Run:
     start = clock()
     end = start + seconds
     while True:
-        for _ in range(rng.randrange(4)):
-            driver.rotate()
-        shift = rng.randint(-5, 5)
-        step = 1 if shift > 0 else -1
-        for _ in range(abs(shift)):
-            driver.move(step)
-        cleared, over = driver.drop()
+        cleared, over = one_piece(driver, rng)
         pieces += 1
         lines += cleared
-        if over:
-            driver.restart()
-            games += 1
+        games += over
         if pieces % 16 == 0 and clock() >= end:
             break
     return Run(pieces, lines, games, clock() - start)
+
+
+@dataclass
+class Footprint:
+    lines_run: float  # Python source lines executed a piece
+    distinct: float  # of those, different lines (each piece on its own, mean)
+    bytecode: float  # the bytes of compiled code those different lines are (mean)
+    functions: int  # Python functions run over all the pieces traced
+
+
+def _line_bytes(code: CodeType) -> dict[int | None, int]:
+    """Bytes of compiled code (with the interpreter's inline caches) each line of `code` is."""
+    sizes: dict[int | None, int] = {}
+    for start, end, line in code.co_lines():
+        sizes[line] = sizes.get(line, 0) + end - start
+    return sizes
+
+
+def footprint(driver: Driver, seed: int, warm: int = 2000, traced: int = 200) -> Footprint:
+    """How much Python code a piece runs, with the random player's own code and the random
+    module left out: after `warm` pieces, `traced` pieces under sys.settrace. A piece that runs
+    the same few lines many times stays in the processor's caches; one that runs many different
+    lines once each does not, at the same instruction count (the interpreter reads compiled code
+    as data)."""
+    rng = random.Random(seed)
+    for _ in range(warm):
+        one_piece(driver, rng)
+    player = one_piece.__code__
+    random_file = random.__file__
+    seen: set[tuple[CodeType, int]] = set()
+    functions: set[CodeType] = set()
+    runs = 0
+    distinct = 0
+    size = 0
+
+    def on_line(frame: FrameType, event: str, arg: object) -> TraceFunction:
+        nonlocal runs
+        if event == "line":
+            seen.add((frame.f_code, frame.f_lineno))
+            runs += 1
+        return on_line
+
+    def on_call(frame: FrameType, event: str, arg: object) -> TraceFunction | None:
+        code = frame.f_code
+        if code is player or code.co_filename == random_file:
+            return None
+        functions.add(code)
+        return on_line
+
+    sizes: dict[CodeType, dict[int | None, int]] = {}
+    for _ in range(traced):
+        seen.clear()
+        sys.settrace(on_call)
+        try:
+            one_piece(driver, rng)
+        finally:
+            sys.settrace(None)
+        for code, _ in seen:
+            if code not in sizes:
+                sizes[code] = _line_bytes(code)
+        distinct += len(seen)
+        size += sum(sizes[code][line] for code, line in seen)
+    return Footprint(runs / traced, distinct / traced, size / traced, len(functions))
 
 
 def pinned() -> dict[str, str]:
@@ -222,6 +296,28 @@ def print_table(result: dict) -> None:
         print(f"{name:<14} skipped: {why}")
 
 
+def print_footprints(names: list[str], seed: int, as_json: bool) -> int:
+    rows: dict[str, dict[str, float]] = {}
+    for name in names:
+        try:
+            driver = ENGINES[name][0](seed)
+        except ImportError:
+            print(f"{name:<14} skipped: not installed (./build.sh bench-peers)")
+            continue
+        f = footprint(driver, seed)
+        rows[name] = {"lines_run": f.lines_run, "distinct_lines": f.distinct,
+                      "bytecode_bytes": f.bytecode, "functions": f.functions}
+    if as_json:
+        print(json.dumps(rows, indent=2))
+        return 0
+    print("Python code run a piece (the random player's own left out), pieces 2,001-2,200:")
+    print(f"{'engine':<14} {'lines run':>10} {'different lines':>16} {'their bytecode':>15} {'functions':>10}")
+    for name, row in rows.items():
+        print(f"{name:<14} {row['lines_run']:>10,.0f} {row['distinct_lines']:>16,.0f} "
+              f"{row['bytecode_bytes'] / 1000:>13.1f} KB {row['functions']:>10}")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     sys.path.insert(0, str(ROOT))
     from engine.cli_args import number, parser as make_parser, whole
@@ -233,7 +329,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=whole(0, 2**31), default=1234, help="the random player's seed")
     parser.add_argument("--only", nargs="+", choices=sorted(ENGINES), help="measure only these engines")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
+    parser.add_argument("--footprint", action="store_true",
+                        help="instead of the speed: how much Python code a piece runs in each engine")
     args = parser.parse_args(argv)
+    if args.footprint:
+        return print_footprints(args.only or list(ENGINES), args.seed, args.json)
     result = bench(args.only or list(ENGINES), args.seconds, args.runs, args.seed)
     if args.json:
         print(json.dumps(result, indent=2))
