@@ -432,8 +432,8 @@ class Game:
                     # When something next happens: an arrival, a decode step, a level, or
                     # the deadline of the request in hold (the earliest).
                     at = self._workload.next_at
-                    step = self.serving.next_step_ms()
-                    until = self._level_or_hold_before(step if step < at else at) - self.time_ms
+                    decode = self.serving.next_step_ms()
+                    until = self._level_or_hold_before(decode if decode < at else at) - self.time_ms
                     step = dt_ms if until >= dt_ms else (until if until > 1e-6 else 1e-6)
                 else:
                     step = CHUNK_MS if dt_ms > CHUNK_MS else dt_ms
@@ -520,9 +520,8 @@ class Game:
                     self._lowest_y = a.y
                     self._lock_resets = 0
                     self._lock_timer = 0.0
-                elif self._lock_resets < R.MAX_LOCK_RESETS:  # _after_manipulation()
-                    self._lock_resets += 1
-                    self._lock_timer = 0.0
+                else:
+                    self._after_manipulation()
                 return
 
     def _after_manipulation(self) -> None:

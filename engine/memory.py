@@ -82,8 +82,9 @@ def final_counts(board: Board, free: int, kind: Kind, reserved: int, need: int, 
     """The end-of-run report's counted figures (engine.reports.COUNTED) on a run's final
     board, `free` of whose visible blocks are free, as engine.game counts them for its gauges:
     (cause, free blocks out of every shape's reach, fragmentation, blocks usable by `kind`, open
-    but unusable, the sealed cells). `cause` is the report's words when they need none of these (cause_text() words the
-    rest); `fragmented`: the allocator leaves external fragmentation (contiguous)."""
+    but unusable, the sealed cells). `cause` is the report's words when they need none of these
+    (cause_text() words the rest); `fragmented`: the allocator leaves external fragmentation
+    (contiguous)."""
     if not fragmented:
         b = Breakdown(free, 0, reserved, free)
         return (cause_text(code, b, need) if cause is None else cause, 0, fragmentation(free, 0),

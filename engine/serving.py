@@ -293,7 +293,7 @@ class Serving:
             return
         finish = req.start_step + req.output - req.done
         full = len(req.blocks) - req.reserved  # blocks holding tokens
-        grow = req.start_step + full * R.TOKENS_PER_BLOCK + 1 - req.prompt - req.done
+        grow = req.start_step + full * R.TOKENS_PER_BLOCK + 1 - req.context
         if grow <= finish and (req.reserved or full < R.BLOCKS_PER_REQUEST):
             heapq.heappush(self._heap, (grow, _GROW, req.order, req.id, req.version))
         else:

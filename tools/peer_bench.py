@@ -184,7 +184,10 @@ def _line_bytes(code: CodeType) -> dict[int | None, int]:
     return sizes
 
 
-def footprint(driver: Driver, seed: int, warm: int = 2000, traced: int = 200) -> Footprint:
+WARM, TRACED = 2000, 200  # pieces played before the footprint is taken, and pieces traced
+
+
+def footprint(driver: Driver, seed: int, warm: int = WARM, traced: int = TRACED) -> Footprint:
     """How much Python code a piece runs, with the random player's own code and the random
     module left out: after `warm` pieces, `traced` pieces under sys.settrace. A piece that runs
     the same few lines many times stays in the processor's caches; one that runs many different
@@ -223,11 +226,11 @@ def footprint(driver: Driver, seed: int, warm: int = 2000, traced: int = 200) ->
             one_piece(driver, rng)
         finally:
             sys.settrace(None)
-        for code, _ in seen:
+        distinct += len(seen)
+        for code, line in seen:
             if code not in sizes:
                 sizes[code] = _line_bytes(code)
-        distinct += len(seen)
-        size += sum(sizes[code][line] for code, line in seen)
+            size += sizes[code][line]
     return Footprint(runs / traced, distinct / traced, size / traced, len(functions))
 
 
@@ -251,7 +254,9 @@ def installed_version(dist: str) -> str | None:
         return None
 
 
-def bench(names: list[str], seconds: float, runs: int, seed: int) -> dict:
+def make_drivers(names: list[str], seed: int) -> tuple[dict[str, Driver], dict[str, str]]:
+    """(the engines that can be measured, and why each other one cannot: missing, or not the
+    pinned version)."""
     drivers: dict[str, Driver] = {}
     missing: dict[str, str] = {}
     pins = pinned()
@@ -265,6 +270,11 @@ def bench(names: list[str], seconds: float, runs: int, seed: int) -> dict:
         if name != "vram-tetris" and installed_version(dist) != pins.get(dist):
             missing[name] = f"{dist} {installed_version(dist)} is installed, tools/peers.txt pins {pins.get(dist)}"
             del drivers[name]
+    return drivers, missing
+
+
+def bench(names: list[str], seconds: float, runs: int, seed: int) -> dict:
+    drivers, missing = make_drivers(names, seed)
     results: dict[str, list[Run]] = {name: [] for name in drivers}
     for r in range(runs):
         for name, driver in drivers.items():
@@ -297,24 +307,23 @@ def print_table(result: dict) -> None:
 
 
 def print_footprints(names: list[str], seed: int, as_json: bool) -> int:
+    drivers, missing = make_drivers(names, seed)
     rows: dict[str, dict[str, float]] = {}
-    for name in names:
-        try:
-            driver = ENGINES[name][0](seed)
-        except ImportError:
-            print(f"{name:<14} skipped: not installed (./build.sh bench-peers)")
-            continue
+    for name, driver in drivers.items():
         f = footprint(driver, seed)
         rows[name] = {"lines_run": f.lines_run, "distinct_lines": f.distinct,
                       "bytecode_bytes": f.bytecode, "functions": f.functions}
     if as_json:
         print(json.dumps(rows, indent=2))
         return 0
-    print("Python code run a piece (the random player's own left out), pieces 2,001-2,200:")
+    print(f"Python code run a piece (the random player's own left out), pieces {WARM + 1:,}-"
+          f"{WARM + TRACED:,}:")
     print(f"{'engine':<14} {'lines run':>10} {'different lines':>16} {'their bytecode':>15} {'functions':>10}")
     for name, row in rows.items():
         print(f"{name:<14} {row['lines_run']:>10,.0f} {row['distinct_lines']:>16,.0f} "
               f"{row['bytecode_bytes'] / 1000:>13.1f} KB {row['functions']:>10}")
+    for name, why in missing.items():
+        print(f"{name:<14} skipped: {why}")
     return 0
 
 
