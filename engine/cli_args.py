@@ -19,8 +19,8 @@ from __future__ import annotations
 
 import argparse
 import errno
-import math
 import os
+import re
 import signal
 import sys
 import time
@@ -96,15 +96,19 @@ def failure(prog: str, message: str, most: int = 400) -> int:
 # --------------------------------------------------------------------------- values
 
 
+# The one grammar of numbers on every command line: plain decimal digits, an optional minus
+# sign, and for numbers that need not be whole one decimal point. No underscores, exponents,
+# signs of plus, spaces, other scripts' digits, inf or nan (which int() and float() would take).
+_WHOLE = re.compile(r"-?[0-9]+")
+_DECIMAL = re.compile(r"-?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)")
+
+
 def whole(lo: int | None = None, hi: int | None = None) -> Callable[[str], int]:
     """A whole number within [lo, hi]."""
     def parse(text: str) -> int:
-        try:
-            if not text.isascii() or len(text) > 30:
-                raise ValueError(text)
-            value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"expected a whole number, got {text[:40]!r}") from None
+        if len(text) > 30 or not _WHOLE.fullmatch(text):
+            raise argparse.ArgumentTypeError(f"expected a whole number in plain digits, got {text[:40]!r}")
+        value = int(text)
         if lo is not None and value < lo:
             raise argparse.ArgumentTypeError(f"must be at least {lo:,}, got {value:,}")
         if hi is not None and value > hi:
@@ -117,14 +121,10 @@ def number(lo: float | None = None, hi: float | None = None, *,
            above: bool = False) -> Callable[[str], float]:
     """A finite number within [lo, hi] (or (lo, hi] with above=True)."""
     def parse(text: str) -> float:
-        try:
-            if not text.isascii() or len(text) > 40:
-                raise ValueError(text)
-            value = float(text) + 0.0  # + 0.0 turns -0 into 0
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"expected a number, got {text[:40]!r}") from None
-        if not math.isfinite(value):
-            raise argparse.ArgumentTypeError(f"must be a finite number, got {text!r}")
+        if len(text) > 40 or not _DECIMAL.fullmatch(text):
+            raise argparse.ArgumentTypeError(f"expected a number in plain digits (such as 2 or 0.5), "
+                                             f"got {text[:40]!r}")
+        value = float(text) + 0.0  # + 0.0 turns -0 into 0
         if lo is not None and (value <= lo if above else value < lo):
             raise argparse.ArgumentTypeError(
                 f"must be {'above' if above else 'at least'} {lo:g}, got {text[:40]}")
@@ -137,9 +137,11 @@ def number(lo: float | None = None, hi: float | None = None, *,
 def listing(item: Callable[[str], T], most: int | None = None) -> Callable[[str], list[T]]:
     """A comma-separated list of `item` values (at most `most` of them)."""
     def parse(text: str) -> list[T]:
-        parts = [p.strip() for p in text.split(",") if p.strip()]
-        if not parts:
+        parts = [p.strip() for p in text.split(",")]
+        if not any(parts):
             raise argparse.ArgumentTypeError("expected a comma-separated list, got nothing")
+        if not all(parts):
+            raise argparse.ArgumentTypeError(f"an empty item in the list {text[:40]!r}")
         if most is not None and len(parts) > most:
             raise argparse.ArgumentTypeError(f"at most {most} values, got {len(parts)}")
         return [item(p) for p in parts]

@@ -37,6 +37,11 @@ MAX_INPUTS_PER_STEP = 64
 # take minutes to verify), plus STEP_SLACK steps whatever the game time.
 STEPS_PER_SECOND = 240
 STEP_SLACK = 20_000
+# Items a replay may hold, whatever the game time they cover: every token of a share code (a
+# press, a change of step length, the end) and every step item of a replay file. Reading one
+# costs a fixed amount of work, so this caps what checking any code or file costs. A real run
+# writes one per press or change of pace: five presses a second for five hours is 90,000.
+MAX_ITEMS = 100_000
 MIN_SEED, MAX_SEED = 0, SEED_LIMIT - 1  # every seed the game hands out, and the daily's
 MIXED = M.MIXED
 OUTCOMES = ("oom", "overload", "victory", "unfinished")
@@ -61,6 +66,13 @@ def check_pace(inputs: int, game_ms: float, steps: int = 0) -> None:
         raise ReplayError(f"not a real run: {inputs:,} key presses in {game_ms / 1000.0:,.1f} s of "
                           f"game time (a run holds at most {INPUTS_PER_SECOND} a second, "
                           f"plus {INPUT_SLACK:,})")
+
+
+def check_items(items: int) -> None:
+    """Refuse a replay holding more than MAX_ITEMS items (tokens of a code, steps of a file)."""
+    if items > MAX_ITEMS:
+        raise ReplayError(f"not a real run: more than {MAX_ITEMS:,} recorded items "
+                          "(presses and changes of pace)")
 
 
 def check_seed(seed: object) -> int:

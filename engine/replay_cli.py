@@ -12,6 +12,7 @@ import argparse
 import json
 import os
 import sys
+from typing import IO
 
 from . import cli_args, replay_json, sharecode
 from .replay import Replay, ReplayError
@@ -32,13 +33,40 @@ def load_file(path: str) -> Replay:
     """A replay file (JSON: its first character is '{'), or a text file holding a share code."""
     with replay_json.open_text(path) as fh:
         try:
-            start = fh.read(64).lstrip()
+            first = _first_char(fh)
             fh.seek(0)
-            if not start or start.startswith("{"):
+            if not first or first == "{":
                 return replay_json.read(fh)
-            return sharecode.decode(fh.read(sharecode.MAX_CODE_CHARS + 4096))
+            return sharecode.decode(_code_text(fh))
         except UnicodeDecodeError:
             raise ReplayError("not UTF-8 text") from None
+
+
+def _first_char(fh: IO[str]) -> str:
+    """The first character of `fh` that is not blank ('' when there is none)."""
+    while True:
+        chunk = fh.read(replay_json.CHUNK_CHARS)
+        if not chunk:
+            return ""
+        rest = chunk.lstrip()
+        if rest:
+            return rest[0]
+
+
+def _code_text(fh: IO[str]) -> str:
+    """The text of a file holding a share code, its blank characters left out, read no further
+    than a code can be long (ReplayError past that)."""
+    parts: list[str] = []
+    size = 0
+    while True:
+        chunk = fh.read(replay_json.CHUNK_CHARS)
+        if not chunk:
+            return "".join(parts)
+        part = "".join(chunk.split())
+        size += len(part)
+        if size > sharecode.MAX_CODE_CHARS + 4096:
+            raise ReplayError(f"not a share code: longer than {sharecode.MAX_CODE_CHARS} characters")
+        parts.append(part)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -20,14 +20,15 @@ from __future__ import annotations
 import io
 import json
 import os
-import stat
+import re
 from collections.abc import Iterator
 from typing import IO
 
+from . import files
 from .daily import parse_day
 from .game import MODES, Input
 from .replay import (MAX_DT_MS, MAX_INPUTS_PER_STEP, MAX_SEED, MAX_STEPS, MIN_SEED, Replay, ReplayError,
-                     Timeline, _valid_dt, check_pace)
+                     Timeline, _valid_dt, check_items, check_pace)
 
 FORMAT = "vram-tetris-replay"
 VERSION = 2
@@ -36,6 +37,7 @@ MAX_FILE_BYTES = 64 * 1024 * 1024
 MAX_VALUE_CHARS = 1024 * 1024  # one step or one header value; a replay has no bigger item
 CHUNK_CHARS = 64 * 1024
 MAX_INT_DIGITS = 20  # no whole number in a replay needs more (2**63 has 19 digits)
+_NOT_SPACE = re.compile(r"[^ \t\n\r]")  # JSON's blank characters, skipped at C speed
 
 
 def to_json(replay: Replay) -> str:
@@ -81,23 +83,20 @@ def from_json(text: str) -> Replay:
 def open_text(path: str) -> IO[str]:
     """`path` opened as UTF-8 text (a byte-order mark skipped), for a replay or a share code.
 
-    Only a regular file of at most MAX_FILE_BYTES: a FIFO, a device or a folder is refused at
-    once (ReplayError) instead of blocking or reading forever; OSError when it cannot be opened.
+    Only a regular file of at most MAX_FILE_BYTES (engine.files): a FIFO, a device or a folder
+    is refused at once (ReplayError) instead of blocking or reading forever; OSError when it
+    cannot be opened.
     """
-    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     try:
-        info = os.fstat(fd)
-        if stat.S_ISDIR(info.st_mode):
-            raise ReplayError("is a folder, not a replay file")
-        if not stat.S_ISREG(info.st_mode):
-            raise ReplayError("not a regular file (a pipe or a device): give a replay file or a share code")
-        if info.st_size > MAX_FILE_BYTES:
+        handle = files.open_regular(path)
+    except files.NotAFile as exc:
+        raise ReplayError(f"{exc.strerror}: give a replay file or a share code") from None
+    try:
+        if os.fstat(handle.fileno()).st_size > MAX_FILE_BYTES:
             raise ReplayError(f"file larger than {MAX_FILE_BYTES // (1024 * 1024)} MiB")
-        if hasattr(os, "set_blocking"):
-            os.set_blocking(fd, True)
-        return open(fd, encoding="utf-8-sig", errors="strict", newline="")
+        return io.TextIOWrapper(handle, encoding="utf-8-sig", errors="strict", newline="")
     except BaseException:
-        os.close(fd)
+        handle.close()
         raise
 
 
@@ -125,6 +124,7 @@ def read(fh: IO[str]) -> Replay:
                 raise ReplayError("'steps' must be a list")
             presses, game_ms = 0, 0.0
             for n, item in enumerate(stream.items()):
+                check_items(n + 1)
                 dt, inputs, repeat = _parse_step(n, item)
                 presses += len(inputs) * repeat
                 game_ms += dt * repeat
@@ -218,8 +218,6 @@ class _JsonStream:
     at most one item (bounded by MAX_VALUE_CHARS) is held besides what the caller keeps.
     """
 
-    _WS = " \t\n\r"
-
     def __init__(self, fh: IO[str]) -> None:
         self.fh = fh
         self.buf = ""
@@ -241,12 +239,11 @@ class _JsonStream:
     def _peek(self) -> str:
         """The next non-space character ('' at the end of the text)."""
         while True:
-            buf, pos, n = self.buf, self.pos, len(self.buf)
-            while pos < n and buf[pos] in self._WS:
-                pos += 1
-            self.pos = pos
-            if pos < n:
-                return buf[pos]
+            found = _NOT_SPACE.search(self.buf, self.pos)
+            if found is not None:
+                self.pos = found.start()
+                return self.buf[self.pos]
+            self.pos = len(self.buf)
             if not self._fill():
                 return ""
 
@@ -261,7 +258,8 @@ class _JsonStream:
     def open_object(self) -> bool:
         c = self._peek()
         if c == "":
-            raise ReplayError("not a JSON document: the file is empty")
+            raise ReplayError("not a replay: the file holds nothing but blank characters"
+                              if self.pos else "not a replay: the file is empty")
         if c != "{":
             return False
         self.pos += 1

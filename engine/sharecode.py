@@ -8,6 +8,7 @@ the timed inputs as three streams (ops, gaps, arguments). The format: docs/repla
 
 from __future__ import annotations
 
+import re
 import struct
 import zlib
 from collections.abc import Callable, Iterator
@@ -16,7 +17,7 @@ from urllib.parse import parse_qs, urlsplit
 from .daily import daily_seed, day_number, from_day_number
 from .game import Input
 from .replay import (MAX_INPUTS_PER_STEP, MAX_SEED, MAX_STEPS, MIXED, OUTCOMES, Claim, Outcome,
-                     Replay, ReplayError, Timeline, _valid_dt, check_pace, check_seed,
+                     Replay, ReplayError, Timeline, _valid_dt, check_items, check_pace, check_seed,
                      rules_mismatch)
 from .rules import RULES_VERSION
 
@@ -48,6 +49,13 @@ _BLOCK_CHARS = 11
 _TAIL_CHARS = {n: next(c for c in range(1, 12) if 62**c >= 256**n) for n in range(1, _BLOCK + 1)}
 _TAIL_BYTES = {c: n for n, c in _TAIL_CHARS.items()}
 _INDEX = {ch: i for i, ch in enumerate(ALPHABET)}
+_NOT_CODE = re.compile("[^" + ALPHABET + "]")
+
+
+def _chars_for(size: int) -> int:
+    """How many characters b62encode writes for `size` bytes."""
+    full, tail = divmod(size, _BLOCK)
+    return full * _BLOCK_CHARS + (_TAIL_CHARS[tail] if tail else 0)
 
 
 # ---------------------------------------------------------------------- base62 in blocks
@@ -280,20 +288,26 @@ def decode(text: str) -> Replay:
         raise ReplayError(f"share code format {version} is newer than this game reads ({VERSION}): "
                           "update the game")
     payload_text = code[3:]
-    for i, ch in enumerate(payload_text):
-        if ch not in _INDEX:
-            raise ReplayError(f"corrupt: character {ch!r} at position {i + 4} is not part of a share code")
-    payload = b62decode(payload_text)
-    head = _Reader(payload)
+    bad = _NOT_CODE.search(payload_text)
+    if bad is not None:
+        raise ReplayError(f"corrupt: character {bad.group()!r} at position {bad.start() + 4} "
+                          "is not part of a share code")
+    # The length comes first and is checked before the rest is decoded, so a code cut short
+    # anywhere says it is truncated.
+    if len(payload_text) < _BLOCK_CHARS:
+        raise ReplayError("truncated: the code is too short to hold a run; copy the whole code")
+    head = _Reader(b62decode(payload_text[:_BLOCK_CHARS]))
     try:
         size = head.varint(MAX_BODY_BYTES)
     except ReplayError:
-        raise ReplayError("truncated: the code is too short to hold a run") from None
-    need = head.pos + size + 4
-    if len(payload) < need:
-        raise ReplayError(f"truncated: {len(payload)} of {need} bytes; copy the whole code")
-    if len(payload) > need:
+        raise ReplayError("corrupt: the code does not start with the length of a run") from None
+    need = _chars_for(head.pos + size + 4)
+    if len(payload_text) < need:
+        raise ReplayError(f"truncated: {len(payload_text) + 3:,} of {need + 3:,} characters; "
+                          "copy the whole code")
+    if len(payload_text) > need:
         raise ReplayError("corrupt: extra characters after the end of the run")
+    payload = b62decode(payload_text)
     body = payload[head.pos:head.pos + size]
     (crc,) = struct.unpack(">I", payload[head.pos + size:])
     if zlib.crc32(body) != crc:
@@ -357,6 +371,7 @@ def _parse_body(body: bytes) -> Replay:
     if not _valid_dt(dt):
         raise ReplayError("corrupt: bad step length")
     n_ops, n_gaps = r.varint(MAX_BODY_BYTES), r.varint(MAX_BODY_BYTES)
+    check_items(n_ops)
     ops_at = r.pos
     r.end = ops_at + n_ops
     gaps = _Reader(source(), ops_at + n_ops, ops_at + n_ops + n_gaps)

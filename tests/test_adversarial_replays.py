@@ -21,7 +21,7 @@ from engine import sharecode
 from engine.bot import Bot
 from engine.daily import daily_seed, parse_day
 from engine.game import Input
-from engine.replay import STEP_SLACK, Claim, Recorder, Replay, ReplayError, Timeline
+from engine.replay import MAX_ITEMS, STEP_SLACK, Claim, Recorder, Replay, ReplayError, Timeline
 from engine.rules import RULES_VERSION
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -159,6 +159,46 @@ def test_a_code_of_millions_of_tiny_steps_is_refused_before_it_is_simulated():
     assert len(Replay.from_json(json.dumps(within)).steps) == STEP_SLACK  # the slack still reads
 
 
+def _alternating_steps(n: int) -> Timeline:
+    """`n` one-step runs whose length alternates: one change-of-step-length token each (built
+    straight into the Timeline's arrays, as a forger's encoder would)."""
+    from array import array
+
+    steps = Timeline()
+    steps._dt = array("d", [16.0, 16.5] * (n // 2))
+    steps._set = array("H", [0] * n)
+    steps._rep = array("Q", [1] * n)
+    steps.steps = n
+    return steps
+
+
+def test_changes_of_step_length_count_against_the_cap_on_what_a_code_holds():
+    """3 million step-length tokens fit in an 82 KB code and took 3.7 s to check: they were
+    neither a step nor a press to the pace checks. Every token counts now, before any is read."""
+    n = MAX_ITEMS + 2
+    code = sharecode.encode(Replay(5, "paged", True, _alternating_steps(n)),
+                            Claim(0, 0, 0, "unfinished", "paged", b"\0" * 8))
+    assert len(code) < 10_000
+    with pytest.raises(ReplayError, match=f"more than {MAX_ITEMS:,} recorded items"):
+        sharecode.decode(code)
+    within = sharecode.decode(sharecode.encode(Replay(5, "paged", True, _alternating_steps(2_000)),
+                                               Claim(0, 0, 0, "unfinished", "paged", b"\0" * 8)))
+    assert len(within.steps) == 2_000
+    doc = {"format": "vram-tetris-replay", "version": 2, "rules": RULES_VERSION, "seed": 5,
+           "mode": "paged", "steps": [[16.0 + (i % 2) / 2, []] for i in range(n)], "final": {}}
+    with pytest.raises(ReplayError, match="recorded items"):
+        Replay.from_json(json.dumps(doc))
+
+
+def test_a_code_cut_anywhere_says_it_is_truncated(mixed):
+    """docs/replays.md promises "truncated" for a code cut short; a cut inside a block once
+    said "corrupt"."""
+    _, code = mixed
+    for n in range(3, len(code)):
+        with pytest.raises(ReplayError, match="^truncated: "):
+            sharecode.decode(code[:n])
+
+
 def test_a_real_run_is_far_inside_the_step_bound(mixed):
     replay, code = mixed
     game_s = sum(dt * n for dt, _, n in replay.steps.runs()) / 1000.0
@@ -258,3 +298,23 @@ def test_the_same_steps_give_the_same_run_in_every_process():
     exec_globals: dict[str, object] = {}
     exec(compile(_DIGEST.replace("print(", "result = ("), "<digest>", "exec"), exec_globals)
     assert " ".join(map(str, exec_globals["result"])) + "\n" in outs  # type: ignore[arg-type]
+
+
+def test_blank_characters_around_a_code_or_a_file_are_skipped_at_any_length(tmp_path, mixed):
+    from engine.replay_cli import load_file
+
+    replay, code = mixed
+    padded = tmp_path / "padded.txt"
+    padded.write_text(" \n\t" * 40_000 + code + "\n" * 100)
+    assert load_file(str(padded)).check()[1] is None  # once read as JSON past 64 blanks
+    doc = tmp_path / "padded.json"
+    doc.write_text("\n" * 200_000 + replay.to_json())
+    assert load_file(str(doc)).check()[1] is None
+    blank = tmp_path / "blank.txt"
+    blank.write_text(" " * 3_000_000)
+    with pytest.raises(ReplayError, match="nothing but blank characters"):
+        load_file(str(blank))
+    empty = tmp_path / "empty.txt"
+    empty.write_text("")
+    with pytest.raises(ReplayError, match="the file is empty"):
+        load_file(str(empty))

@@ -308,3 +308,38 @@ def test_every_entry_point_prints_help_and_refuses_a_bogus_option_in_one_line(tm
         if proc.returncode != 2 or out or not prog or not one_voice(prog, err):
             problems.append(f"{name} --bogus: exit {proc.returncode}, stderr {err!r}")
     assert not problems, "\n".join(problems)
+
+
+# --- Numbers on a command line: plain decimal digits, one grammar for every option -----------
+
+NOT_PLAIN = ["1_0", "1e3", "+5", " 5", "5 ", "0x10", "١٠", "inf", "nan", "1.5.2", "", "-", "1,0"]
+
+
+@pytest.mark.parametrize("text", NOT_PLAIN)
+def test_numbers_take_plain_digits_only(text: str) -> None:
+    with pytest.raises(argparse.ArgumentTypeError, match="plain digits"):
+        cli_args.whole()(text)
+    with pytest.raises(argparse.ArgumentTypeError, match="plain digits"):
+        cli_args.number()(text)
+
+
+def test_plain_numbers_still_read() -> None:
+    assert [cli_args.whole()(t) for t in ("0", "10", "-16", "007")] == [0, 10, -16, 7]
+    assert [cli_args.number()(t) for t in ("2", "0.5", ".5", "3.", "-0")] == [2.0, 0.5, 0.5, 3.0, 0.0]
+
+
+@pytest.mark.parametrize("text", ["1,", ",1", "1,,2", " , "])
+def test_a_list_with_an_empty_item_is_refused(text: str) -> None:
+    with pytest.raises(argparse.ArgumentTypeError):
+        cli_args.listing(cli_args.whole(1))(text)
+
+
+@pytest.mark.parametrize("argv", [
+    ["-m", "engine.autoplay", "--seeds", "1_0"],
+    ["-m", "engine.lab", "sweep", "--block-sizes", "1,"],
+    ["-m", "ui.lab_scene", "--speed", "1_6"],
+])
+def test_a_number_that_is_not_plain_exits_2_in_one_line(argv: list[str]) -> None:
+    res = run(argv)
+    assert res.returncode == 2 and len(res.stderr.strip().splitlines()) == 1, res.stderr
+    assert "Traceback" not in res.stderr and res.stdout == ""

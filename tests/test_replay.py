@@ -82,7 +82,7 @@ def test_a_replay_bomb_is_refused_before_it_is_expanded():
 
 
 BAD = [
-    ("", "not a JSON document"),
+    ("", "not a replay: the file is empty"), ("  \n ", "nothing but blank characters"),
     ("[1, 2]", "not a replay"),
     ('{"format": "vram-tetris-replay", "version": 9}', "newer than this game reads"),
     ('{"format": "vram-tetris-replay", "version": 0}', "unsupported replay version"),

@@ -519,8 +519,11 @@ def test_a_hostile_code_of_millions_of_zero_length_presses_is_refused_before_it_
     CountingTimeline.most = 0
     tracemalloc.start()
     try:
+        with pytest.raises(ReplayError, match="not a real run: more than 100,000 recorded items"):
+            sharecode.decode(code)  # refused by its token count, before any token is read
+        assert CountingTimeline.most == 0
         with pytest.raises(ReplayError, match="not a real run: 10,001 key presses in 0.0 s"):
-            sharecode.decode(code)
+            sharecode.decode(hostile_share_code(90_000))  # within the count, refused by its pace
         _, peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()

@@ -1,6 +1,7 @@
 """The headless tool: argument errors exit 2 in one line, runs are deterministic PNGs."""
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -13,17 +14,18 @@ from ui.cli import Options, UsageError, parse
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def run_main(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess:
+def run_main(*args: str, cwd: Path = ROOT, timeout: float = 60) -> subprocess.CompletedProcess:
     env = {"SDL_VIDEODRIVER": "dummy", "SDL_AUDIODRIVER": "dummy", "PATH": "/usr/bin:/bin",
            "PYGAME_HIDE_SUPPORT_PROMPT": "1"}
     return subprocess.run([sys.executable, str(ROOT / "main.py"), *args], cwd=cwd, env=env,
-                          capture_output=True, text=True, timeout=60)
+                          capture_output=True, text=True, timeout=timeout)
 
 
 @pytest.mark.parametrize("args", [
     ["--headless", "--screenshot", "x.png"],  # no --frames
     ["--headless", "--frames", "10"],  # no --screenshot
     ["--headless", "--frames", "ten", "--screenshot", "x.png"],
+    ["--headless", "--frames", "1_0", "--screenshot", "x.png"],
     ["--headless", "--frames", "0", "--screenshot", "x.png"],
     ["--headless", "--frames", "5", "--screenshot", "x.jpg"],
     ["--headless", "--frames", "5", "--screenshot", "x.png", "--scene", "credits"],
@@ -304,3 +306,37 @@ def test_help_shows_defaults_and_no_banner():
     proc = run_main("--help")
     assert proc.returncode == 0 and "default" in proc.stdout and "pygame" not in proc.stdout.lower().split("usage")[0]
     assert "--data-dir" in proc.stdout
+
+
+@pytest.mark.parametrize("what", ["fifo", "folder", "2 MiB", "version 99"])
+def test_headless_ends_and_keeps_the_save_whatever_settings_json_is(tmp_path, what):
+    data = tmp_path / "data"
+    data.mkdir()
+    save = data / "settings.json"
+    bests = {"contiguous": {"serve": 1234, "endless": 5}, "paged": {"serve": 5678, "endless": 0}}
+    daily = {"2026-12-01": {"contiguous": 3, "paged": 4}}
+    valid = {"version": 3, "best": bests, "daily": daily, "language": "ko"}
+    raw = b""
+    if what == "fifo":
+        os.mkfifo(save)
+    elif what == "folder":
+        save.mkdir()
+    elif what == "2 MiB":
+        raw = json.dumps({"aaa_pad": "x" * (2 << 20), **valid}).encode()
+        save.write_bytes(raw)
+    else:
+        raw = json.dumps({**valid, "version": 99}).encode()
+        save.write_bytes(raw)
+    proc = run_main("--headless", "--frames", "2", "--screenshot", str(tmp_path / "s.png"),
+                    "--data-dir", str(data), timeout=10)
+    assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr
+    assert len([line for line in proc.stderr.splitlines() if "[STORE]" in line]) == 1, proc.stderr
+    if what == "fifo":
+        assert save.is_fifo()
+    elif what == "folder":
+        assert save.is_dir()
+    elif what == "2 MiB":
+        now = json.loads(save.read_text(encoding="utf-8"))
+        assert (now["best"], now["daily"], now["language"]) == (bests, daily, "ko")
+    else:
+        assert save.read_bytes() == raw

@@ -173,12 +173,15 @@ def run(opts: Options) -> int:
         app = make_app(surface, seed, str(cli.data_dir(opts) or scratch), opts.mode, opts.layout, opts.lang)
         for _level, notice in app.notices:
             print(f"main.py: {notice}", file=sys.stderr)
+        app.notices.clear()
         try:
             note = build(app, opts, seed)
         except (ReplayError, OSError) as exc:
             return failure("main.py", f"cannot watch {(opts.replay or '')[:80]}: {exc}")
         surface = app.surface
         app.draw(surface)
+        for _level, notice in app.notices:  # what the run itself met (a save that failed)
+            print(f"main.py: {notice}", file=sys.stderr)
         if opts.record is not None:
             try:
                 print(write_record(app, opts.record))

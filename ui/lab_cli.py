@@ -35,7 +35,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--dataset", choices=DATASETS, default="sharegpt", help="request lengths")
     parser.add_argument("--scenario", choices=SCENARIOS, default="basic",
                         help="memory sharing: basic, parallel (4 samples), beam (width 4), prefix (one-shot)")
-    parser.add_argument("--speed", type=int, choices=SPEEDS, default=4, help="simulated seconds per second")
+    parser.add_argument("--speed", type=whole(min(SPEEDS), max(SPEEDS)), choices=SPEEDS, default=4, help="simulated seconds per second")
     parser.add_argument("--select", action="store_true",
                         help="click the paged block most sequences point at (the busiest request's without sharing)")
     parser.add_argument("--layout", choices=tuple(LAYOUTS), default="landscape",

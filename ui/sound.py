@@ -516,7 +516,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = cli_args.parser(
         "python -m ui.sound", "Synthesize every sound effect and print how long it takes.")
     parser.add_argument("--rate", type=cli_args.whole(8000, 192000), default=44100, help="sample rate in Hz")
-    parser.add_argument("--size", type=int, default=-16, choices=sorted(FORMATS),
+    parser.add_argument("--size", type=cli_args.whole(), default=-16, choices=sorted(FORMATS),
                         help="pygame sample size (-16: signed 16-bit)")
     parser.add_argument("--channels", type=cli_args.whole(1, 8), default=2, help="channel count")
     parser.add_argument("--repeat", type=cli_args.whole(1, MAX_REPEAT), default=5,

@@ -16,19 +16,24 @@ sets none, and a daily run sets only the daily best. A save from older rules (it
 rules version; rules 1 had a 40-line goal and rows that cleared) keeps every setting (sound, cards,
 language, allocator, cards seen, games played; a rules-1 endless choice becomes the goal) but not
 its scores, which no run of today's rules can be compared with: the game says so once and keeps
-the old save aside, scores and all.
+the old save aside, scores and all. A save from a newer build is never rewritten: it is left as it
+is, and this build keeps its own save beside it (settings.rules<N>.json), starting from that
+save's settings. Only a regular file is read (a FIFO or a folder is left alone in the same way),
+no more than MAX_READ_BYTES of it; a symlinked save is written through its link.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import shutil
 import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
+from engine import files
 from engine import modes as _modes
 from engine.rules import GOALS, MAX_SCORE, RULES_VERSION
 from ui import loose_json, save_schema
@@ -49,9 +54,13 @@ SCHEMA_VERSION = RULES_VERSION
 # Fields of a version-1 save (rules 1: a 40-line goal, rows that cleared). Its scores are not
 # comparable with later rules and are not carried over; "endless" becomes the goal (see Storage.load).
 RULES1_FIELDS = ("best_scores", "daily_best", "endless")
+MAX_RULES = 10**9  # a stored version beyond this is shown as this
 MAX_SEEN_CARDS = 256  # a save is small; refuse to grow without bound from a hostile file
 MAX_GAMES = 10**9
-MAX_SAVE_BYTES = 1 << 20  # a real save is well under 4 KB; read no more than this
+MAX_SAVE_BYTES = 1 << 20  # a real save is well under 4 KB; a larger one is set aside and rewritten
+MAX_READ_BYTES = 8 << 20  # read whole up to this (json's own parser), so a padded save is not lost
+# This build's own save, beside a main save it must leave alone (one of newer rules, a folder).
+OWN_SAVE_SUFFIX = f".rules{RULES_VERSION}"
 BAD_SUFFIX = ".bad-"
 MAX_KEPT_ASIDE = 50  # copies compared before keeping another (identical ones are not repeated)
 MAX_DAILY_DAYS = 62  # daily bests kept: about two months, the oldest dropped first
@@ -89,10 +98,10 @@ class Settings:
     def from_dict(cls, data: object) -> Settings:
         """Build settings from untrusted data (a dict, or loose_json's Pairs with every repeated
         key): each missing or malformed field gets its default (see SCHEMA). A version-1 save's
-        "endless" choice becomes the goal when no goal is stored; the scores of a save from older
-        rules are left behind."""
+        "endless" choice becomes the goal when no goal is stored; the scores of a save from other
+        rules (older, or a newer build's) are left behind."""
         fields = save_schema.read(SCHEMA, data)
-        if rules_of(data) < SCHEMA_VERSION:
+        if rules_of(data) != SCHEMA_VERSION:
             fields["best"], fields["daily"] = _default_best(), {}
         if not save_schema.stored(data, "goal") and save_schema.Flag(False).take(save_schema.stored(data, "endless")):
             fields["goal"] = "endless"
@@ -106,7 +115,7 @@ def rules_of(data: object) -> int:
         return 1
     versions = [v for v in save_schema.stored(data, "version")
                 if isinstance(v, int) and not isinstance(v, bool) and v >= 1]
-    return min(max(versions), SCHEMA_VERSION) if versions else SCHEMA_VERSION
+    return min(max(versions), MAX_RULES) if versions else SCHEMA_VERSION
 
 
 def _is_day(text: object) -> bool:
@@ -181,14 +190,20 @@ class Backend(Protocol):
     """Where the serialized settings live."""
 
     def read(self) -> str | bytes | None:
-        """The stored data, or None when nothing has been saved yet (may raise)."""
+        """The stored data, or None when nothing has been saved yet (may raise; files.NotAFile
+        when the place holds something that is not a save at all)."""
 
     def write(self, text: str) -> None:
         """Replace the stored text (may raise; Storage catches)."""
 
-    def keep_aside(self, data: str | bytes | None, stamp: str) -> str:
-        """Keep a copy of `data` (None: the stored data could not be read) where no save
-        overwrites it; returns where (may raise)."""
+    def replace(self, data: str | bytes | None, text: str, stamp: str) -> str:
+        """Keep the stored save (`data` as read; None: it could not be read) where no save
+        overwrites it, then write `text` in its place; all or nothing: when this raises, the
+        stored save is as it was. Returns where the old save was kept."""
+
+    def beside(self, suffix: str) -> Backend:
+        """A place of its own next to this one (this build's save, when this one must be left
+        alone)."""
 
     def describe(self) -> str:
         """Where the data goes, for the log."""
@@ -199,48 +214,28 @@ def _stamp() -> str:
 
 
 class FileBackend:
-    """A JSON file, replaced atomically so a crash mid-save cannot leave half a file."""
+    """A JSON file, replaced atomically so a crash mid-save cannot leave half a file. A symlinked
+    save is written through its link (the file it points to is replaced, the link stays)."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
 
     def read(self) -> bytes | None:
+        """Only a regular file is read (engine.files: a FIFO or a folder is refused at once), and
+        no more than MAX_READ_BYTES + 1 bytes of it."""
         try:
-            with open(self.path, "rb") as handle:
-                return handle.read(MAX_SAVE_BYTES + 1)
+            return files.read_regular(self.path, MAX_READ_BYTES)
         except FileNotFoundError:
             return None
 
-    def keep_aside(self, data: str | bytes | None, stamp: str) -> str:
-        """Copy the bytes read to settings.json.bad-<stamp>; a file that could not be read is
-        renamed there instead (renaming needs no read permission)."""
-        directory = self.path.parent
-        prefix = self.path.name + BAD_SUFFIX
-        if data is not None:
-            raw = data.encode("utf-8", "surrogateescape") if isinstance(data, str) else data
-            for old in sorted(directory.glob(prefix + "*"))[-MAX_KEPT_ASIDE:]:
-                try:
-                    if old.stat().st_size == len(raw) and old.read_bytes() == raw:
-                        return str(old)  # the same bad save is kept already
-                except OSError:
-                    continue
-        target = directory / (prefix + stamp)
-        n = 1
-        while target.exists():
-            target = directory / f"{prefix}{stamp}-{n}"
-            n += 1
-        if data is None or len(data) > MAX_SAVE_BYTES:
-            if not self.path.is_file():
-                raise OSError(f"{self.path} is not a file")
-            os.replace(self.path, target)
-        else:
-            target.write_bytes(raw)
-        return str(target)
+    def _target(self) -> Path:
+        """The file a save replaces: the save itself, or what its symlink points to."""
+        return Path(os.path.realpath(self.path))
 
-    def write(self, text: str) -> None:
+    def _temp(self, text: str, directory: Path) -> str:
+        """`text` written in full to a new temporary file in `directory` (and flushed to disk)."""
         import tempfile  # desktop only: the browser saves to localStorage
 
-        directory = self.path.parent
         directory.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(prefix=".settings-", suffix=".tmp", dir=directory)
         try:
@@ -248,16 +243,91 @@ class FileBackend:
                 handle.write(text)
                 handle.flush()
                 os.fsync(handle.fileno())
-            os.replace(tmp, self.path)
         except BaseException:
+            _unlink(tmp)
+            raise
+        return tmp
+
+    def write(self, text: str) -> None:
+        target = self._target()
+        tmp = self._temp(text, target.parent)
+        try:
+            os.replace(tmp, target)
+        except BaseException:
+            _unlink(tmp)
+            raise
+
+    def _copy_kept(self, raw: bytes) -> Path | None:
+        """A copy already kept aside holding exactly `raw` (the same bad save is kept once)."""
+        for old in sorted(self.path.parent.glob(self.path.name + BAD_SUFFIX + "*"))[-MAX_KEPT_ASIDE:]:
             try:
-                os.unlink(tmp)
+                if files.size_of(old) == len(raw) and files.read_regular(old, len(raw)) == raw:
+                    return old
+            except OSError:
+                continue
+        return None
+
+    def _aside_name(self, stamp: str) -> Path:
+        prefix = self.path.name + BAD_SUFFIX
+        target = self.path.parent / (prefix + stamp)
+        n = 1
+        while os.path.lexists(target):
+            target = self.path.parent / f"{prefix}{stamp}-{n}"
+            n += 1
+        return target
+
+    def _keep(self, raw: bytes | None, aside: Path) -> None:
+        """Keep the stored save as `aside`, byte for byte: a hard link or a copy of a symlink's
+        file; the file itself renamed only where neither can be made. A copy that fails
+        leaves nothing behind."""
+        if not self.path.is_symlink():
+            try:
+                os.link(self.path, aside, follow_symlinks=False)
+                return
             except OSError:
                 pass
+        try:
+            with open(aside, "xb") as out:
+                if raw is not None and len(raw) <= MAX_READ_BYTES:
+                    out.write(raw)
+                else:
+                    with files.open_regular(self.path) as source:
+                        shutil.copyfileobj(source, out)
+                out.flush()
+                os.fsync(out.fileno())
+        except BaseException:
+            _unlink(aside)
+            if self.path.is_symlink():
+                raise
+            os.rename(self.path, aside)  # no room for a copy: a rename needs none
+
+    def replace(self, data: str | bytes | None, text: str, stamp: str) -> str:
+        raw = data.encode("utf-8", "surrogateescape") if isinstance(data, str) else data
+        target = self._target()
+        tmp = self._temp(text, target.parent)  # no room or no permission: nothing has changed
+        try:
+            kept = self._copy_kept(raw) if raw is not None and len(raw) <= MAX_READ_BYTES else None
+            if kept is None:
+                kept = self._aside_name(stamp)
+                self._keep(raw, kept)
+            os.replace(tmp, target)
+        except BaseException:
+            _unlink(tmp)
             raise
+        return str(kept)
+
+    def beside(self, suffix: str) -> FileBackend:
+        return FileBackend(self.path.with_name(self.path.stem + suffix + self.path.suffix))
 
     def describe(self) -> str:
         return str(self.path)
+
+
+def _unlink(path: str | os.PathLike[str]) -> None:
+    try:
+        os.unlink(path)
+    except OSError:
+        pass
 
 
 class LocalStorageBackend:
@@ -284,16 +354,20 @@ class LocalStorageBackend:
     def write(self, text: str) -> None:
         self._local_storage().setItem(self.key, text)
 
-    def keep_aside(self, data: str | bytes | None, stamp: str) -> str:
+    def replace(self, data: str | bytes | None, text: str, stamp: str) -> str:
         if data is None:
             raise OSError("nothing could be read to keep")
-        text = data if isinstance(data, str) else data.decode("utf-8", "replace")
+        kept = data if isinstance(data, str) else data.decode("utf-8", "replace")
         target = f"{self.key}{BAD_SUFFIX}{stamp}"
         store = self._local_storage()
-        if store.getItem(target) not in (None, text):
+        if store.getItem(target) not in (None, kept):
             target += "-1"
-        store.setItem(target, text)
+        store.setItem(target, kept)  # over the quota: raises, and nothing has changed
+        store.setItem(self.key, text)
         return f"localStorage[{target!r}]"
+
+    def beside(self, suffix: str) -> LocalStorageBackend:
+        return LocalStorageBackend(self.key + suffix)
 
     def describe(self) -> str:
         return f"localStorage[{self.key!r}]"
@@ -308,8 +382,6 @@ def _text(data: str | bytes) -> tuple[str, str | None]:
         text, problem = data.removeprefix("\ufeff"), None
     else:
         problem = None
-        if len(data) > MAX_SAVE_BYTES:
-            data, problem = data[:MAX_SAVE_BYTES], f"larger than {MAX_SAVE_BYTES} bytes"
         utf16 = _utf16(data)
         if utf16:
             return data.decode(utf16, "replace").removeprefix("\ufeff"), problem or "UTF-16 text"
@@ -358,7 +430,8 @@ def _oddity(tree: object) -> str | None:
 def decode(data: str | bytes) -> tuple[object, str | None]:
     """Parse a stored save: (data, None), or (what could be read, what was wrong). Objects come
     back as loose_json.Pairs, repeated keys and all, for the schema to pick the valid values."""
-    text, problem = _text(data)
+    oversized = f"larger than {MAX_SAVE_BYTES} bytes" if len(data) > MAX_SAVE_BYTES else None
+    text, problem = _text(data[:MAX_READ_BYTES])
     if problem is None:
         try:
             tree = loose_json.strict(text, HUGE)
@@ -367,8 +440,9 @@ def decode(data: str | bytes) -> tuple[object, str | None]:
         else:
             problem = _oddity(tree)
             if problem != "nested too deep":
-                return tree, problem
-    return loose_json.salvage(text, HUGE), problem
+                return tree, oversized or problem
+    # Salvage reads character by character: no further than a save can be long.
+    return loose_json.salvage(text[:MAX_SAVE_BYTES], HUGE), oversized or problem
 
 
 def _would_change(stored: dict[str, Any], saved: dict[str, Any]) -> bool:
@@ -412,7 +486,14 @@ class Storage:
 
     `directory` forces the file backend in that folder (tests, portable installs); otherwise
     the browser uses localStorage and the desktop the user data dir (or $VRAM_TETRIS_DATA_DIR).
-    `last_error` holds a one-line reason after a failed or corrupt load/save, for the log.
+    `last_error` holds a one-line reason after a failed or corrupt load/save, for the log: it
+    says where the player's data is.
+
+    A save is read, or kept byte for byte: one that needs setting aside (unreadable, corrupt,
+    older rules, values the game would change) is kept as settings.json.bad-<time> and replaced
+    at once by what could be read of it. A save this build must leave alone (one from a newer
+    build, a place that holds no file, a bad save that could not be kept) stays untouched, and
+    this build reads and writes its own save beside it (settings.rules<N>.json).
     """
 
     def __init__(self, directory: str | os.PathLike[str] | None = None) -> None:
@@ -424,51 +505,116 @@ class Storage:
             self.backend = LocalStorageBackend()
         else:
             self.backend = FileBackend(default_data_dir() / FILE_NAME)
+        self.main = self.backend  # where saves go unless it must be left alone
 
     def load(self) -> Settings:
         self.last_error = None
-        where = self.backend.describe()
+        self.backend = self.main
+        settings, self.last_error = self._load(self.main, own=True)
+        return settings
+
+    def _load(self, backend: Backend, own: bool) -> tuple[Settings, str | None]:
+        """The settings at `backend` and the line to log (None: nothing to say). `own` is False
+        for this build's own save beside one it leaves alone."""
+        where = backend.describe()
         try:
-            data = self.backend.read()
+            data = backend.read()
+        except files.NotAFile as exc:
+            return self._leave_alone(f"settings at {where} are {exc.strerror}", None, own)
         except Exception as exc:  # unreadable file, browser without storage, ...
-            self.last_error = f"settings unreadable at {where}: {exc}"
-            self._keep_aside(None)
-            return Settings()
+            return self._set_aside(backend, None, Settings(), f"settings unreadable at {where}: {exc}", own)
         if data is None:
-            return Settings()
+            return Settings(), None
         parsed, problem = decode(data)
+        played = rules_of(parsed)
+        if played > SCHEMA_VERSION:
+            return self._leave_alone(f"settings at {where} come from a newer build (rules {played})",
+                                     parsed, own)
         settings = Settings.from_dict(parsed)
         if problem is None and not isinstance(parsed, Pairs):
             problem = "not a settings object"
-        played = rules_of(parsed)
         if problem is not None:
-            self.last_error = f"settings corrupt at {where} ({problem}); using what could be read"
+            reason = f"settings corrupt at {where} ({problem}); using what could be read"
         elif played < SCHEMA_VERSION:
-            self.last_error = (f"settings at {where} were saved under rules {played}: their best scores "
-                               f"are not comparable with rules {SCHEMA_VERSION} and start again; every "
-                               "other setting is kept")
+            reason = (f"settings at {where} were saved under rules {played}: their best scores "
+                      f"are not comparable with rules {SCHEMA_VERSION} and start again; every "
+                      "other setting is kept")
         elif _would_change(dict(parsed) if isinstance(parsed, Pairs) else {}, settings.to_dict()):
-            self.last_error = (f"settings at {where} held values the game cannot keep "
-                               "(out of range or unknown); corrected")
+            reason = (f"settings at {where} held values the game cannot keep "
+                      "(out of range or unknown); corrected")
         else:
-            return settings
-        self._keep_aside(data)
-        return settings
+            return settings, None
+        return self._set_aside(backend, data, settings, reason, own)
 
-    def _keep_aside(self, data: str | bytes | None) -> None:
-        """Keep what was stored before any save can replace it; note where in last_error."""
+    def _set_aside(self, backend: Backend, data: str | bytes | None, settings: Settings, reason: str,
+                   own: bool) -> tuple[Settings, str]:
+        """Keep the stored save aside and put what was read of it in its place, at once."""
         try:
-            kept = self.backend.keep_aside(data, _stamp())
+            kept = backend.replace(data, _dump(settings), _stamp())
         except Exception as exc:
-            if data is not None or self.last_error is None:
-                self.last_error = f"{self.last_error or 'settings'}; no copy kept ({exc})"
-            return
-        self.last_error = f"{self.last_error}; the old save is kept as {kept}"
+            if not own:
+                self.backend = _Nowhere(backend)
+                return settings, f"{reason}; could not be set aside ({_why(exc)}): left as it is, and nothing is saved"
+            settings, note = self._leave_alone(f"{reason}; could not be set aside ({_why(exc)})", None, own,
+                                               settings)
+            return settings, note
+        return settings, f"{reason}; the old save is kept as {kept}"
+
+    def _leave_alone(self, reason: str, parsed: object, own: bool,
+                     read: Settings | None = None) -> tuple[Settings, str]:
+        """Touch nothing at the main save: this build reads and writes its own beside it. With
+        no save of its own yet, it starts from what it understands of the main one (every
+        setting but scores of other rules)."""
+        if not own:
+            self.backend = _Nowhere(self.backend)
+            return read or Settings(), f"{reason}: left as it is, and nothing is saved"
+        beside = self.main.beside(OWN_SAVE_SUFFIX)
+        self.backend = beside
+        settings, note = self._load(beside, own=False)
+        told = f"{reason}: left as it is; this build keeps its save at {beside.describe()}"
+        if note is not None:
+            return settings, f"{told}; {note}"
+        try:
+            has_own = beside.read() is not None
+        except Exception:
+            has_own = False
+        if not has_own:
+            settings = read or (Settings.from_dict(parsed) if parsed is not None else Settings())
+        return settings, told
 
     def save(self, settings: Settings) -> None:
         self.last_error = None
         try:
-            text = json.dumps(settings.to_dict(), indent=1, sort_keys=True)
-            self.backend.write(text)
+            self.backend.write(_dump(settings))
         except Exception as exc:  # read-only dir, full disk, quota exceeded: play on unsaved
-            self.last_error = f"settings not saved to {self.backend.describe()}: {exc}"
+            self.last_error = f"settings not saved to {self.backend.describe()}: {_why(exc)}"
+
+
+def _dump(settings: Settings) -> str:
+    return json.dumps(settings.to_dict(), indent=1, sort_keys=True)
+
+
+def _why(exc: BaseException) -> str:
+    return str(getattr(exc, "strerror", None) or exc)[:160]
+
+
+class _Nowhere:
+    """Where saves go when neither the main save nor this build's own may be written."""
+
+    def __init__(self, place: Backend) -> None:
+        self.place = place
+
+    def read(self) -> None:
+        return None
+
+    def write(self, text: str) -> None:
+        raise OSError(f"{self.place.describe()} is left as it is")
+
+    def replace(self, data: str | bytes | None, text: str, stamp: str) -> str:
+        raise OSError(f"{self.place.describe()} is left as it is")
+
+    def beside(self, suffix: str) -> Backend:
+        return self
+
+    def describe(self) -> str:
+        return self.place.describe()
