@@ -25,7 +25,7 @@ class Board:
     free() and from_strings() so they never disagree (load() takes another board's blocks whole).
     Memory never moves: freeing a block leaves every other block where it is."""
 
-    __slots__ = ("grid", "masks", "reserved", "version", "_tops", "_tops_v", "_owned")
+    __slots__ = ("grid", "masks", "reserved", "cached", "version", "_tops", "_tops_v", "_owned")
 
     width = WIDTH
     height = HEIGHT
@@ -36,6 +36,9 @@ class Board:
         self.grid: list[list[int]] = [[0] * WIDTH for _ in range(HEIGHT)]
         self.masks: list[int] = [0] * HEIGHT
         self.reserved: list[int] = [0] * HEIGHT
+        # Free cells that still hold cached KV content (engine.prefix_cache): free memory, drawn
+        # apart; a piece may come to rest on them, and taking one evicts its content.
+        self.cached: list[int] = [0] * HEIGHT
         self.version = 0  # bumped by every write that changes which cells are held
         self._tops: list[int] = [HEIGHT] * WIDTH  # column_tops(), valid at version _tops_v
         self._tops_v = 0
@@ -60,6 +63,7 @@ class Board:
         other.grid = [row[:] for row in self.grid]
         other.masks = self.masks[:]
         other.reserved = self.reserved[:]
+        other.cached = self.cached[:]
         other.version = self.version
         other._tops = self._tops
         other._tops_v = self._tops_v
@@ -71,6 +75,7 @@ class Board:
         self.grid = [row[:] for row in other.grid]
         self.masks = other.masks[:]
         self.reserved = other.reserved[:]
+        self.cached = other.cached[:]
         self.version += 1
         owned: dict[int, int] = {}
         for row in self.grid:
@@ -126,6 +131,25 @@ class Board:
                 x = low.bit_length() - 1
                 if want is None or self.grid[y][x] in want:
                     out.append((x, y))
+                bits ^= low
+        return out
+
+    def cache(self, cells: Iterable[Cell], cached: bool = True) -> None:
+        """Mark free cells as holding cached content (or, cached=False, no longer)."""
+        marks = self.cached
+        for x, y in cells:
+            if cached:
+                marks[y] |= 1 << x
+            else:
+                marks[y] &= ~(1 << x)
+
+    def cached_cells(self) -> list[Cell]:
+        """Cells marked as cached-free, top row first."""
+        out: list[Cell] = []
+        for y, bits in enumerate(self.cached):
+            while bits:
+                low = bits & -bits
+                out.append((low.bit_length() - 1, y))
                 bits ^= low
         return out
 

@@ -149,6 +149,7 @@ class Admitted(Event):
     stall_ms: float  # GPU time its prefill (or swap-in) stalled every running request
     resumed: str = ""  # "swap" or "recompute" when it comes back from a preemption
     mode: str = ""  # the allocator it was admitted under
+    cached: int = 0  # blocks of its context found in the prefix cache (not prefilled)
 
     @property
     def text(self) -> str:
@@ -157,6 +158,8 @@ class Admitted(Event):
         msg = f"[ALLOC] {_req(t.request_id, t.kind)} admitted: {kept} block(s) of context"
         if t.reserved:
             msg += f" + {t.reserved} reserved for its max length"
+        if self.cached:
+            msg += f", {self.cached} found in the prefix cache"
         if self.resumed:
             msg += f" ({self.resumed} back in)"
         return msg + f"; prefill stalls decoding {self.stall_ms:.0f} ms"

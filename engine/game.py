@@ -23,6 +23,7 @@ from . import memory, reach
 from . import modes as M
 from . import rules as R
 from .board import Board, Cell
+from .features import DEFAULT as DEFAULT_FEATURES, Features
 from .inputs import Input as Input
 from .memory import Breakdown
 from .pieces import COLUMNS, FOOTPRINTS, KINDS, PIECES, Footprint, Kind
@@ -116,10 +117,12 @@ class Game:
     Drive it with update(dt_ms, inputs); read the public attributes and telemetry() to draw it.
     """
 
-    __slots__ = ('_blocked_origin', '_blocked_step', '_ev', '_gravity_acc', '_gravity_ms', '_kind_reach', '_level_check_ms', '_lock_resets', '_lock_timer', '_lowest_y', '_mode', '_reach', '_reach_v', '_solid', '_stats', '_throughput', '_vram_warned', '_workload', 'active', 'blocked', 'board', 'can_hold', 'endless', 'focus', 'goal', 'hold', 'level', 'mixed', 'mode', 'modes_used', 'over', 'peak_resident', 'peak_utilisation', 'pieces', 'result', 'score', 'seed', 'serving', 'time_ms')
+    __slots__ = ('_blocked_origin', '_blocked_step', '_ev', '_gravity_acc', '_gravity_ms', '_kind_reach', '_level_check_ms', '_lock_resets', '_lock_timer', '_lowest_y', '_mode', '_reach', '_reach_v', '_solid', '_stats', '_throughput', '_vram_warned', '_workload', 'active', 'blocked', 'board', 'can_hold', 'endless', 'features', 'focus', 'goal', 'hold', 'level', 'mixed', 'mode', 'modes_used', 'over', 'peak_resident', 'peak_utilisation', 'pieces', 'result', 'score', 'seed', 'serving', 'time_ms')
 
-    def __init__(self, seed: int = 0, mode: str = M.DEFAULT, endless: bool = False) -> None:
+    def __init__(self, seed: int = 0, mode: str = M.DEFAULT, endless: bool = False,
+                 features: Features = DEFAULT_FEATURES) -> None:
         self._mode = M.get(mode)
+        self.features = features
         self.seed = seed
         self.mode = mode
         self.modes_used: list[str] = [mode]  # allocators in the order this run used them
@@ -127,8 +130,8 @@ class Game:
         self.endless = endless
         self.goal = "endless" if endless else "serve"
         self.board = Board()
-        self.serving = Serving(self.board)
-        self._workload = Workload(seed)
+        self.serving = Serving(self.board, features)
+        self._workload = Workload(seed, features.prefixes)
         self.score = 0
         self.level = 1
         self.pieces = 0  # admissions
@@ -410,7 +413,7 @@ class Game:
             s.preempted_swap,
             s.preempted_recompute,
             s.cpu_used,
-            s._token_base + (running - s.static_running) * s.step,  # tokens_stored()
+            s._token_base + (running - s.static_running) * s.step - s.dup_tokens,  # tokens_stored()
             occupied * R.TOKENS_PER_BLOCK,
             s.reserved_wasted,
             self.time_ms / 60_000.0,
@@ -599,9 +602,15 @@ class Game:
                 f"split refused: the {self.mode} allocator needs req#{req.id} in one range "
                 "(switch to PAGED)"))
             return
-        need = self.serving.need(req)
+        s = self.serving
+        hits = s.hits(req, alloc)
+        need = s.need(req, alloc)
         origin = tuple(logical_order(a.cells())) if a is not None else self._blocked_origin
-        frames = alloc.split(self.board.masks, [x for x, _ in origin[:need]])
+        columns = [x for x, _ in origin[:need]]
+        plain, anywhere = s.free_masks(hits)
+        frames = alloc.split(plain, columns)
+        if frames is None and plain is not anywhere:
+            frames = alloc.split(anywhere, columns)
         if frames is None:
             self._ev.append(ev.Alert(
                 "split_no_room", f"split refused: req#{req.id} needs {need} free block(s), "
@@ -609,7 +618,7 @@ class Game:
             return
         self.active = None
         self.blocked = None
-        self._page(req, frames, origin, "split")
+        self._page(req, frames, origin, "split", hits)
 
     # ------------------------------------------------------------------ time
     def _tick(self, dt: float) -> None:
@@ -754,10 +763,15 @@ class Game:
         s = self.serving
         if s.step <= self._blocked_step:
             return
-        need = s.need(req)
+        alloc = self._mode.allocator
+        hits = s.hits(req, alloc)
+        need = s.need(req, alloc)
         origin = self._blocked_origin
         near = sum(x for x, _ in origin) / len(origin)
-        frames = self._mode.allocator.unplaced(self.board.masks, need, near)
+        plain, anywhere = s.free_masks(hits)
+        frames = alloc.unplaced(plain, need, near)
+        if frames is None and plain is not anywhere:
+            frames = alloc.unplaced(anywhere, need, near)
         if frames is None:
             if self._blocked_step >= 0:
                 self._ev.append(ev.Alert(
@@ -766,7 +780,7 @@ class Game:
             self._blocked_step = -1  # said once; tried again every step from now on
             return
         self.blocked = None
-        self._page(req, frames, origin, "on_demand")
+        self._page(req, frames, origin, "on_demand", hits)
 
     def _lock(self, drop_cells: int) -> None:
         a = self.active
@@ -783,12 +797,18 @@ class Game:
                                                 len(sealed_cells), drop_cells, sealed_cells)))
         alloc = self._mode.allocator
         order = _IN_LOGICAL_ORDER[a.kind][a.rotation](cells)
+        hits: list[Cell] = []
         if req.swapped:  # need(), written out
             need = req.swapped
         else:
             need = -(-(req.prompt + req.done) // R.TOKENS_PER_BLOCK)  # rules.blocks_for()
             if need < 1:
                 need = 1
+            s = self.serving
+            if s.cache is not None:  # where it came to rest is its own: nothing cached stays there
+                s.claim(cells)
+                hits = s.hits(req, alloc)
+                need -= len(hits)
         tokens, reserved = alloc.whole(order, need)
         n = len(tokens)
         if not reserved and tokens == list(order[:n]):  # the rest of its placement, in order
@@ -797,7 +817,7 @@ class Game:
             preferred = []
         else:
             preferred = [c for c in order if c not in tokens and c not in reserved]
-        self._admit(req, tokens, reserved, "whole", preferred)
+        self._admit(req, tokens, reserved, "whole", preferred, hits)
 
     def _newly_sealed(self, a: Active) -> tuple[Cell, ...]:
         """The free visible cells a piece about to be written over seals off: in each of its
@@ -814,17 +834,18 @@ class Game:
                     newly.append((x, y))
         return tuple(newly)
 
-    def _page(self, req: Request, frames: list[Cell], origin: tuple[Cell, ...], how: str) -> None:
+    def _page(self, req: Request, frames: list[Cell], origin: tuple[Cell, ...], how: str,
+              hits: list[Cell]) -> None:
         tops = self.board.column_tops()
         holes = sum(1 for x, y in frames if y > tops[x])
-        table = ev.BlockTable(req.id, req.kind, tuple(enumerate(frames)))
+        table = ev.BlockTable(req.id, req.kind, tuple(enumerate(frames, start=len(hits))))
         self._ev.append(ev.PageSplit(table, holes, origin, how == "on_demand"))
-        self._admit(req, frames, [], how, [])
+        self._admit(req, frames, [], how, [], hits)
 
     def _admit(self, req: Request, tokens: list[Cell], reserved: list[Cell], how: str,
-               preferred: list[Cell]) -> None:
+               preferred: list[Cell], hits: list[Cell]) -> None:
         s = self.serving
-        s.admit(req, self._mode.allocator, tokens, reserved, how, preferred)
+        s.admit(req, self._mode.allocator, tokens, reserved, how, preferred, hits)
         self.pieces += 1
         self.can_hold = True
         self.focus = req.id

@@ -54,6 +54,14 @@ MAX_LEVEL = 20
 QUEUE_MAX = 16
 DEADLINE_MS = 30_000.0
 
+# Shared prompt prefixes (engine.prefix_cache: vLLM's automatic prefix caching). Many requests
+# of a workload start with the same tokens: an agent's tool list, a repository's context, a
+# pipeline's instructions. Per piece kind (I, O, T, S, Z, J, L, as engine.pieces.Kind), how many
+# full blocks its shared prefix has and how many different prefixes the workload uses (0: none).
+# docs/rules.md says what each stands for.
+PREFIX_BLOCKS = (1, 0, 1, 2, 0, 2, 2)
+PREFIX_VARIANTS = (1, 0, 1, 2, 0, 3, 2)
+
 # ---------------------------------------------------------------- the GPU (engine.serving)
 # Iteration-level batching, as vLLM: every DECODE_STEP_MS of GPU time each running request
 # generates one token. Prefill (a new prompt, or a recomputed one) and swapping stall every

@@ -20,14 +20,17 @@ from __future__ import annotations
 import heapq
 import math
 from collections import deque
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from . import events as ev
 from . import rules as R
 from .allocators import Allocator
 from .board import Board, Cell
+from .features import DEFAULT as DEFAULT_FEATURES, Features
 from .pieces import PIECES, Kind
-from .workload import Arrival
+from .prefix_cache import OWN, PREFIX, PREFIX_OWNER, Key, PrefixCache
+from .workload import Arrival, prefix_blocks
 
 QUEUED, RUNNING, FINISHED = "queued", "running", "finished"
 _GROW, _FINISH = 0, 1
@@ -58,6 +61,9 @@ class Request:
     version: int = 0  # bumped whenever its scheduled decode event is no longer valid
     static: bool = False  # set up by a puzzle or test: holds its blocks, never decodes
     alloc: Allocator | None = None  # the allocator it was admitted under
+    prefix: int = 0  # the shared prompt prefix it starts with (engine.workload.prefix_id; 0: none)
+    mapped: int = 0  # leading entries of `blocks` that are cached blocks it maps (prefix caching)
+    private: bool = False  # swapped out whole: its prefix came back as blocks of its own
 
     @property
     def name(self) -> str:
@@ -67,6 +73,13 @@ class Request:
     def context(self) -> int:
         """Tokens in its KV cache when its current segment starts: prompt + generated."""
         return self.prompt + self.done
+
+    def content_keys(self, blocks: int) -> list[Key]:
+        """What its first `blocks` logical blocks hold, as the prefix cache knows content: its
+        workload's shared prefix, then its own tokens."""
+        shared = 0 if self.private else min(prefix_blocks(self.prefix), blocks)
+        return ([(PREFIX, self.prefix, i) for i in range(shared)]
+                + [(OWN, self.id, i) for i in range(shared, blocks)])
 
 
 def _growth_of(req: Request) -> int:
@@ -86,8 +99,10 @@ class Serving:
     reading any attribute never changes anything.
     """
 
-    def __init__(self, board: Board) -> None:
+    def __init__(self, board: Board, features: Features = DEFAULT_FEATURES) -> None:
         self.board = board
+        self.features = features
+        self.cache = PrefixCache() if features.prefix_cache else None
         self.requests: dict[int, Request] = {}  # every request not yet finished
         self.waiting: deque[Request] = deque()
         self.running: dict[int, Request] = {}
@@ -118,6 +133,15 @@ class Serving:
         self.preempted_swap = 0
         self.preempted_recompute = 0
         self.finished_holding_max = 0  # most blocks a request held once finished (counted; must be 0)
+        # Prefix caching (engine.prefix_cache): tokens that running requests hold more than once
+        # through the blocks they share (stored once), and what the cache saved.
+        self.dup_tokens = 0
+        self.prefix_lookups = 0  # shared-prefix blocks that admitted requests asked for
+        self.prefix_hits = 0  # of those, found cached
+        self.prefill_skipped = 0  # prompt tokens found cached, not prefilled
+        self.reused_tokens = 0  # of those, found by requests coming back from a preemption
+        self.prefix_copies = 0  # contiguous: prefix blocks copied while the same prefix ran
+        self._live_prefixes: dict[int, int] = {}  # prefix -> running requests that start with it
         self.events: list[ev.Event] = []
 
     # ------------------------------------------------------------------ reading
@@ -132,16 +156,52 @@ class Serving:
 
     def tokens_stored(self) -> int:
         """Tokens held in VRAM by every running request."""
-        return self._token_base + (len(self.running) - self.static_running) * self.step
+        return self._token_base + (len(self.running) - self.static_running) * self.step - self.dup_tokens
 
     def may_preempt(self) -> bool:
         """Whether a decode step could find no free block for a growing request (and so
         preempt one) before the next admission."""
         return self.growth > R.VISIBLE_CELLS - self.held - len(self.flying)
 
-    def need(self, req: Request) -> int:
-        """Blocks `req` must be given to be admitted: its swapped blocks, or its context's."""
-        return req.swapped if req.swapped else R.blocks_for(req.context)
+    def need(self, req: Request, alloc: Allocator | None = None) -> int:
+        """Blocks `req` must be given to be admitted: its swapped blocks, or its context's, less
+        those cached (paged with prefix caching, under `alloc`)."""
+        if req.swapped:
+            return req.swapped
+        return R.blocks_for(req.context) - len(self.hits(req, alloc))
+
+    def hits(self, req: Request, alloc: Allocator | None) -> list[Cell]:
+        """The cached blocks `req` would map if admitted now under `alloc`: the longest run of
+        the full blocks of its context whose content is cached (none without prefix caching,
+        for a contiguous allocator, or for a request coming back from the swap space)."""
+        cache = self.cache
+        if cache is None or alloc is None or alloc.reserves_max_length or req.swapped:
+            return []
+        return cache.hits(req.content_keys(req.context // R.TOKENS_PER_BLOCK))
+
+    def free_masks(self, hits: Sequence[Cell] = ()) -> tuple[list[int], list[int]]:
+        """(row masks with cached-free blocks counted as taken, row masks with only `hits`
+        counted as taken): where to look for plainly free blocks first, then anywhere."""
+        masks = self.board.masks
+        if self.cache is None:
+            return masks, masks
+        cached = self.board.cached
+        plain = [m | c for m, c in zip(masks, cached)]
+        anywhere = masks[:]
+        for x, y in hits:
+            anywhere[y] |= 1 << x
+        return plain, anywhere
+
+    def claim(self, cells: Sequence[Cell]) -> None:
+        """Cached-free blocks among `cells` lose their content: they are about to be held."""
+        cache = self.cache
+        if cache is None:
+            return
+        board = self.board
+        for cell in cells:
+            if cache.is_free(cell):
+                cache.evict(cell)
+                board.cache((cell,), False)
 
     def prefill_ms(self, req: Request) -> float:
         """GPU time its admission stalls decoding for: a swap-in, or prefilling its context."""
@@ -200,7 +260,7 @@ class Serving:
 
     # ------------------------------------------------------------------ the queue
     def arrive(self, a: Arrival) -> Request:
-        req = Request(a.id, a.kind, a.prompt, a.output, a.time_ms, a.time_ms)
+        req = Request(a.id, a.kind, a.prompt, a.output, a.time_ms, a.time_ms, prefix=a.prefix)
         self.requests[req.id] = req
         self.waiting.append(req)
         self.events.append(ev.Arrived(req.id, req.kind, req.prompt, len(self.waiting)))
@@ -208,12 +268,18 @@ class Serving:
 
     # ------------------------------------------------------------------ admission
     def admit(self, req: Request, alloc: Allocator, tokens: list[Cell], reserved: list[Cell],
-              how: str, preferred: list[Cell] | None = None) -> None:
-        """Give `req` its blocks (`tokens` hold its context, `reserved` are held empty) and let
-        it decode. The caller has taken it out of the queue and checked the blocks are free."""
+              how: str, preferred: list[Cell] | None = None, hits: Sequence[Cell] = ()) -> None:
+        """Give `req` its blocks (`hits`: cached blocks it maps, then `tokens` hold the rest of
+        its context, `reserved` are held empty) and let it decode. The caller has taken it out
+        of the queue and checked the blocks are free."""
         board = self.board
         rid = req.id
-        board.place(tokens, rid, reserved)
+        own = tokens
+        if self.cache is not None:
+            self.claim(tokens)
+            self.claim(reserved)
+            own = tokens[self._map_cached(req, alloc, hits, tokens):]
+        board.place(own, rid, reserved)
         swapped = req.swapped
         context = req.prompt + req.done
         if swapped:  # prefill_ms(), need() and their like, written out for every admission
@@ -222,20 +288,25 @@ class Serving:
             self.cpu_used -= swapped
             req.swapped = 0
         else:
-            stall = R.PREFILL_MS_PER_TOKEN * context
+            stall = R.PREFILL_MS_PER_TOKEN * (context - R.TOKENS_PER_BLOCK * len(hits))
             resumed = "recompute" if req.recomputed else ""
         req.recomputed = 0
         req.state = RUNNING
         req.mode = alloc.name
         req.alloc = alloc
-        blocks = req.blocks = [*tokens, *reserved]
+        if req.prefix:
+            live = self._live_prefixes
+            if alloc.reserves_max_length and live.get(req.prefix):
+                self.prefix_copies += prefix_blocks(req.prefix)
+            live[req.prefix] = live.get(req.prefix, 0) + 1
+        blocks = req.blocks = [*hits, *tokens, *reserved] if hits else [*tokens, *reserved]
         n_reserved = req.reserved = len(reserved)
         req.preferred = list(preferred or ())
         step = req.start_step = self.step
         order = self._orders = self._orders + 1
         req.order = order
         self.running[rid] = req
-        self.held += len(blocks)
+        self.held += len(own) + n_reserved
         self.reserved += n_reserved
         self._token_base += context - step
         self.growth += _growth_of(req)
@@ -244,7 +315,44 @@ class Serving:
         self._schedule(req)
         self.events.append(ev.Admitted(
             ev.BlockTable(rid, req.kind, tuple(enumerate(blocks)), n_reserved, context),
-            how, stall, resumed, alloc.name))
+            how, stall, resumed, alloc.name, len(hits)))
+
+    def _map_cached(self, req: Request, alloc: Allocator, hits: Sequence[Cell],
+                    tokens: list[Cell]) -> int:
+        """Map the cached blocks `hits` into `req`'s table and put the full blocks of its shared
+        prefix that it computes now (the first of `tokens`) into the cache; returns how many of
+        `tokens` those are. Counts what the cache found."""
+        cache = self.cache
+        assert cache is not None
+        board = self.board
+        found = len(hits)
+        for cell in hits:
+            key = cache.key_of[cell]
+            if cache.take(cell):  # cached-free: held again
+                board.cache((cell,), False)
+                board.place((cell,), req.id if key[0] == OWN else PREFIX_OWNER + key[1])
+                self.held += 1
+            else:
+                self.dup_tokens += R.TOKENS_PER_BLOCK
+        shared = 0 if req.private or alloc.reserves_max_length else prefix_blocks(req.prefix)
+        if req.prefix and not req.swapped:
+            self.prefix_lookups += prefix_blocks(req.prefix)
+            self.prefix_hits += min(found, shared)
+        self.prefill_skipped += found * R.TOKENS_PER_BLOCK
+        if req.preemptions:
+            self.reused_tokens += found * R.TOKENS_PER_BLOCK
+        fresh = 0
+        while fresh < shared - found and fresh < len(tokens) \
+                and (PREFIX, req.prefix, found + fresh) not in cache.cell_of:
+            fresh += 1  # a block whose content is cached elsewhere stays a block of its own
+        if fresh:  # the shared prefix's blocks it computes: cached, mapped by it alone so far
+            owner = PREFIX_OWNER + req.prefix
+            board.place(tokens[:fresh], owner)
+            for i, cell in enumerate(tokens[:fresh], start=found):
+                cache.add((PREFIX, req.prefix, i), cell)
+            self.held += fresh
+        req.mapped = found + fresh
+        return fresh
 
     def _stall(self, ms: float) -> None:
         if ms > 0:
@@ -324,6 +432,9 @@ class Serving:
         assert alloc is not None
         got = alloc.grow(self._taken(), req.preferred, req.blocks[-1])
         while got is None:
+            got = self._evict_oldest()
+            if got is not None:
+                break
             victim = self._victim()
             self.preempt(victim)
             if victim is req:
@@ -340,14 +451,30 @@ class Serving:
         self.events.append(ev.Grew(req.id, req.kind, len(req.blocks) - 1, cell))
 
     def _taken(self) -> list[int]:
-        """The board's row masks with the falling request's cells counted as taken."""
+        """The board's row masks with the falling request's cells counted as taken (and the
+        cached-free blocks: a plainly free block is taken before a cached one is evicted)."""
         masks = self.board.masks
-        if not self.flying:
+        if self.cache is not None:
+            masks = [m | c for m, c in zip(masks, self.board.cached)]
+        elif not self.flying:
             return masks
-        taken = masks[:]
+        else:
+            masks = masks[:]
         for x, y in self.flying:
-            taken[y] |= 1 << x
-        return taken
+            masks[y] |= 1 << x
+        return masks
+
+    def _evict_oldest(self) -> Cell | None:
+        """The least recently used cached-free block, its content evicted; None when none is
+        cached (or only under the falling request)."""
+        cache = self.cache
+        if cache is None or not cache.lru:
+            return None
+        found = cache.oldest(1, self.flying)
+        if not found:
+            return None
+        self.claim(found)
+        return found[0]
 
     def _victim(self) -> Request:
         """The newest running request whose allocator lets it be preempted."""
@@ -358,20 +485,65 @@ class Serving:
         assert best is not None, "a growing request is preemptible itself"
         return best
 
-    def _release(self, req: Request) -> list[Cell]:
+    def _release(self, req: Request, keep: int = 0, finished: bool = False) -> list[Cell]:
+        """Take every block from a running request; returns the blocks free now. `keep`: its
+        first `keep` logical blocks are full and stay cached when freed (a preemption by
+        recomputation, with prefix caching)."""
         cells = req.blocks
         self.growth -= _growth_of(req)
-        self.board.free(cells)
-        self.held -= len(cells)
+        if req.mapped or keep:
+            freed = self._release_cached(req, keep, finished)
+        else:
+            self.board.free(cells)
+            self.held -= len(cells)
+            freed = cells
         self.reserved -= req.reserved
         self._token_base -= req.context - req.start_step
+        if req.prefix:
+            live = self._live_prefixes
+            live[req.prefix] -= 1
+            if not live[req.prefix]:
+                del live[req.prefix]
         del self.running[req.id]
         req.version += 1
-        return cells
+        req.mapped = 0
+        return freed
+
+    def _release_cached(self, req: Request, keep: int, finished: bool) -> list[Cell]:
+        """_release() with prefix caching: its own blocks are freed, the full ones among the
+        first `keep` staying cached, tail first (evicted first); then the cached blocks it
+        mapped lose a reference, the last one leaving them cached-free (a finished request's
+        own content is of no use to anyone: evicted)."""
+        cache = self.cache
+        assert cache is not None
+        board = self.board
+        cells = req.blocks
+        m = req.mapped
+        own = cells[m:]
+        board.free(own)
+        self.held -= len(own)
+        freed = list(own)
+        if keep > m:
+            kept = [(i, cells[i]) for i in range(min(keep, len(cells)) - 1, m - 1, -1)]
+            for i, cell in kept:
+                cache.add((OWN, req.id, i), cell, mapped=False)
+            board.cache(cell for _, cell in kept)
+        for cell in reversed(cells[:m]):
+            if cache.drop(cell):
+                board.free((cell,))
+                self.held -= 1
+                if finished and cache.key_of[cell][0] == OWN:
+                    cache.evict(cell)
+                else:
+                    board.cache((cell,))
+                freed.append(cell)
+            else:
+                self.dup_tokens -= R.TOKENS_PER_BLOCK
+        return freed
 
     def _finish(self, req: Request) -> None:
         wasted = req.reserved
-        cells = self._release(req)
+        cells = self._release(req, finished=True)
         # Measured, not assumed: blocks the board still gives this request once it finished.
         kept = self.board.held_by(req.id)
         if kept > self.finished_holding_max:
@@ -395,7 +567,14 @@ class Serving:
         # what its blocks hold was generated (as vLLM preempts before the step runs).
         generated = min(self.generated_of(req),
                         (n - req.reserved) * R.TOKENS_PER_BLOCK - req.prompt)
-        cells = self._release(req)
+        how = self.preempt_mode
+        if how == "swap" and self.cpu_used + n > R.CPU_BLOCKS:
+            how = "recompute"  # no room in the CPU swap space
+        keep = 0
+        if how == "recompute" and self.cache is not None and req.alloc is not None \
+                and not req.alloc.reserves_max_length:
+            keep = (req.prompt + generated) // R.TOKENS_PER_BLOCK
+        cells = self._release(req, keep)
         req.done = generated
         req.blocks = []
         req.reserved = 0
@@ -403,11 +582,9 @@ class Serving:
         req.state = QUEUED
         req.queued_ms = self.time_ms
         req.preemptions += 1
-        how = self.preempt_mode
-        if how == "swap" and self.cpu_used + n > R.CPU_BLOCKS:
-            how = "recompute"  # no room in the CPU swap space
         if how == "swap":
             req.swapped = n
+            req.private = True
             self.cpu_used += n
             self.preempted_swap += 1
             self._stall(R.SWAP_MS_PER_BLOCK * n)

@@ -22,13 +22,43 @@ from .pieces import Kind
 
 
 class Arrival(NamedTuple):
-    """One request as it arrives: `output` is what it will generate, which nobody sees."""
+    """One request as it arrives: `output` is what it will generate, which nobody sees.
+    `prefix` names the shared prompt prefix it starts with (prefix_id(); 0: none)."""
 
     id: int
     kind: Kind
     time_ms: float
     prompt: int
     output: int
+    prefix: int = 0
+
+
+def prefix_id(kind: Kind, variant: int) -> int:
+    """The id of a workload's shared prefix: one per (kind, variant), never 0."""
+    return int(kind) * 8 + variant + 1
+
+
+def prefix_kind(prefix: int) -> Kind:
+    """The workload whose shared prefix `prefix` is."""
+    return Kind((prefix - 1) // 8)
+
+
+def prefix_blocks(prefix: int) -> int:
+    """Full blocks of the shared prefix `prefix` (0 for none)."""
+    return R.PREFIX_BLOCKS[prefix_kind(prefix)] if prefix else 0
+
+
+def with_prefix(kind: Kind, prompt: int, output: int, rng: random.Random) -> tuple[int, int, int]:
+    """(prefix id, prompt, output) of a request of `kind` that may start with its workload's
+    shared prefix: a variant is drawn, and the prompt holds the prefix and at least one token
+    of its own (as long as it was, if longer), output capped to the maximum length."""
+    variants = R.PREFIX_VARIANTS[kind]
+    if not variants:
+        return 0, prompt, output
+    variant = rng.randrange(variants)
+    shared = R.PREFIX_BLOCKS[kind] * R.TOKENS_PER_BLOCK
+    prompt = min(max(prompt, shared + 1), R.MAX_SEQ_TOKENS - 1)
+    return prefix_id(kind, variant), prompt, min(output, R.MAX_SEQ_TOKENS - prompt)
 
 
 _NV_MAGICCONST = 4 * math.exp(-0.5) / math.sqrt(2.0)  # as random.py has it
@@ -102,12 +132,14 @@ def next_arrival_ms(now_ms: float, rng: random.Random) -> float:
 class Workload:
     """The endless, seeded stream of a run's requests, drawn as game time reaches them."""
 
-    __slots__ = ("_bag", "_lengths", "_gaps", "_spec", "_next_id", "_upcoming", "next_at")
+    __slots__ = ("_bag", "_lengths", "_gaps", "_prefixes", "_spec", "_next_id", "_upcoming", "next_at")
 
-    def __init__(self, seed: int) -> None:
+    def __init__(self, seed: int, prefixes: bool = False) -> None:
         self._bag = PieceBag(random.Random(seed))
         self._lengths = random.Random(f"{seed}:lengths")
         self._gaps = random.Random(f"{seed}:arrivals")
+        # Shared prefixes come from a stream of their own: the other draws stay the same.
+        self._prefixes = random.Random(f"{seed}:prefixes") if prefixes else None
         self._spec = DATASETS[R.LENGTH_DATASET]
         self._next_id = 1
         self._upcoming: deque[Arrival] = deque()
@@ -117,8 +149,11 @@ class Workload:
     def _draw(self, after_ms: float) -> Arrival:
         kind = self._bag.pop()
         prompt, output = scaled_lengths(self._spec, self._lengths)
+        prefix = 0
+        if self._prefixes is not None:
+            prefix, prompt, output = with_prefix(kind, prompt, output, self._prefixes)
         t = after_ms if self._next_id == 1 else next_arrival_ms(after_ms, self._gaps)
-        a = Arrival(self._next_id, kind, t, prompt, output)
+        a = Arrival(self._next_id, kind, t, prompt, output, prefix)
         self._next_id += 1
         return a
 

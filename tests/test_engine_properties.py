@@ -13,7 +13,9 @@ from engine import rules as R
 from engine.bot import Bot
 from engine.pieces import COLUMNS, PIECES
 from engine.serving import RUNNING
-from engine.workload import Arrival, Scripted
+from engine.features import RULES3, RULES4
+from engine.prefix_cache import PREFIX_OWNER
+from engine.workload import Arrival, Scripted, with_prefix
 
 steps = st.lists(
     st.tuples(st.sampled_from([0.0, 1000 / 60, 120.0, 700.0, 3000.0]),
@@ -33,8 +35,10 @@ def check(game: Game, finished: set[int]) -> None:
         for x, v in enumerate(row):
             if v:
                 cells.setdefault(v, set()).add((x, y))
-    # No request holds a block once it finished; every owner is a running request.
-    assert set(cells) <= set(s.running) and not set(cells) & finished
+    shared = check_cache(game, cells)
+    # No request holds a block once it finished; every owner is a running request (or a shared
+    # prefix that running requests map).
+    assert set(cells) - set(shared) <= set(s.running) and not set(cells) & finished
     assert s.finished_holding_max == 0
     # The board's own count of each owner's blocks (what a finish is measured by) is the grid's.
     assert all(board.held_by(o) == len(c) for o, c in cells.items())
@@ -43,7 +47,9 @@ def check(game: Game, finished: set[int]) -> None:
     held = reserved = tokens = 0
     for rid, req in s.running.items():
         assert req.state == RUNNING and s.requests[rid] is req
-        assert cells.get(rid, set()) == set(req.blocks) and len(set(req.blocks)) == len(req.blocks)
+        mapped = req.blocks[:req.mapped]
+        assert cells.get(rid, set()) == set(req.blocks) - {c for c in mapped if grid[c[1]][c[0]] != rid}
+        assert len(set(req.blocks)) == len(req.blocks)
         n_res = req.reserved
         assert 0 <= n_res <= len(req.blocks)
         for i, (x, y) in enumerate(req.blocks):
@@ -55,9 +61,11 @@ def check(game: Game, finished: set[int]) -> None:
         if not req.static:
             assert (full - 1) * R.TOKENS_PER_BLOCK < t <= full * R.TOKENS_PER_BLOCK, (req, t)
             assert t <= req.prompt + req.output
-        held += len(req.blocks)
+        held += len(req.blocks) - len(mapped)
         reserved += n_res
         tokens += t
+    held += len(s.cache.refs) if s.cache is not None else 0
+    tokens -= s.dup_tokens
     assert s.held == held == sum(len(c) for c in cells.values())
     # What the running requests may still take from the free pool as they grow.
     assert s.growth == sum(R.BLOCKS_PER_REQUEST - len(r.blocks) for r in s.running.values()
@@ -81,6 +89,32 @@ def check(game: Game, finished: set[int]) -> None:
         assert t.sealed_holes == 0 and t.fragmentation == 0
     if game.over:
         check_report(game)
+
+
+def check_cache(game: Game, cells: dict[int, set[tuple[int, int]]]) -> set[int]:
+    """The prefix cache agrees with the board and the running requests; returns the board's
+    owners that are shared prefixes."""
+    board, s = game.board, game.serving
+    cached = {(x, y) for y, bits in enumerate(board.cached) for x in range(R.WIDTH) if bits >> x & 1}
+    cache = s.cache
+    if cache is None:
+        assert not cached and s.dup_tokens == 0
+        return set()
+    assert set(cache.lru) == cached  # cached-free blocks are marked on the board...
+    assert all(not board.masks[y] >> x & 1 for x, y in cached)  # ...and free
+    assert set(cache.key_of) == set(cache.refs) | set(cache.lru) and not set(cache.refs) & set(cache.lru)
+    assert all(cache.cell_of[k] == c for c, k in cache.key_of.items()) and len(cache.cell_of) == len(cache.key_of)
+    maps: dict[tuple[int, int], int] = {}
+    for req in s.running.values():
+        for cell in req.blocks[:req.mapped]:
+            maps[cell] = maps.get(cell, 0) + 1
+        assert not set(req.blocks[req.mapped:]) & set(cache.key_of)  # its own blocks are no cached ones
+    assert maps == cache.refs  # a mapped block's count is the requests that map it
+    assert s.dup_tokens == sum(n - 1 for n in maps.values()) * R.TOKENS_PER_BLOCK
+    assert cache.shared == sum(1 for n in maps.values() if n > 1) <= cache.shared_peak
+    owners = {board.grid[y][x] for x, y in maps}
+    assert all(board.masks[y] >> x & 1 for x, y in maps)
+    return {o for o in owners if o >= PREFIX_OWNER}
 
 
 def check_report(game: Game) -> None:
@@ -110,10 +144,13 @@ def finished_ids(events: list[ev.Event], finished: set[int]) -> None:
             finished.add(e.request_id)
 
 
+RULES = st.sampled_from([RULES3, RULES4])  # without and with shared prefixes and their cache
+
+
 @settings(max_examples=60, deadline=None)
-@given(seed=st.integers(0, 2**32), mode=st.sampled_from(MODES), program=steps)
-def test_random_play_keeps_every_invariant(seed, mode, program):
-    game = Game(seed=seed, mode=mode)
+@given(seed=st.integers(0, 2**32), mode=st.sampled_from(MODES), program=steps, features=RULES)
+def test_random_play_keeps_every_invariant(seed, mode, program, features):
+    game = Game(seed=seed, mode=mode, features=features)
     finished: set[int] = set()
     score = 0
     for dt, inputs in program:
@@ -127,15 +164,15 @@ def test_random_play_keeps_every_invariant(seed, mode, program):
 
 @settings(max_examples=12, deadline=None)
 @given(seed=st.integers(0, 2**32), mode=st.sampled_from(MODES), skill=st.floats(0.0, 1.0),
-       extra=st.floats(0.0, 0.3))
-@example(seed=409032583, mode="paged", skill=0.1875, extra=0.0)  # a page grew under the falling piece
-def test_bot_play_under_pressure_keeps_every_invariant(seed, mode, skill, extra):
+       extra=st.floats(0.0, 0.3), features=RULES)
+@example(seed=409032583, mode="paged", skill=0.1875, extra=0.0, features=RULES3)  # a page grew under the falling piece
+def test_bot_play_under_pressure_keeps_every_invariant(seed, mode, skill, extra, features):
     # The bot fills memory and runs until the queue overflows, with a random split, allocator
     # switch or preemption switch now and then (a hold, which the bot never takes back, would
     # only end the run at its deadline).
     rng = random.Random(seed)
     bot = Bot(skill=skill, seed=seed)
-    game = Game(seed=seed, mode=mode, endless=True)
+    game = Game(seed=seed, mode=mode, endless=True, features=features)
     finished: set[int] = set()
     keys = [Input.SPLIT, Input.MODE_TOGGLE, Input.PREEMPT_TOGGLE, Input.SOFT_DROP]
     n = 0
@@ -150,27 +187,32 @@ def test_bot_play_under_pressure_keeps_every_invariant(seed, mode, skill, extra)
             check(game, finished)
 
 
-def pressure_game(seed: int, rng: random.Random) -> Game:
+def pressure_game(seed: int, rng: random.Random, features=RULES3) -> Game:
     """A paged game of long requests arriving fast (drawn from `rng`): memory runs out while
-    they decode."""
+    they decode. With shared prefixes, most start with their workload's."""
     arrivals, at = [], 0.0
     for rid in range(2, 160):
         at += rng.uniform(100, 900)
         prompt = rng.randint(1, 20)
-        arrivals.append(Arrival(rid, rng.choice(list(Kind)), at, prompt,
-                                rng.randint(1, R.MAX_SEQ_TOKENS - prompt)))
-    game = Game(seed=seed, mode="paged", endless=True)
+        kind = rng.choice(list(Kind))
+        output = rng.randint(1, R.MAX_SEQ_TOKENS - prompt)
+        prefix = 0
+        if features.prefixes:
+            prefix, prompt, output = with_prefix(kind, prompt, output, rng)
+        arrivals.append(Arrival(rid, kind, at, prompt, output, prefix))
+    game = Game(seed=seed, mode="paged", endless=True, features=features)
     game.set_workload(Scripted(arrivals))
     return game
 
 
 @settings(max_examples=15, deadline=None)
-@given(seed=st.integers(0, 2**32), toggle=st.floats(0.0, 0.5), switch=st.floats(0.0, 0.05))
-def test_preemptions_keep_every_invariant(seed, toggle, switch):
+@given(seed=st.integers(0, 2**32), toggle=st.floats(0.0, 0.5), switch=st.floats(0.0, 0.05),
+       features=RULES)
+def test_preemptions_keep_every_invariant(seed, toggle, switch, features):
     # Long requests arriving fast, each split at once: memory runs out while they decode, and
     # the newest are preempted (swap or recompute, as the random toggles leave it).
     rng = random.Random(seed)
-    game = pressure_game(seed, rng)
+    game = pressure_game(seed, rng, features)
     finished: set[int] = set()
     preempted = 0
     while not game.over and game.time_ms < 6 * 60_000:

@@ -1,0 +1,176 @@
+"""Prefix caching in paged mode (vLLM's automatic prefix caching): shared prefix blocks are
+computed once and mapped by every request that starts with them, stay cached when freed, are
+evicted least recently used first, and come back to a request resuming after a preemption."""
+from __future__ import annotations
+
+from engine import Game, Input, Kind
+from engine import events as ev
+from engine import rules as R
+from engine.features import RULES3, RULES4, Features
+from engine.prefix_cache import OWN, PREFIX, PREFIX_OWNER, PrefixCache
+from engine.serving import Request
+from engine.workload import Arrival, Scripted, prefix_blocks, prefix_id
+from tests.enginekit import drop, of, run_until
+
+AGENT = prefix_id(Kind.S, 0)  # two blocks: an agent's tool list
+CODER = prefix_id(Kind.L, 1)  # two blocks: another repository's context
+B = R.TOKENS_PER_BLOCK
+
+
+def game(features: Features = RULES4, mode: str = "paged") -> Game:
+    g = Game(seed=1, mode=mode, endless=True, features=features)
+    g.set_workload(Scripted(()))
+    return g
+
+
+def falling(g: Game, prefix: int, prompt: int, output: int) -> Request:
+    req = g.falling
+    assert req is not None
+    req.prefix, req.prompt, req.output = prefix, prompt, output
+    return req
+
+
+def next_up(g: Game, rid: int, prefix: int, prompt: int, output: int, kind: Kind = Kind.O) -> Request:
+    """Let a request with this prefix arrive now and fall (the queue is empty)."""
+    g.set_workload(Scripted([Arrival(rid, kind, g.time_ms, prompt, output, prefix)]))
+    g.update(0.001)
+    req = g.falling
+    assert req is not None and req.id == rid
+    return req
+
+
+def test_the_workloads_shared_prefixes_are_whole_blocks_inside_every_prompt() -> None:
+    from engine.workload import Workload
+
+    seen = set()
+    for a in Workload(5, prefixes=True).arrivals_until(3_600_000.0)[:400]:
+        k = prefix_blocks(a.prefix)
+        assert k == R.PREFIX_BLOCKS[a.kind]
+        assert a.prompt > k * B and a.prompt + a.output <= R.MAX_SEQ_TOKENS  # the prefix is full
+        seen.add(a.prefix)
+    assert len(seen - {0}) == sum(R.PREFIX_VARIANTS)  # every workload's every prefix comes up
+    plain = Workload(5).arrivals_until(600_000.0)
+    assert all(a.prefix == 0 for a in plain)  # rules 3: no prefixes, the same draws as before
+
+
+def test_a_second_request_maps_the_cached_prefix_and_skips_its_prefill() -> None:
+    g = game()
+    first = falling(g, AGENT, 2 * B + 5, 20)
+    drop(g, Kind.O, x=0)
+    assert first.mapped == 2 and g.serving.held == 3
+    prefix_cells = first.blocks[:2]
+    assert all(g.board.grid[y][x] == PREFIX_OWNER + AGENT for x, y in prefix_cells)
+    second = next_up(g, 50, AGENT, 2 * B + 9, 20)
+    events = g.update(0, [Input.HARD_DROP])
+    admitted = of(events, ev.Admitted)[-1]
+    assert second.blocks[:2] == prefix_cells and second.mapped == 2
+    assert admitted.cached == 2 and admitted.stall_ms == R.PREFILL_MS_PER_TOKEN * 9
+    s = g.serving
+    assert s.cache.refs == {c: 2 for c in prefix_cells} and s.cache.shared == 2
+    assert s.held == 4  # two shared blocks, counted once, and one of each request's own
+    assert s.prefix_hits == 2 and s.prefix_lookups == 4 and s.prefill_skipped == 2 * B
+    assert s.tokens_stored() == (2 * B + 5) + (2 * B + 9) - 2 * B  # shared tokens stored once
+
+
+def test_freed_prefix_blocks_stay_cached_free_and_are_found_again() -> None:
+    g = game()
+    first = falling(g, AGENT, 2 * B + 1, 3)
+    drop(g, Kind.O, x=0)
+    cells = first.blocks[:2]
+    run_until(g, lambda: first.state == "finished")
+    s = g.serving
+    assert s.held == 0 and set(g.board.cached_cells()) == set(cells)  # free memory, still cached
+    assert g.telemetry().free_cells == R.VISIBLE_CELLS
+    again = next_up(g, 60, AGENT, 2 * B + 4, 10)
+    g.update(0, [Input.HARD_DROP])
+    assert again.blocks[:2] == cells and not g.board.cached_cells() and s.held == 3
+
+
+def test_a_request_landing_on_cached_blocks_evicts_them() -> None:
+    g = game()
+    first = falling(g, AGENT, 2 * B + 1, 3)
+    drop(g, Kind.I, x=0)  # the bottom row, columns 0-3: its prefix in columns 0 and 1
+    cells = first.blocks[:2]
+    run_until(g, lambda: first.state == "finished")
+    assert set(g.board.cached_cells()) == set(cells)
+    next_up(g, 70, 0, 10, 10)
+    other = drop(g, Kind.O, x=0)  # it comes to rest on them: they are its blocks now
+    s = g.serving
+    assert other.state == "running" and set(cells) <= set(other.blocks) | set(other.preferred)
+    assert not g.board.cached_cells() and not s.cache.lru and not s.cache.cell_of
+
+
+def test_the_least_recently_used_cached_block_is_evicted_first() -> None:
+    cache = PrefixCache()
+    for n, cell in enumerate([(0, 21), (1, 21), (2, 21)]):
+        cache.add((PREFIX, 9, n), cell)
+    for cell in [(1, 21), (0, 21), (2, 21)]:
+        assert cache.drop(cell)  # freed in this order: (1, 21) is the least recently used
+    assert cache.oldest(2) == [(1, 21), (0, 21)]
+    assert cache.oldest(1, skip=[(1, 21)]) == [(0, 21)]
+    assert cache.take((1, 21))  # found again: held, out of the eviction order
+    assert cache.oldest(3) == [(0, 21), (2, 21)]
+    assert cache.hits([(PREFIX, 9, 0), (PREFIX, 9, 1), (PREFIX, 9, 2)]) == [(0, 21), (1, 21), (2, 21)]
+    cache.evict((0, 21))
+    assert cache.hits([(PREFIX, 9, 0), (PREFIX, 9, 1)]) == []  # a chain: nothing after a miss
+
+
+def test_a_recomputed_preemption_keeps_its_full_blocks_cached_tail_first_and_reuses_them() -> None:
+    g = game()
+    req = falling(g, CODER, 2 * B + 3, 40)
+    drop(g, Kind.I, x=0)
+    run_until(g, lambda: g.serving.tokens_of(req) >= 3 * B + 2)
+    s = g.serving
+    own_full = req.blocks[2]  # its third block is full of its own tokens, the fourth part-filled
+    partial = req.blocks[3]
+    s.preempt(req)
+    assert s.cache.key_of[own_full] == (OWN, req.id, 2) and partial not in s.cache.key_of
+    order = list(s.cache.lru)
+    assert order.index(own_full) < order.index(req.blocks[0] if req.blocks else s.cache.cell_of[(PREFIX, CODER, 1)])
+    run_until(g, lambda: req.state == "running", dt=16.0)
+    assert req.blocks[:3] == [s.cache.cell_of[(PREFIX, CODER, 0)], s.cache.cell_of[(PREFIX, CODER, 1)], own_full]
+    assert s.reused_tokens == 3 * B and req.mapped == 3
+
+
+def test_a_swapped_request_comes_back_with_blocks_of_its_own() -> None:
+    g = game()
+    g.update(0, [Input.PREEMPT_TOGGLE])
+    assert g.preempt_mode == "swap"
+    req = falling(g, AGENT, 2 * B + 3, 40)
+    drop(g, Kind.I, x=0)
+    run_until(g, lambda: g.serving.tokens_of(req) >= 3 * B + 2)
+    g.serving.preempt(req)
+    assert req.swapped == 4 and req.private and req.mapped == 0
+    run_until(g, lambda: req.state == "running", dt=16.0)
+    assert req.mapped == 0 and all(g.board.grid[y][x] == req.id for x, y in req.blocks)
+
+
+def test_contiguous_shares_nothing_and_counts_the_copies() -> None:
+    g = game(mode="contiguous")
+    first = falling(g, AGENT, 2 * B + 1, 20)
+    drop(g, Kind.O, x=0)
+    second = next_up(g, 80, AGENT, 2 * B + 1, 20)
+    g.update(0, [Input.HARD_DROP])
+    s = g.serving
+    assert not set(first.blocks) & set(second.blocks) and first.mapped == second.mapped == 0
+    assert s.prefix_copies == 2 and s.prefix_hits == 0 and s.prefix_lookups == 4
+    assert not g.board.cached_cells() and s.cache.refs == {}
+
+
+def test_without_the_cache_the_same_workload_shares_nothing() -> None:
+    g = game(Features(prefixes=True, prefix_cache=False))
+    falling(g, AGENT, 2 * B + 1, 20)
+    drop(g, Kind.O, x=0)
+    second = next_up(g, 90, AGENT, 2 * B + 1, 20)
+    events = g.update(0, [Input.HARD_DROP])
+    assert of(events, ev.Admitted)[-1].cached == 0 and second.mapped == 0
+    assert g.serving.held == 6 and g.serving.cache is None
+
+
+def test_rules_3_plays_exactly_as_before() -> None:
+    """The switches off: no prefix, no cache, and the seeded game unchanged (the golden runs of
+    tests/test_replay.py hold every byte of it)."""
+    g = Game(seed=7, mode="paged", features=RULES3)
+    assert g.serving.cache is None
+    run_until(g, lambda: g.served > 5, dt=200.0)
+    assert all(r.prefix == 0 for r in g.serving.requests.values())
