@@ -30,6 +30,7 @@ from dataclasses import asdict, dataclass
 from . import cli_args
 from .bot import DEFAULT_SKILL, Bot
 from .cli_args import number, whole
+from .features import DEFAULT as DEFAULT_FEATURES, Features
 from .game import MODES, OVERLOAD_CAUSES, Game, Input
 from .memory import OOM_CAUSES
 from .rules import TOKENS_PER_BLOCK, VISIBLE_CELLS
@@ -112,10 +113,11 @@ class _Sampler:
 
 
 def play_one(mode: str, seed: int, policy: str, skill: float, max_minutes: float,
-             record: str | None = None) -> GameStats:
+             record: str | None = None, features: Features = DEFAULT_FEATURES) -> GameStats:
     """One endless game under `policy`, stopped when it ends or at `max_minutes`."""
     recorder = Recorder(seed=seed, mode=mode, endless=True) if record is not None else None
-    game = recorder.game if recorder is not None else Game(seed=seed, mode=mode, endless=True)
+    game = (recorder.game if recorder is not None
+            else Game(seed=seed, mode=mode, endless=True, features=features))
     step: Callable[..., object] = recorder.update if recorder is not None else game.update
     bot = Bot(skill=skill, seed=seed)
     cap_ms = max_minutes * 60_000.0
