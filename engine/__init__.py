@@ -4,7 +4,7 @@ from . import events, memory, modes, paging
 from .board import Board
 from .events import BlockTable, LockResult
 from .game import MODES, Active, Game, Input
-from .serving import Request
+from .request import Request
 from .pieces import KINDS, PIECES, Kind, PieceDef
 from .reports import RunReport
 from .telemetry import Telemetry

@@ -16,10 +16,9 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import partial
 from operator import itemgetter
-from typing import Any
 
 from . import events as ev
-from . import memory, reach
+from . import ending, layouts, reach
 from . import modes as M
 from . import rules as R
 from .board import Board, Cell
@@ -27,10 +26,11 @@ from .features import DEFAULT as DEFAULT_FEATURES, Features
 from .inputs import Input as Input
 from .memory import Breakdown
 from .pieces import COLUMNS, FOOTPRINTS, KINDS, PIECES, Footprint, Kind
-from .reports import COUNTED, RunReport
+from .reports import RunReport
 from .rotation import KICKS
-from .serving import RUNNING, Request, Serving
-from .telemetry import Telemetry, ThroughputWindow, fragmentation, utilisation
+from .request import Request
+from .serving import Serving
+from .telemetry import Telemetry, ThroughputWindow
 from .workload import Workload
 
 MODES = M.NAMES  # the allocator names, from the registry in engine.modes
@@ -92,23 +92,6 @@ def logical_order(cells: Iterable[Cell]) -> list[Cell]:
     """A placement's blocks as logical pages: bottom row first, left to right (the context
     fills the lowest blocks, decoding fills upwards)."""
     return sorted(cells, key=lambda c: (-c[1], c[0]))
-
-
-def check_board(board: Board) -> None:
-    """ValueError unless `board` is a layout a run can hold: HEIGHT rows of WIDTH owners (request
-    ids), its masks and reservations agreeing with them."""
-    grid = board.grid
-    if len(grid) != R.HEIGHT or any(len(row) != R.WIDTH for row in grid):
-        raise ValueError(f"a board is {R.HEIGHT} rows of {R.WIDTH} blocks")
-    if len(board.masks) != R.HEIGHT or len(board.reserved) != R.HEIGHT:
-        raise ValueError(f"a board has {R.HEIGHT} row masks and {R.HEIGHT} reservation masks")
-    for y, row in enumerate(grid):
-        bits = sum(1 << x for x, owner in enumerate(row) if owner)
-        if any(not isinstance(owner, int) or owner < 0 for owner in row):
-            raise ValueError(f"row {y}: owners are request ids (whole numbers from 0)")
-        if board.masks[y] != bits or board.reserved[y] & ~bits:
-            raise ValueError(f"row {y}: its masks disagree with its owners (write a board through "
-                             "Board.place, reserve and free)")
 
 
 class Game:
@@ -173,9 +156,9 @@ class Game:
         tokens and never finish; the falling request goes back to its spawn position.
         Raises ValueError for a board that is not one (see check_board); nothing changes then.
         """
-        check_board(board)
+        layouts.check_board(board)
         s = self.serving
-        s.clear_running()
+        layouts.clear_running(s)
         owned: dict[int, list[Cell]] = {}
         for y, row in enumerate(board.grid):
             for x, owner in enumerate(row):
@@ -193,7 +176,7 @@ class Game:
             if rid != owner:
                 layout.free(cells)
                 layout.place(full, rid, empty)
-            s.hold_static(req)
+            layouts.hold_static(s, req)
         self.board.load(layout)
         self._stats = None
         self._reach_v = -1
@@ -413,7 +396,7 @@ class Game:
             s.preempted_swap,
             s.preempted_recompute,
             s.cpu_used,
-            s._token_base + (running - s.static_running) * s.step - s.dup_tokens,  # tokens_stored()
+            s.tokens_stored(),
             occupied * R.TOKENS_PER_BLOCK,
             s.reserved_wasted,
             self.time_ms / 60_000.0,
@@ -607,7 +590,7 @@ class Game:
         need = s.need(req, alloc)
         origin = tuple(logical_order(a.cells())) if a is not None else self._blocked_origin
         columns = [x for x, _ in origin[:need]]
-        plain, anywhere = s.free_masks(hits)
+        plain, anywhere = s.cache.free_masks(hits) if s.cache is not None else (self.board.masks,) * 2
         frames = alloc.split(plain, columns)
         if frames is None and plain is not anywhere:
             frames = alloc.split(anywhere, columns)
@@ -768,7 +751,7 @@ class Game:
         need = s.need(req, alloc)
         origin = self._blocked_origin
         near = sum(x for x, _ in origin) / len(origin)
-        plain, anywhere = s.free_masks(hits)
+        plain, anywhere = s.cache.free_masks(hits) if s.cache is not None else (self.board.masks,) * 2
         frames = alloc.unplaced(plain, need, near)
         if frames is None and plain is not anywhere:
             frames = alloc.unplaced(anywhere, need, near)
@@ -806,7 +789,7 @@ class Game:
                 need = 1
             s = self.serving
             if s.cache is not None:  # where it came to rest is its own: nothing cached stays there
-                s.claim(cells)
+                s.cache.claim(cells)
                 hits = s.hits(req, alloc)
                 need -= len(hits)
         tokens, reserved = alloc.whole(order, need)
@@ -891,57 +874,9 @@ class Game:
             else:
                 self._end("overload", "deadline", oldest)
 
-    def _cause(self, code: str, req: Request | None, free: int, need: int) -> str | None:
-        """The report's words for an ending, unless they need the final board's counts (a
-        CUDA OOM: engine.memory.final_counts words those)."""
-        s = self.serving
-        if code == "victory":
-            return (f"{s.served} requests served: {s.tokens_served} tokens without running out "
-                    "of memory or falling behind")
-        if code == "queue_full":
-            return (f"{len(s.waiting)} requests waiting, more than the queue's {R.QUEUE_MAX}: "
-                    f"{free} blocks free, {len(s.running)} running")
-        if code == "deadline":
-            assert req is not None
-            return (f"req#{req.id} waited {self.wait_ms(req) / 1000:.0f} s, past the "
-                    f"{R.DEADLINE_MS / 1000:.0f} s deadline ({need} block(s) needed, "
-                    f"{free} free)")
-        return None
-
     def _end(self, outcome: str, code: str, req: Request | None) -> None:
-        s = self.serving
         kind = req.kind if req is not None else self._seen_by()
-        need = s.need(req) if req is not None else 0
-        occupied = self.board.occupied()
-        free = R.VISIBLE_CELLS - occupied
-        fragmented = self._mode.allocator.external_fragmentation
-        if outcome == "oom" and fragmented:
-            need = R.BLOCKS_PER_REQUEST
-            code = "memory_full" if free < need else code  # memory.oom_cause()
-        fields: dict[str, Any] = dict(
-            outcome=outcome, request_id=req.id if req is not None else 0,
-            request_name=PIECES[kind].name, kind=kind, free_cells=free,
-            peak_utilisation=max(self.peak_utilisation, utilisation(occupied)),
-            requests_served=s.served, pieces=self.pieces, tokens=s.tokens_served,
-            score=self.score, time_ms=self.time_ms, mode=self.mode, cause_code=code,
-            utilisation=utilisation(occupied), reserved_blocks=s.reserved, need=need,
-            resident=len(s.running), peak_resident=self.peak_resident, waiting=len(s.waiting),
-            waited_ms=self.wait_ms(req) if req is not None else 0.0,
-            preempted_swap=s.preempted_swap, preempted_recompute=s.preempted_recompute,
-            reserved_wasted=s.reserved_wasted, mixed=self.mixed,
-            modes_used=tuple(self.modes_used), goal=self.goal,
-            reserved_cells=tuple(c for c in self.board.reserved_cells() if c[1] >= R.HIDDEN),
-        )
-        # The counts need a flood of every placement on the final board (contiguous): they are
-        # taken from a copy of it when the report is first read for them.
-        count = partial(memory.final_counts, self.board.copy() if fragmented else self.board,
-                        free, kind, s.reserved, need, code, self._cause(code, req, free, need),
-                        fragmented)
-        if fragmented:
-            self.result = RunReport.counted(count, **fields)
-        else:
-            counted: dict[str, Any] = dict(zip(COUNTED, count()))
-            self.result = RunReport(**fields, **counted)
+        self.result = ending.run_report(self, outcome, code, req, kind)
         self.over = True
         self.active = None
         event = {"oom": ev.Oom, "overload": ev.Overloaded, "victory": ev.Victory}[outcome]

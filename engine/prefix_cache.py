@@ -14,13 +14,18 @@ A block is needed and none is plainly free: the least recently used cached-free 
 (vLLM's free-block queue). A request preempted by recomputation frees its blocks tail first with
 their content known, so its head is evicted last and often comes straight back when it resumes.
 
-This module keeps the bookkeeping only (which content is where, the reference counts, the
-order of eviction); engine.serving writes the board.
+PrefixCache keeps the bookkeeping (which content is where, the reference counts, the order of
+eviction); BoardCache adds the board's side of it for engine.serving.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+
+from . import rules as R
+from .board import Board
+from .request import Request
+from .workload import prefix_blocks
 
 Cell = tuple[int, int]
 # A block's content: (PREFIX, prefix id, logical block) for a workload's shared prefix, or
@@ -128,3 +133,121 @@ class PrefixCache:
         key = self.key_of.pop(cell)
         del self.cell_of[key]
         self.lru.pop(cell, None)
+
+
+def content_keys(req: Request, blocks: int) -> list[Key]:
+    """What the first `blocks` logical blocks of `req` hold, as the cache knows content: its
+    workload's shared prefix (unless it came back from the swap space with copies of its own),
+    then its own tokens."""
+    shared = 0 if req.private else min(prefix_blocks(req.prefix), blocks)
+    return ([(PREFIX, req.prefix, i) for i in range(shared)]
+            + [(OWN, req.id, i) for i in range(shared, blocks)])
+
+
+class BoardCache(PrefixCache):
+    """The prefix cache of one run, writing the board's blocks it concerns: the cached-free
+    marks, the shared blocks' owner (PREFIX_OWNER + prefix id), and what it found (hit counts).
+
+    The serving engine asks it what an admitted request maps and what a released one frees;
+    `held` methods return how many board blocks became held (or free) so the engine's count
+    stays one number.
+    """
+
+    __slots__ = ("board", "dup_tokens", "lookups", "found", "skipped", "reused")
+
+    def __init__(self, board: Board) -> None:
+        super().__init__()
+        self.board = board
+        self.dup_tokens = 0  # tokens running requests hold more than once through shared blocks
+        self.lookups = 0  # shared-prefix blocks that admitted requests asked for
+        self.found = 0  # of those, found cached
+        self.skipped = 0  # context tokens found cached, not prefilled
+        self.reused = 0  # of those, found by requests coming back from a preemption
+
+    def lookup(self, req: Request) -> list[Cell]:
+        """The cached blocks `req` would map now: the longest run of its context's full
+        blocks whose content is cached."""
+        return self.hits(content_keys(req, req.context // R.TOKENS_PER_BLOCK))
+
+    def free_masks(self, hits: Sequence[Cell]) -> tuple[list[int], list[int]]:
+        """(row masks with cached-free blocks counted as taken, row masks with only `hits`
+        counted as taken): where to look for plainly free blocks first, then anywhere."""
+        masks = self.board.masks
+        plain = [m | c for m, c in zip(masks, self.board.cached)]
+        anywhere = masks[:]
+        for x, y in hits:
+            anywhere[y] |= 1 << x
+        return plain, anywhere
+
+    def claim(self, cells: Iterable[Cell]) -> None:
+        """Cached-free blocks among `cells` lose their content: they are about to be held."""
+        for cell in cells:
+            if cell in self.lru:
+                self.evict(cell)
+                self.board.cache((cell,), False)
+
+    def evict_oldest(self, skip: Sequence[Cell]) -> Cell | None:
+        """The least recently used cached-free block (not in `skip`), its content evicted."""
+        found = self.oldest(1, skip)
+        self.claim(found)
+        return found[0] if found else None
+
+    def map(self, req: Request, hits: Sequence[Cell], tokens: list[Cell], shared: int) -> tuple[int, int]:
+        """Map the cached blocks `hits` into `req`'s table, and cache the full blocks of its
+        shared prefix (its first `shared` blocks) that it computes now, the first of `tokens`.
+        Returns (how many of `tokens` those are, board blocks now held)."""
+        board = self.board
+        held = 0
+        for cell in hits:
+            owner, prefix, _ = self.key_of[cell]
+            if self.take(cell):  # cached-free: held again
+                board.cache((cell,), False)
+                board.place((cell,), req.id if owner == OWN else PREFIX_OWNER + prefix)
+                held += 1
+            else:
+                self.dup_tokens += R.TOKENS_PER_BLOCK
+        found = len(hits)
+        if req.prefix and not req.swapped:
+            self.lookups += prefix_blocks(req.prefix)
+            self.found += min(found, shared)
+        self.skipped += found * R.TOKENS_PER_BLOCK
+        if req.preemptions:
+            self.reused += found * R.TOKENS_PER_BLOCK
+        fresh = 0
+        while fresh < shared - found and fresh < len(tokens) \
+                and (PREFIX, req.prefix, found + fresh) not in self.cell_of:
+            fresh += 1  # a block whose content is cached elsewhere stays a block of its own
+        if fresh:  # the shared prefix's blocks it computes: cached, mapped by it alone so far
+            board.place(tokens[:fresh], PREFIX_OWNER + req.prefix)
+            for i, cell in enumerate(tokens[:fresh], start=found):
+                self.add((PREFIX, req.prefix, i), cell)
+        req.mapped = found + fresh
+        return fresh, held + fresh
+
+    def release(self, req: Request, keep: int, finished: bool) -> tuple[list[Cell], int]:
+        """Take every block from `req`: its own are freed, the full ones among its first
+        `keep` staying cached, tail first (evicted first); then the cached blocks it mapped
+        lose a reference, the last leaving them cached-free (a finished request's own content
+        is of no use to anyone: evicted). Returns (the blocks free now, how many)."""
+        board = self.board
+        cells = req.blocks
+        m = req.mapped
+        own = cells[m:]
+        board.free(own)
+        freed = list(own)
+        if keep > m:
+            kept = [(i, cells[i]) for i in range(min(keep, len(cells)) - 1, m - 1, -1)]
+            for i, cell in kept:
+                self.add((OWN, req.id, i), cell, mapped=False)
+            board.cache(cell for _, cell in kept)
+        for cell in reversed(cells[:m]):
+            if self.drop(cell):
+                board.free((cell,))
+                if finished and self.key_of[cell][0] == OWN:
+                    self.evict(cell)
+                else:
+                    board.cache((cell,))
+                freed.append(cell)
+            else:
+                self.dup_tokens -= R.TOKENS_PER_BLOCK
+        return freed, len(freed)

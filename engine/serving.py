@@ -21,75 +21,17 @@ import heapq
 import math
 from collections import deque
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 
 from . import events as ev
 from . import rules as R
 from .allocators import Allocator
 from .board import Board, Cell
 from .features import DEFAULT as DEFAULT_FEATURES, Features
-from .pieces import PIECES, Kind
-from .prefix_cache import OWN, PREFIX, PREFIX_OWNER, Key, PrefixCache
+from .prefix_cache import BoardCache
+from .request import FINISHED, QUEUED, RUNNING, Request, growth_of
 from .workload import Arrival, prefix_blocks
 
-QUEUED, RUNNING, FINISHED = "queued", "running", "finished"
 _GROW, _FINISH = 0, 1
-
-
-@dataclass(slots=True, eq=False)
-class Request:
-    """One inference request. `output` (what it will generate) is hidden from the player and
-    the bot; everything else is on screen."""
-
-    id: int
-    kind: Kind
-    prompt: int
-    output: int
-    arrived_ms: float
-    queued_ms: float  # when it last joined the queue: its deadline counts from here
-    state: str = QUEUED
-    mode: str = ""  # the allocator it was admitted under
-    done: int = 0  # tokens generated before its current decode segment
-    start_step: int = 0  # the decode step its current segment started at
-    blocks: list[Cell] = field(default_factory=list)  # block table: logical page i -> blocks[i]
-    reserved: int = 0  # how many of the last entries of `blocks` are reserved, still empty
-    preferred: list[Cell] = field(default_factory=list)  # paged: the rest of its placement
-    swapped: int = 0  # blocks it holds in the CPU swap space while preempted by swapping
-    recomputed: int = 0  # generated tokens it must prefill again (preempted by recompute)
-    preemptions: int = 0
-    order: int = 0  # admission order: the newest running request is preempted first
-    version: int = 0  # bumped whenever its scheduled decode event is no longer valid
-    static: bool = False  # set up by a puzzle or test: holds its blocks, never decodes
-    alloc: Allocator | None = None  # the allocator it was admitted under
-    prefix: int = 0  # the shared prompt prefix it starts with (engine.workload.prefix_id; 0: none)
-    mapped: int = 0  # leading entries of `blocks` that are cached blocks it maps (prefix caching)
-    private: bool = False  # swapped out whole: its prefix came back as blocks of its own
-
-    @property
-    def name(self) -> str:
-        return PIECES[self.kind].name
-
-    @property
-    def context(self) -> int:
-        """Tokens in its KV cache when its current segment starts: prompt + generated."""
-        return self.prompt + self.done
-
-    def content_keys(self, blocks: int) -> list[Key]:
-        """What its first `blocks` logical blocks hold, as the prefix cache knows content: its
-        workload's shared prefix, then its own tokens."""
-        shared = 0 if self.private else min(prefix_blocks(self.prefix), blocks)
-        return ([(PREFIX, self.prefix, i) for i in range(shared)]
-                + [(OWN, self.id, i) for i in range(shared, blocks)])
-
-
-def _growth_of(req: Request) -> int:
-    """Blocks a running request may still take from the free pool as it grows: up to its
-    maximum length, unless its allocator reserved that at admission (or it never decodes)."""
-    alloc = req.alloc
-    if alloc is None or alloc.reserves_max_length or req.static:
-        return 0
-    room = R.BLOCKS_PER_REQUEST - len(req.blocks)
-    return room if room > 0 else 0
 
 
 class Serving:
@@ -102,7 +44,7 @@ class Serving:
     def __init__(self, board: Board, features: Features = DEFAULT_FEATURES) -> None:
         self.board = board
         self.features = features
-        self.cache = PrefixCache() if features.prefix_cache else None
+        self.cache = BoardCache(board) if features.prefix_cache else None
         self.requests: dict[int, Request] = {}  # every request not yet finished
         self.waiting: deque[Request] = deque()
         self.running: dict[int, Request] = {}
@@ -133,14 +75,7 @@ class Serving:
         self.preempted_swap = 0
         self.preempted_recompute = 0
         self.finished_holding_max = 0  # most blocks a request held once finished (counted; must be 0)
-        # Prefix caching (engine.prefix_cache): tokens that running requests hold more than once
-        # through the blocks they share (stored once), and what the cache saved.
-        self.dup_tokens = 0
-        self.prefix_lookups = 0  # shared-prefix blocks that admitted requests asked for
-        self.prefix_hits = 0  # of those, found cached
-        self.prefill_skipped = 0  # prompt tokens found cached, not prefilled
-        self.reused_tokens = 0  # of those, found by requests coming back from a preemption
-        self.prefix_copies = 0  # contiguous: prefix blocks copied while the same prefix ran
+        self.prefix_copies = 0  # contiguous: shared-prefix blocks copied while the prefix ran
         self._live_prefixes: dict[int, int] = {}  # prefix -> running requests that start with it
         self.events: list[ev.Event] = []
 
@@ -156,7 +91,8 @@ class Serving:
 
     def tokens_stored(self) -> int:
         """Tokens held in VRAM by every running request."""
-        return self._token_base + (len(self.running) - self.static_running) * self.step - self.dup_tokens
+        dup = self.cache.dup_tokens if self.cache is not None else 0  # shared tokens, stored once
+        return self._token_base + (len(self.running) - self.static_running) * self.step - dup
 
     def may_preempt(self) -> bool:
         """Whether a decode step could find no free block for a growing request (and so
@@ -171,37 +107,12 @@ class Serving:
         return R.blocks_for(req.context) - len(self.hits(req, alloc))
 
     def hits(self, req: Request, alloc: Allocator | None) -> list[Cell]:
-        """The cached blocks `req` would map if admitted now under `alloc`: the longest run of
-        the full blocks of its context whose content is cached (none without prefix caching,
-        for a contiguous allocator, or for a request coming back from the swap space)."""
+        """The cached blocks `req` would map if admitted now under `alloc` (engine.prefix_cache;
+        none without it, for a contiguous allocator, or coming back from the swap space)."""
         cache = self.cache
         if cache is None or alloc is None or alloc.reserves_max_length or req.swapped:
             return []
-        return cache.hits(req.content_keys(req.context // R.TOKENS_PER_BLOCK))
-
-    def free_masks(self, hits: Sequence[Cell] = ()) -> tuple[list[int], list[int]]:
-        """(row masks with cached-free blocks counted as taken, row masks with only `hits`
-        counted as taken): where to look for plainly free blocks first, then anywhere."""
-        masks = self.board.masks
-        if self.cache is None:
-            return masks, masks
-        cached = self.board.cached
-        plain = [m | c for m, c in zip(masks, cached)]
-        anywhere = masks[:]
-        for x, y in hits:
-            anywhere[y] |= 1 << x
-        return plain, anywhere
-
-    def claim(self, cells: Sequence[Cell]) -> None:
-        """Cached-free blocks among `cells` lose their content: they are about to be held."""
-        cache = self.cache
-        if cache is None:
-            return
-        board = self.board
-        for cell in cells:
-            if cache.is_free(cell):
-                cache.evict(cell)
-                board.cache((cell,), False)
+        return cache.lookup(req)
 
     def prefill_ms(self, req: Request) -> float:
         """GPU time its admission stalls decoding for: a swap-in, or prefilling its context."""
@@ -232,32 +143,6 @@ class Serving:
         self.unscored = 0
         return n
 
-    # ------------------------------------------------------------------ puzzles and tests
-    def clear_running(self) -> None:
-        """Forget every running request and free its blocks (a puzzle sets up a new board)."""
-        for req in self.running.values():
-            self.board.free(req.blocks)
-            self._token_base -= req.context if req.static else req.context - req.start_step
-            self.held -= len(req.blocks)
-            self.reserved -= req.reserved
-            req.version += 1
-            self.requests.pop(req.id, None)
-        self.running.clear()
-        self.static_running = 0
-        self.growth = 0
-
-    def hold_static(self, req: Request) -> None:
-        """Count `req`, already on the board, as running: it holds its blocks full of tokens and
-        never decodes, grows or finishes."""
-        req.static = True
-        req.state = RUNNING
-        self.requests[req.id] = req
-        self.running[req.id] = req
-        self.static_running += 1
-        self._token_base += req.context
-        self.held += len(req.blocks)
-        self.reserved += req.reserved
-
     # ------------------------------------------------------------------ the queue
     def arrive(self, a: Arrival) -> Request:
         req = Request(a.id, a.kind, a.prompt, a.output, a.time_ms, a.time_ms, prefix=a.prefix)
@@ -275,10 +160,14 @@ class Serving:
         board = self.board
         rid = req.id
         own = tokens
-        if self.cache is not None:
-            self.claim(tokens)
-            self.claim(reserved)
-            own = tokens[self._map_cached(req, alloc, hits, tokens):]
+        cache = self.cache
+        if cache is not None:
+            cache.claim(tokens)
+            cache.claim(reserved)
+            shared = 0 if req.private or alloc.reserves_max_length else prefix_blocks(req.prefix)
+            fresh, held = cache.map(req, hits, tokens, shared)
+            own = tokens[fresh:]
+            self.held += held
         board.place(own, rid, reserved)
         swapped = req.swapped
         context = req.prompt + req.done
@@ -309,50 +198,13 @@ class Serving:
         self.held += len(own) + n_reserved
         self.reserved += n_reserved
         self._token_base += context - step
-        self.growth += _growth_of(req)
+        self.growth += growth_of(req)
         if stall > 0:
             self._stall(stall)
         self._schedule(req)
         self.events.append(ev.Admitted(
             ev.BlockTable(rid, req.kind, tuple(enumerate(blocks)), n_reserved, context),
             how, stall, resumed, alloc.name, len(hits)))
-
-    def _map_cached(self, req: Request, alloc: Allocator, hits: Sequence[Cell],
-                    tokens: list[Cell]) -> int:
-        """Map the cached blocks `hits` into `req`'s table and put the full blocks of its shared
-        prefix that it computes now (the first of `tokens`) into the cache; returns how many of
-        `tokens` those are. Counts what the cache found."""
-        cache = self.cache
-        assert cache is not None
-        board = self.board
-        found = len(hits)
-        for cell in hits:
-            key = cache.key_of[cell]
-            if cache.take(cell):  # cached-free: held again
-                board.cache((cell,), False)
-                board.place((cell,), req.id if key[0] == OWN else PREFIX_OWNER + key[1])
-                self.held += 1
-            else:
-                self.dup_tokens += R.TOKENS_PER_BLOCK
-        shared = 0 if req.private or alloc.reserves_max_length else prefix_blocks(req.prefix)
-        if req.prefix and not req.swapped:
-            self.prefix_lookups += prefix_blocks(req.prefix)
-            self.prefix_hits += min(found, shared)
-        self.prefill_skipped += found * R.TOKENS_PER_BLOCK
-        if req.preemptions:
-            self.reused_tokens += found * R.TOKENS_PER_BLOCK
-        fresh = 0
-        while fresh < shared - found and fresh < len(tokens) \
-                and (PREFIX, req.prefix, found + fresh) not in cache.cell_of:
-            fresh += 1  # a block whose content is cached elsewhere stays a block of its own
-        if fresh:  # the shared prefix's blocks it computes: cached, mapped by it alone so far
-            owner = PREFIX_OWNER + req.prefix
-            board.place(tokens[:fresh], owner)
-            for i, cell in enumerate(tokens[:fresh], start=found):
-                cache.add((PREFIX, req.prefix, i), cell)
-            self.held += fresh
-        req.mapped = found + fresh
-        return fresh
 
     def _stall(self, ms: float) -> None:
         if ms > 0:
@@ -432,7 +284,7 @@ class Serving:
         assert alloc is not None
         got = alloc.grow(self._taken(), req.preferred, req.blocks[-1])
         while got is None:
-            got = self._evict_oldest()
+            got = self.cache.evict_oldest(self.flying) if self.cache is not None else None
             if got is not None:
                 break
             victim = self._victim()
@@ -464,18 +316,6 @@ class Serving:
             masks[y] |= 1 << x
         return masks
 
-    def _evict_oldest(self) -> Cell | None:
-        """The least recently used cached-free block, its content evicted; None when none is
-        cached (or only under the falling request)."""
-        cache = self.cache
-        if cache is None or not cache.lru:
-            return None
-        found = cache.oldest(1, self.flying)
-        if not found:
-            return None
-        self.claim(found)
-        return found[0]
-
     def _victim(self) -> Request:
         """The newest running request whose allocator lets it be preempted."""
         best: Request | None = None
@@ -490,13 +330,14 @@ class Serving:
         first `keep` logical blocks are full and stay cached when freed (a preemption by
         recomputation, with prefix caching)."""
         cells = req.blocks
-        self.growth -= _growth_of(req)
+        self.growth -= growth_of(req)
         if req.mapped or keep:
-            freed = self._release_cached(req, keep, finished)
+            assert self.cache is not None
+            freed, n = self.cache.release(req, keep, finished)
         else:
             self.board.free(cells)
-            self.held -= len(cells)
-            freed = cells
+            freed, n = cells, len(cells)
+        self.held -= n
         self.reserved -= req.reserved
         self._token_base -= req.context - req.start_step
         if req.prefix:
@@ -507,38 +348,6 @@ class Serving:
         del self.running[req.id]
         req.version += 1
         req.mapped = 0
-        return freed
-
-    def _release_cached(self, req: Request, keep: int, finished: bool) -> list[Cell]:
-        """_release() with prefix caching: its own blocks are freed, the full ones among the
-        first `keep` staying cached, tail first (evicted first); then the cached blocks it
-        mapped lose a reference, the last one leaving them cached-free (a finished request's
-        own content is of no use to anyone: evicted)."""
-        cache = self.cache
-        assert cache is not None
-        board = self.board
-        cells = req.blocks
-        m = req.mapped
-        own = cells[m:]
-        board.free(own)
-        self.held -= len(own)
-        freed = list(own)
-        if keep > m:
-            kept = [(i, cells[i]) for i in range(min(keep, len(cells)) - 1, m - 1, -1)]
-            for i, cell in kept:
-                cache.add((OWN, req.id, i), cell, mapped=False)
-            board.cache(cell for _, cell in kept)
-        for cell in reversed(cells[:m]):
-            if cache.drop(cell):
-                board.free((cell,))
-                self.held -= 1
-                if finished and cache.key_of[cell][0] == OWN:
-                    cache.evict(cell)
-                else:
-                    board.cache((cell,))
-                freed.append(cell)
-            else:
-                self.dup_tokens -= R.TOKENS_PER_BLOCK
         return freed
 
     def _finish(self, req: Request) -> None:

@@ -8,7 +8,7 @@ from engine import Board, Game, Input, Kind
 from engine import events as ev
 from engine import rules as R
 from engine.game import Active
-from engine.serving import Request
+from engine.request import Request
 from engine.workload import Arrival, Scripted
 
 FRAME_MS = 1000.0 / 60.0

@@ -12,7 +12,8 @@ from hypothesis import strategies as st
 from engine import events as ev
 from engine import rules as R
 from engine.board import Board
-from engine.game import CHUNK_MS, MODES, Game, Input, check_board
+from engine.game import CHUNK_MS, MODES, Game, Input
+from engine.layouts import check_board
 from engine.pieces import Kind
 
 

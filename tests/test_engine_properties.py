@@ -12,7 +12,7 @@ from engine import events as ev
 from engine import rules as R
 from engine.bot import Bot
 from engine.pieces import COLUMNS, PIECES
-from engine.serving import RUNNING
+from engine.request import RUNNING
 from engine.features import RULES3, RULES4
 from engine.prefix_cache import PREFIX_OWNER
 from engine.workload import Arrival, Scripted, with_prefix
@@ -65,7 +65,7 @@ def check(game: Game, finished: set[int]) -> None:
         reserved += n_res
         tokens += t
     held += len(s.cache.refs) if s.cache is not None else 0
-    tokens -= s.dup_tokens
+    tokens -= s.cache.dup_tokens if s.cache is not None else 0
     assert s.held == held == sum(len(c) for c in cells.values())
     # What the running requests may still take from the free pool as they grow.
     assert s.growth == sum(R.BLOCKS_PER_REQUEST - len(r.blocks) for r in s.running.values()
@@ -98,7 +98,7 @@ def check_cache(game: Game, cells: dict[int, set[tuple[int, int]]]) -> set[int]:
     cached = {(x, y) for y, bits in enumerate(board.cached) for x in range(R.WIDTH) if bits >> x & 1}
     cache = s.cache
     if cache is None:
-        assert not cached and s.dup_tokens == 0
+        assert not cached
         return set()
     assert set(cache.lru) == cached  # cached-free blocks are marked on the board...
     assert all(not board.masks[y] >> x & 1 for x, y in cached)  # ...and free
@@ -110,7 +110,7 @@ def check_cache(game: Game, cells: dict[int, set[tuple[int, int]]]) -> set[int]:
             maps[cell] = maps.get(cell, 0) + 1
         assert not set(req.blocks[req.mapped:]) & set(cache.key_of)  # its own blocks are no cached ones
     assert maps == cache.refs  # a mapped block's count is the requests that map it
-    assert s.dup_tokens == sum(n - 1 for n in maps.values()) * R.TOKENS_PER_BLOCK
+    assert cache.dup_tokens == sum(n - 1 for n in maps.values()) * R.TOKENS_PER_BLOCK
     assert cache.shared == sum(1 for n in maps.values() if n > 1) <= cache.shared_peak
     owners = {board.grid[y][x] for x, y in maps}
     assert all(board.masks[y] >> x & 1 for x, y in maps)

@@ -8,7 +8,7 @@ from engine import events as ev
 from engine import rules as R
 from engine.features import RULES3, RULES4, Features
 from engine.prefix_cache import OWN, PREFIX, PREFIX_OWNER, PrefixCache
-from engine.serving import Request
+from engine.request import Request
 from engine.workload import Arrival, Scripted, prefix_blocks, prefix_id
 from tests.enginekit import drop, of, run_until
 
@@ -68,7 +68,7 @@ def test_a_second_request_maps_the_cached_prefix_and_skips_its_prefill() -> None
     s = g.serving
     assert s.cache.refs == {c: 2 for c in prefix_cells} and s.cache.shared == 2
     assert s.held == 4  # two shared blocks, counted once, and one of each request's own
-    assert s.prefix_hits == 2 and s.prefix_lookups == 4 and s.prefill_skipped == 2 * B
+    assert s.cache.found == 2 and s.cache.lookups == 4 and s.cache.skipped == 2 * B
     assert s.tokens_stored() == (2 * B + 5) + (2 * B + 9) - 2 * B  # shared tokens stored once
 
 
@@ -129,7 +129,7 @@ def test_a_recomputed_preemption_keeps_its_full_blocks_cached_tail_first_and_reu
     assert order.index(own_full) < order.index(req.blocks[0] if req.blocks else s.cache.cell_of[(PREFIX, CODER, 1)])
     run_until(g, lambda: req.state == "running", dt=16.0)
     assert req.blocks[:3] == [s.cache.cell_of[(PREFIX, CODER, 0)], s.cache.cell_of[(PREFIX, CODER, 1)], own_full]
-    assert s.reused_tokens == 3 * B and req.mapped == 3
+    assert s.cache.reused == 3 * B and req.mapped == 3
 
 
 def test_a_swapped_request_comes_back_with_blocks_of_its_own() -> None:
@@ -153,7 +153,7 @@ def test_contiguous_shares_nothing_and_counts_the_copies() -> None:
     g.update(0, [Input.HARD_DROP])
     s = g.serving
     assert not set(first.blocks) & set(second.blocks) and first.mapped == second.mapped == 0
-    assert s.prefix_copies == 2 and s.prefix_hits == 0 and s.prefix_lookups == 4
+    assert s.prefix_copies == 2 and s.cache.found == 0 and s.cache.lookups == 4
     assert not g.board.cached_cells() and s.cache.refs == {}
 
 

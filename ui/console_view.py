@@ -16,7 +16,7 @@ import pygame
 from engine import PIECES, Kind, modes
 from engine import rules as R
 from engine.events import BlockTable
-from engine.serving import Request
+from engine.request import Request
 from ui import theme
 from ui.i18n import DEFAULT as DEFAULT_LANGUAGE, Catalogue, catalogue
 from ui.i18n.game_text import mode_label, mode_note
