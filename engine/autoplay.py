@@ -62,6 +62,11 @@ class GameStats:
     preempted_swap: int
     preempted_recompute: int
     finished_holding: int
+    peak_utilisation: float  # the most VRAM held at once
+    prefix_hit_rate: float  # shared-prefix blocks found cached, of those asked for
+    prefill_tokens_skipped: int  # context tokens found cached instead of prefilled
+    reused_after_preemption: int  # of those, found by requests back from a preemption
+    shared_blocks_peak: int  # the most blocks two or more requests mapped at once
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,6 +90,11 @@ class ModeSummary:
     preemptions_mean: float
     preempted_swap_mean: float
     preempted_recompute_mean: float
+    peak_utilisation_min: float
+    prefix_hit_rate_mean: float
+    prefill_tokens_skipped_mean: float
+    reused_after_preemption_mean: float
+    shared_blocks_peak_mean: float
 
 
 class _Sampler:
@@ -146,6 +156,7 @@ def play_one(mode: str, seed: int, policy: str, skill: float, max_minutes: float
     outcome = r.outcome if r is not None and r.outcome != "victory" else None
     n = max(1, sampler.n)
     s = game.serving
+    cache = s.cache
     return GameStats(
         minutes=game.time_ms / 60_000.0, pieces=game.pieces, served=s.served,
         tokens=s.tokens_served, ended=outcome is not None, outcome=outcome,
@@ -155,7 +166,11 @@ def play_one(mode: str, seed: int, policy: str, skill: float, max_minutes: float
         waste_share=sampler.waste_num / sampler.waste_den if sampler.waste_den else 0.0,
         oom_free_minus_need=(r.free_cells - r.need) if r is not None and outcome == "oom" else None,
         preempted_swap=s.preempted_swap, preempted_recompute=s.preempted_recompute,
-        finished_holding=s.finished_holding_max)
+        finished_holding=s.finished_holding_max, peak_utilisation=game.peak_utilisation,
+        prefix_hit_rate=cache.found / cache.lookups if cache is not None and cache.lookups else 0.0,
+        prefill_tokens_skipped=cache.skipped if cache is not None else 0,
+        reused_after_preemption=cache.reused if cache is not None else 0,
+        shared_blocks_peak=cache.shared_peak if cache is not None else 0)
 
 
 def summarise(games: list[GameStats]) -> ModeSummary:
@@ -185,6 +200,11 @@ def summarise(games: list[GameStats]) -> ModeSummary:
         preemptions_mean=statistics.fmean(g.preempted_swap + g.preempted_recompute for g in games),
         preempted_swap_mean=statistics.fmean(g.preempted_swap for g in games),
         preempted_recompute_mean=statistics.fmean(g.preempted_recompute for g in games),
+        peak_utilisation_min=min(g.peak_utilisation for g in games),
+        prefix_hit_rate_mean=statistics.fmean(g.prefix_hit_rate for g in games),
+        prefill_tokens_skipped_mean=statistics.fmean(g.prefill_tokens_skipped for g in games),
+        reused_after_preemption_mean=statistics.fmean(g.reused_after_preemption for g in games),
+        shared_blocks_peak_mean=statistics.fmean(g.shared_blocks_peak for g in games),
     )
 
 

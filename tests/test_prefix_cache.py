@@ -174,3 +174,18 @@ def test_rules_3_plays_exactly_as_before() -> None:
     assert g.serving.cache is None
     run_until(g, lambda: g.served > 5, dt=200.0)
     assert all(r.prefix == 0 for r in g.serving.requests.values())
+
+
+def test_the_bot_finds_most_shared_prefixes_cached_and_serves_more_for_it() -> None:
+    """Two seeds, twenty game minutes: what the cache is worth to the same bot on the same
+    workload, once memory gets tight."""
+    from engine.autoplay import play_one, summarise
+
+    def play(features: Features, mode: str = "paged"):
+        return summarise([play_one(mode, seed, "bot", 0.8, 20.0, features=features) for seed in (0, 1)])
+
+    cached, plain = play(RULES4), play(Features(prefixes=True, prefix_cache=False))
+    assert cached.prefix_hit_rate_mean >= 0.5 and cached.shared_blocks_peak_mean > 0
+    assert cached.prefill_tokens_skipped_mean > 0 and plain.prefix_hit_rate_mean == 0
+    assert cached.tokens_mean >= 1.15 * plain.tokens_mean
+    assert play(RULES4, "contiguous").prefix_hit_rate_mean == 0  # contiguous shares nothing
