@@ -33,7 +33,7 @@ from .cli_args import number, whole
 from .features import DEFAULT as DEFAULT_FEATURES, Features
 from .game import MODES, OVERLOAD_CAUSES, Game, Input
 from .memory import OOM_CAUSES
-from .rules import TOKENS_PER_BLOCK, VISIBLE_CELLS
+from .rules import DECODE_STEP_MS, TOKENS_PER_BLOCK, VISIBLE_CELLS
 from .replay import Recorder
 
 MAX_SEEDS = 1_000
@@ -67,6 +67,8 @@ class GameStats:
     prefill_tokens_skipped: int  # context tokens found cached instead of prefilled
     reused_after_preemption: int  # of those, found by requests back from a preemption
     shared_blocks_peak: int  # the most blocks two or more requests mapped at once
+    ttft_ms: float  # mean game time from a request's arrival to its first token (chunked prefill)
+    step_ms: float  # mean game time of a decode step
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,6 +97,8 @@ class ModeSummary:
     prefill_tokens_skipped_mean: float
     reused_after_preemption_mean: float
     shared_blocks_peak_mean: float
+    ttft_ms_mean: float
+    step_ms_mean: float
 
 
 class _Sampler:
@@ -123,11 +127,15 @@ class _Sampler:
 
 
 def play_one(mode: str, seed: int, policy: str, skill: float, max_minutes: float,
-             record: str | None = None, features: Features = DEFAULT_FEATURES) -> GameStats:
-    """One endless game under `policy`, stopped when it ends or at `max_minutes`."""
+             record: str | None = None, features: Features = DEFAULT_FEATURES,
+             budget: int | None = None) -> GameStats:
+    """One endless game under `policy`, stopped when it ends or at `max_minutes`; `budget`: the
+    step's token budget (chunked prefill)."""
     recorder = Recorder(seed=seed, mode=mode, endless=True) if record is not None else None
     game = (recorder.game if recorder is not None
             else Game(seed=seed, mode=mode, endless=True, features=features))
+    if budget is not None and game.serving.prefill is not None:
+        game.serving.prefill.budget = budget
     step: Callable[..., object] = recorder.update if recorder is not None else game.update
     bot = Bot(skill=skill, seed=seed)
     cap_ms = max_minutes * 60_000.0
@@ -170,7 +178,9 @@ def play_one(mode: str, seed: int, policy: str, skill: float, max_minutes: float
         prefix_hit_rate=cache.found / cache.lookups if cache is not None and cache.lookups else 0.0,
         prefill_tokens_skipped=cache.skipped if cache is not None else 0,
         reused_after_preemption=cache.reused if cache is not None else 0,
-        shared_blocks_peak=cache.shared_peak if cache is not None else 0)
+        shared_blocks_peak=cache.shared_peak if cache is not None else 0,
+        ttft_ms=s.prefill.ttft_mean() if s.prefill is not None else 0.0,
+        step_ms=s.prefill.step_mean() if s.prefill is not None else DECODE_STEP_MS)
 
 
 def summarise(games: list[GameStats]) -> ModeSummary:
@@ -205,6 +215,8 @@ def summarise(games: list[GameStats]) -> ModeSummary:
         prefill_tokens_skipped_mean=statistics.fmean(g.prefill_tokens_skipped for g in games),
         reused_after_preemption_mean=statistics.fmean(g.reused_after_preemption for g in games),
         shared_blocks_peak_mean=statistics.fmean(g.shared_blocks_peak for g in games),
+        ttft_ms_mean=statistics.fmean(g.ttft_ms for g in games),
+        step_ms_mean=statistics.fmean(g.step_ms for g in games),
     )
 
 

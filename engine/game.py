@@ -640,8 +640,8 @@ class Game:
                 self._spawn(s.waiting.popleft())
             if self.active is None:
                 # Nothing falls, waits or is held: no deadline can pass (_check_overload()).
-                if not self.over and (s.waiting or self.blocked is not None
-                                      or self.hold is not None):
+                if not self.over and (s.waiting or self.blocked is not None or self.hold is not None
+                                      or (s.prefill is not None and s.prefill.queue)):
                     self._check_overload()
                 return
             dt = 0.0  # it entered at the end of this slice of time: it falls from now on
@@ -865,7 +865,8 @@ class Game:
         req = self.hold
         if req is not None and (oldest is None or req.queued_ms < oldest.queued_ms):
             oldest = req
-        for req in waiting:
+        # Chunked prefill: a request waits until its first token, prefilling included.
+        for req in (*waiting, *(s.prefill.queue if s.prefill is not None else ())):
             if oldest is None or req.queued_ms < oldest.queued_ms:
                 oldest = req
         if oldest is not None and now - oldest.queued_ms >= R.DEADLINE_MS:

@@ -41,6 +41,7 @@ class Request:
     prefix: int = 0  # the shared prompt prefix it starts with (engine.workload.prefix_id; 0: none)
     mapped: int = 0  # leading entries of `blocks` that are cached blocks it maps (prefix caching)
     private: bool = False  # swapped out whole: its prefix came back as blocks of its own
+    prefill_left: int = 0  # chunked prefill: context tokens still to prefill (it decodes after)
 
     @property
     def name(self) -> str:

@@ -70,6 +70,15 @@ DECODE_STEP_MS = 1_800.0
 PREFILL_MS_PER_TOKEN = 12.0
 SWAP_MS_PER_BLOCK = 80.0  # each way, per block, over PCIe
 CPU_BLOCKS = 8  # the CPU swap space (the strip beside VRAM), in blocks
+# Chunked prefill (engine.prefill, vLLM V1's default): each step has a token budget; the running
+# requests' decode tokens come first, prefill chunks share the rest. A step takes STEP_BASE_MS
+# plus STEP_MS_PER_TOKEN a token (40 decode tokens: DECODE_STEP_MS, as without it).
+STEP_BASE_MS = 1_200.0
+STEP_MS_PER_TOKEN = 15.0
+# The default is vLLM's, scaled: `vllm serve` runs 2,048 tokens a step on most GPUs, one
+# maximum-length sequence of the paper's models (2,048 tokens); the game's is MAX_SEQ_TOKENS.
+DEFAULT_BUDGET = MAX_SEQ_TOKENS
+BUDGETS = (16, 32, 64, 128, 256)  # the player's choices, in tokens a step
 PREEMPT_MODES = ("recompute", "swap")
 DEFAULT_PREEMPT = "recompute"  # vLLM's default for single-sequence requests
 

@@ -5,14 +5,15 @@ board (VRAM) as its allocator (engine.allocators) says, and decodes with every o
 request: one token each per decode step of GPU time (vLLM's iteration-level batching). When the
 last block a request holds is full, its next token needs another: a reserved one (contiguous:
 the reservation fills up), or a new block wherever one is free (paged). If none is free the
-newest running request is preempted whole (vLLM sec. 4.5) and goes back to the front of the
-queue: *recompute* frees its blocks and prefills its prompt and generated tokens again when it
-returns; *swap* moves its blocks to the CPU swap space and back, paying PCIe time both ways.
-A request finishes by itself once it has generated its output, and at that moment every block
-it holds is freed, wherever it is; nothing else moves.
+newest running request is preempted whole (engine.preemption). A request finishes by itself
+once it has generated its output, and at that moment every block it holds is freed, wherever it
+is; nothing else moves.
 
-Prefill and swapping stall the GPU: while it prefills a prompt or copies blocks no request
-decodes. Time comes in as an argument; nothing here reads a clock.
+Without chunked prefill (the paper's engine), prefill and swapping stall the GPU: while it
+prefills a prompt or copies blocks no request decodes. With it (vLLM V1, engine.prefill), each
+step's token budget prefills prompts in chunks beside the decode tokens. With prefix caching
+(engine.prefix_cache) requests map the cached full blocks of their shared prefix. Time comes in
+as an argument; nothing here reads a clock.
 """
 
 from __future__ import annotations
@@ -23,10 +24,12 @@ from collections import deque
 from collections.abc import Sequence
 
 from . import events as ev
+from . import preemption
 from . import rules as R
 from .allocators import Allocator
 from .board import Board, Cell
 from .features import DEFAULT as DEFAULT_FEATURES, Features
+from .prefill import ChunkedPrefill
 from .prefix_cache import BoardCache
 from .request import FINISHED, QUEUED, RUNNING, Request, growth_of
 from .workload import Arrival, prefix_blocks
@@ -45,6 +48,7 @@ class Serving:
         self.board = board
         self.features = features
         self.cache = BoardCache(board) if features.prefix_cache else None
+        self.prefill = ChunkedPrefill(self) if features.chunked_prefill else None
         self.requests: dict[int, Request] = {}  # every request not yet finished
         self.waiting: deque[Request] = deque()
         self.running: dict[int, Request] = {}
@@ -83,6 +87,8 @@ class Serving:
     def tokens_of(self, req: Request) -> int:
         """Tokens in a request's KV cache now."""
         if req.state == RUNNING and not req.static:
+            if req.prefill_left:
+                return req.context - req.prefill_left
             return req.context + self.step - req.start_step
         return req.context
 
@@ -92,7 +98,14 @@ class Serving:
     def tokens_stored(self) -> int:
         """Tokens held in VRAM by every running request."""
         dup = self.cache.dup_tokens if self.cache is not None else 0  # shared tokens, stored once
-        return self._token_base + (len(self.running) - self.static_running) * self.step - dup
+        p = self.prefill
+        return (self._token_base + self.decoding() * self.step - dup
+                + (p.tokens if p is not None else 0))
+
+    def decoding(self) -> int:
+        """Running requests that decode (not set up static, not still prefilling)."""
+        p = self.prefill
+        return len(self.running) - self.static_running - (len(p.queue) if p is not None else 0)
 
     def may_preempt(self) -> bool:
         """Whether a decode step could find no free block for a growing request (and so
@@ -159,6 +172,12 @@ class Serving:
         of the queue and checked the blocks are free."""
         board = self.board
         rid = req.id
+        chunked = self.prefill is not None and not req.swapped
+        if chunked:  # its context's blocks come as its chunks do (contiguous: held reserved)
+            if alloc.reserves_max_length:
+                tokens, reserved = [], [*tokens, *reserved]
+            else:
+                tokens, preferred = [], [*tokens, *(preferred or ())]
         own = tokens
         cache = self.cache
         if cache is not None:
@@ -177,7 +196,7 @@ class Serving:
             self.cpu_used -= swapped
             req.swapped = 0
         else:
-            stall = R.PREFILL_MS_PER_TOKEN * (context - R.TOKENS_PER_BLOCK * len(hits))
+            stall = 0.0 if chunked else R.PREFILL_MS_PER_TOKEN * (context - R.TOKENS_PER_BLOCK * len(hits))
             resumed = "recompute" if req.recomputed else ""
         req.recomputed = 0
         req.state = RUNNING
@@ -197,16 +216,19 @@ class Serving:
         self.running[rid] = req
         self.held += len(own) + n_reserved
         self.reserved += n_reserved
-        self._token_base += context - step
         self.growth += growth_of(req)
+        if chunked and self.prefill.admit(req, context - R.TOKENS_PER_BLOCK * len(hits)):  # type: ignore[union-attr]
+            pass  # it decodes once its context is in (ChunkedPrefill.land)
+        else:
+            self._token_base += context - step
+            self._schedule(req)
         if stall > 0:
-            self._stall(stall)
-        self._schedule(req)
+            self.stall(stall)
         self.events.append(ev.Admitted(
             ev.BlockTable(rid, req.kind, tuple(enumerate(blocks)), n_reserved, context),
             how, stall, resumed, alloc.name, len(hits)))
 
-    def _stall(self, ms: float) -> None:
+    def stall(self, ms: float) -> None:
         if ms > 0:
             self.busy_until_ms = max(self.busy_until_ms, self.time_ms) + ms
 
@@ -221,21 +243,32 @@ class Serving:
         if free <= 0:
             return
         acc = self._acc + free
-        if acc >= R.DECODE_STEP_MS:
+        prefill = self.prefill
+        length = R.DECODE_STEP_MS if prefill is None else prefill.step_ms
+        if acc >= length:
             heap = self._heap
-            while acc >= R.DECODE_STEP_MS:
-                acc -= R.DECODE_STEP_MS
+            while acc >= length:
+                acc -= length
                 step = self.step = self.step + 1
-                self.generated += len(self.running) - self.static_running
+                self.generated += self.decoding()
+                if prefill is not None:
+                    for req in prefill.land(t1 - acc):
+                        req.start_step = step - 1  # this step gave its first token
+                        self._token_base += req.context - req.start_step
+                        self.generated += 1
+                        self._schedule(req)
                 if heap and heap[0][0] <= step:
                     self._run_step(step)
+                if prefill is not None:
+                    length = prefill.plan()
         self._acc = acc
 
     def next_step_ms(self, n: int = 1) -> float:
         """The game time of the n-th decode step from now (1: the next), if no stall comes
         before it."""
         t, busy = self.time_ms, self.busy_until_ms
-        return (busy if busy > t else t) + R.DECODE_STEP_MS * n - self._acc
+        length = R.DECODE_STEP_MS if self.prefill is None else self.prefill.step_ms
+        return (busy if busy > t else t) + length * n - self._acc
 
     def next_change_ms(self) -> float:
         """The game time of the next decode step at which a running request grows or
@@ -282,16 +315,16 @@ class Serving:
             return
         alloc = req.alloc
         assert alloc is not None
-        got = alloc.grow(self._taken(), req.preferred, req.blocks[-1])
+        got = alloc.grow(self.taken(), req.preferred, req.blocks[-1])
         while got is None:
             got = self.cache.evict_oldest(self.flying) if self.cache is not None else None
             if got is not None:
                 break
-            victim = self._victim()
+            victim = preemption.victim(self)
             self.preempt(victim)
             if victim is req:
                 return
-            got = alloc.grow(self._taken(), req.preferred, req.blocks[-1])
+            got = alloc.grow(self.taken(), req.preferred, req.blocks[-1])
         cell = got
         if cell in req.preferred:
             req.preferred.remove(cell)
@@ -302,7 +335,7 @@ class Serving:
         self._schedule(req)
         self.events.append(ev.Grew(req.id, req.kind, len(req.blocks) - 1, cell))
 
-    def _taken(self) -> list[int]:
+    def taken(self) -> list[int]:
         """The board's row masks with the falling request's cells counted as taken (and the
         cached-free blocks: a plainly free block is taken before a cached one is evicted)."""
         masks = self.board.masks
@@ -316,16 +349,7 @@ class Serving:
             masks[y] |= 1 << x
         return masks
 
-    def _victim(self) -> Request:
-        """The newest running request whose allocator lets it be preempted."""
-        best: Request | None = None
-        for r in self.running.values():
-            if r.alloc is not None and r.alloc.preemptible and (best is None or r.order > best.order):
-                best = r
-        assert best is not None, "a growing request is preemptible itself"
-        return best
-
-    def _release(self, req: Request, keep: int = 0, finished: bool = False) -> list[Cell]:
+    def release(self, req: Request, keep: int = 0, finished: bool = False) -> list[Cell]:
         """Take every block from a running request; returns the blocks free now. `keep`: its
         first `keep` logical blocks are full and stay cached when freed (a preemption by
         recomputation, with prefix caching)."""
@@ -339,7 +363,11 @@ class Serving:
             freed, n = cells, len(cells)
         self.held -= n
         self.reserved -= req.reserved
-        self._token_base -= req.context - req.start_step
+        if req.prefill_left:
+            assert self.prefill is not None
+            self.prefill.drop(req)
+        else:
+            self._token_base -= req.context - req.start_step
         if req.prefix:
             live = self._live_prefixes
             live[req.prefix] -= 1
@@ -352,7 +380,7 @@ class Serving:
 
     def _finish(self, req: Request) -> None:
         wasted = req.reserved
-        cells = self._release(req, finished=True)
+        cells = self.release(req, finished=True)
         # Measured, not assumed: blocks the board still gives this request once it finished.
         kept = self.board.held_by(req.id)
         if kept > self.finished_holding_max:
@@ -369,37 +397,6 @@ class Serving:
         self.events.append(ev.Finished(req.id, req.kind, tuple(cells), req.output, wasted))
 
     def preempt(self, req: Request) -> None:
-        """Take every block of a running request and put it back at the front of the queue, to
-        be swapped back in or recomputed as the preemption mode says."""
-        n = len(req.blocks)
-        # Preempted in the step it was to grow in, it got no block for that step's token: only
-        # what its blocks hold was generated (as vLLM preempts before the step runs).
-        generated = min(self.generated_of(req),
-                        (n - req.reserved) * R.TOKENS_PER_BLOCK - req.prompt)
-        how = self.preempt_mode
-        if how == "swap" and self.cpu_used + n > R.CPU_BLOCKS:
-            how = "recompute"  # no room in the CPU swap space
-        keep = 0
-        if how == "recompute" and self.cache is not None and req.alloc is not None \
-                and not req.alloc.reserves_max_length:
-            keep = (req.prompt + generated) // R.TOKENS_PER_BLOCK
-        cells = self._release(req, keep)
-        req.done = generated
-        req.blocks = []
-        req.reserved = 0
-        req.preferred = []
-        req.state = QUEUED
-        req.queued_ms = self.time_ms
-        req.preemptions += 1
-        if how == "swap":
-            req.swapped = n
-            req.private = True
-            self.cpu_used += n
-            self.preempted_swap += 1
-            self._stall(R.SWAP_MS_PER_BLOCK * n)
-        else:
-            req.recomputed = generated
-            self.preempted_recompute += 1
-        self.waiting.appendleft(req)
-        self.events.append(ev.Preempted(req.id, req.kind, tuple(cells), how, generated,
-                                        self.preempt_mode))
+        """Take every block of a running request and put it back at the front of the queue
+        (engine.preemption)."""
+        preemption.preempt(self, req)

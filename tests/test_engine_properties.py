@@ -36,6 +36,12 @@ def check(game: Game, finished: set[int]) -> None:
             if v:
                 cells.setdefault(v, set()).add((x, y))
     shared = check_cache(game, cells)
+    if s.prefill is not None:  # chunked prefill: the prefilling requests, in admission order
+        q = list(s.prefill.queue)
+        assert all(r.prefill_left > 0 and s.running.get(r.id) is r for r in q)
+        assert [r.order for r in q] == sorted(r.order for r in q)
+        assert {r.id for r in s.running.values() if r.prefill_left} == {r.id for r in q}
+        assert s.prefill.tokens == sum(r.context - r.prefill_left for r in q)
     # No request holds a block once it finished; every owner is a running request (or a shared
     # prefix that running requests map).
     assert set(cells) - set(shared) <= set(s.running) and not set(cells) & finished
@@ -58,7 +64,10 @@ def check(game: Game, finished: set[int]) -> None:
             assert n_res == 0
         full = len(req.blocks) - n_res
         t = s.tokens_of(req)
-        if not req.static:
+        if req.prefill_left:  # its chunk's blocks come before the chunk's tokens
+            assert req in s.prefill.queue and t == req.context - req.prefill_left
+            assert t <= full * R.TOKENS_PER_BLOCK and full <= R.blocks_for(req.context)
+        elif not req.static:
             assert (full - 1) * R.TOKENS_PER_BLOCK < t <= full * R.TOKENS_PER_BLOCK, (req, t)
             assert t <= req.prompt + req.output
         held += len(req.blocks) - len(mapped)

@@ -12,12 +12,13 @@ from engine.request import Request
 from engine.workload import Arrival, Scripted, prefix_blocks, prefix_id
 from tests.enginekit import drop, of, run_until
 
+CACHED = Features(prefixes=True, prefix_cache=True)  # the mechanism alone (prefill at admission)
 AGENT = prefix_id(Kind.S, 0)  # two blocks: an agent's tool list
 CODER = prefix_id(Kind.L, 1)  # two blocks: another repository's context
 B = R.TOKENS_PER_BLOCK
 
 
-def game(features: Features = RULES4, mode: str = "paged") -> Game:
+def game(features: Features = CACHED, mode: str = "paged") -> Game:
     g = Game(seed=1, mode=mode, endless=True, features=features)
     g.set_workload(Scripted(()))
     return g
@@ -184,7 +185,7 @@ def test_the_bot_finds_most_shared_prefixes_cached_and_serves_more_for_it() -> N
     def play(features: Features, mode: str = "paged"):
         return summarise([play_one(mode, seed, "bot", 0.8, 20.0, features=features) for seed in (0, 1)])
 
-    cached, plain = play(RULES4), play(Features(prefixes=True, prefix_cache=False))
+    cached, plain = play(RULES4), play(Features(prefixes=True, prefix_cache=False, chunked_prefill=True))
     assert cached.prefix_hit_rate_mean >= 0.5 and cached.shared_blocks_peak_mean > 0
     assert cached.prefill_tokens_skipped_mean > 0 and plain.prefix_hit_rate_mean == 0
     assert cached.tokens_mean >= 1.15 * plain.tokens_mean
