@@ -27,7 +27,7 @@ import sys
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 
-from . import cli_args
+from . import cli_args, replay_json
 from .bot import DEFAULT_SKILL, Bot
 from .cli_args import number, whole
 from .features import DEFAULT as DEFAULT_FEATURES, Features
@@ -159,7 +159,7 @@ def play_one(mode: str, seed: int, policy: str, skill: float, max_minutes: float
             step(IDLE_STEP_MS)
         sampler.read(game)
     if recorder is not None and record is not None:
-        recorder.finish().save(os.path.join(record, f"{mode}-seed{seed}.json"))
+        replay_json.save(recorder.finish(), os.path.join(record, f"{mode}-seed{seed}.json"))
     r = game.result if game.over else None
     outcome = r.outcome if r is not None and r.outcome != "victory" else None
     n = max(1, sampler.n)

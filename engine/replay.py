@@ -3,8 +3,10 @@
 The game writes every run down as it is played (Tape, a few bytes per run of identical steps in
 a Timeline), and anyone can re-simulate a Replay and compare it with what it claims (a Claim
 from a share code, or the full final state from a replay file). Share codes are
-engine.sharecode, replay files engine.replay_json, the command line engine.replay_cli
-(`python -m engine.replay CODE_OR_FILE`).
+engine.sharecode, replay files engine.replay_json (to_json, from_json, save, load), the command
+line engine.replay_cli (`python -m engine.replay CODE_OR_FILE`). Those modules build on this one
+and this one imports none of them: only the `__main__` block at the end, run as a script and
+never on import, hands the command line to engine.replay_cli.
 """
 
 from __future__ import annotations
@@ -308,31 +310,6 @@ class Replay:
         out, problem = self.check()
         return problem is None
 
-    # ------------------------------------------------------------------ files (engine.replay_json)
-    def to_json(self) -> str:
-        from .replay_json import to_json
-
-        return to_json(self)
-
-    def save(self, path: str) -> None:
-        """Write the replay to `path` whole or not at all (a temporary file, then a rename)."""
-        from .replay_json import save
-
-        save(self, path)
-
-    @classmethod
-    def from_json(cls, text: str) -> Replay:
-        from .replay_json import from_json
-
-        return from_json(text)
-
-    @classmethod
-    def load(cls, path: str) -> Replay:
-        """Read a replay file, streamed; ReplayError (or OSError) when it cannot be."""
-        from .replay_json import load
-
-        return load(path)
-
 
 def rules_mismatch(rules: int) -> str:
     """The one line an old (or newer) run is refused with: it would not replay as it was played."""
@@ -422,7 +399,9 @@ class Tape:
 
 if __name__ == "__main__":
     # `python -m engine.replay`: the command line lives in engine.replay_cli (not in the web
-    # bundle); this file is __main__ here, so the package's own modules are used.
+    # bundle). This block runs only when this file is the script (__main__), never when the
+    # module is imported, so it is an entry point and no import circle: engine.replay_cli
+    # imports engine.replay (a module of its own, apart from this script), never the reverse.
     from engine.cli_args import run
     from engine.replay_cli import main
 

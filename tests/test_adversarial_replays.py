@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from engine import sharecode
+from engine import replay_json, sharecode
 from engine.bot import Bot
 from engine.daily import daily_seed, parse_day
 from engine.game import Input
@@ -100,7 +100,7 @@ def _head(rules: int = RULES_VERSION, seed: int = 5, dt: float = 16.0) -> bytes:
 
 def test_recorded_rules2_runs_round_trip_as_codes_and_files(mixed, daily):
     for replay, code in (mixed, daily):
-        for back in (sharecode.decode(code), Replay.from_json(replay.to_json())):
+        for back in (sharecode.decode(code), replay_json.from_json(replay_json.to_json(replay))):
             out, problem = back.check()
             assert problem is None and out is not None
             assert (back.daily, back.seed, back.rules) == (replay.daily, replay.seed, RULES_VERSION)
@@ -129,13 +129,13 @@ def test_rules1_codes_and_files_are_refused_with_exactly_the_one_line(mixed):
     assert _one_line_refusal(RULES1_CODE) == OLD_RULES
     assert _one_line_refusal(_wrap(_head(rules=1) + sharecode._varint(1) * 2
                                    + bytes([sharecode.OP_END, 0]))) == OLD_RULES
-    doc = json.loads(replay.to_json())
+    doc = json.loads(replay_json.to_json(replay))
     doc["rules"] = 1
-    assert Replay.from_json(json.dumps(doc)).check()[1] == OLD_RULES
+    assert replay_json.from_json(json.dumps(doc)).check()[1] == OLD_RULES
     for key in ("rules", "daily", "modes"):  # a version-1 file: written before rules 2 existed
         del doc[key]
     doc["version"] = 1
-    assert Replay.from_json(json.dumps(doc)).check()[1] == OLD_RULES
+    assert replay_json.from_json(json.dumps(doc)).check()[1] == OLD_RULES
 
 
 # ---------------------------------------------------------------------- bounded work
@@ -154,9 +154,9 @@ def test_a_code_of_millions_of_tiny_steps_is_refused_before_it_is_simulated():
     doc = {"format": "vram-tetris-replay", "version": 2, "rules": RULES_VERSION, "seed": 5,
            "mode": "paged", "steps": [[1e-9, [], 10_000_000]], "final": {}}
     with pytest.raises(ReplayError, match="not a real run"):
-        Replay.from_json(json.dumps(doc))
+        replay_json.from_json(json.dumps(doc))
     within = {**doc, "steps": [[1e-9, [], STEP_SLACK]]}
-    assert len(Replay.from_json(json.dumps(within)).steps) == STEP_SLACK  # the slack still reads
+    assert len(replay_json.from_json(json.dumps(within)).steps) == STEP_SLACK  # the slack still reads
 
 
 def _alternating_steps(n: int) -> Timeline:
@@ -187,7 +187,7 @@ def test_changes_of_step_length_count_against_the_cap_on_what_a_code_holds():
     doc = {"format": "vram-tetris-replay", "version": 2, "rules": RULES_VERSION, "seed": 5,
            "mode": "paged", "steps": [[16.0 + (i % 2) / 2, []] for i in range(n)], "final": {}}
     with pytest.raises(ReplayError, match="recorded items"):
-        Replay.from_json(json.dumps(doc))
+        replay_json.from_json(json.dumps(doc))
 
 
 def test_a_code_cut_anywhere_says_it_is_truncated(mixed):
@@ -216,10 +216,10 @@ def test_a_daily_date_has_exactly_one_spelling(text, daily):
     with pytest.raises(ValueError):
         parse_day(text)
     replay, _ = daily
-    doc = json.loads(replay.to_json())
+    doc = json.loads(replay_json.to_json(replay))
     doc["daily"] = text
     with pytest.raises(ReplayError, match="'daily' must be a date as YYYY-MM-DD"):
-        Replay.from_json(json.dumps(doc))
+        replay_json.from_json(json.dumps(doc))
 
 
 @pytest.mark.parametrize("day", ["1970-01-01", "2024-02-29", "9999-12-31"])
@@ -232,11 +232,11 @@ def test_dailies_from_the_epoch_to_the_last_date_verify(day):
 
 def test_dailies_before_1970_or_of_no_calendar_day_are_refused(daily):
     replay, _ = daily
-    doc = json.loads(replay.to_json())
+    doc = json.loads(replay_json.to_json(replay))
     for text in ("1969-12-31", "2023-02-29", "0000-01-01"):
         doc["daily"] = text
         with pytest.raises(ReplayError, match="'daily' must be a date"):
-            Replay.from_json(json.dumps(doc))
+            replay_json.from_json(json.dumps(doc))
     with pytest.raises(ReplayError, match="bad daily date"):  # past 9999-12-31
         sharecode.decode(_wrap(sharecode._varint(RULES_VERSION) + bytes([2])
                                + sharecode._varint(2_932_897)))
@@ -252,7 +252,7 @@ def test_the_replay_command_answers_each_hostile_input_in_one_line(tmp_path, mix
                                 "seed": 5, "mode": "paged", "steps": [[1e-9, [], 10**7]],
                                 "final": {}}))
     week = tmp_path / "week.json"
-    doc = json.loads(replay.to_json())
+    doc = json.loads(replay_json.to_json(replay))
     doc.update(daily="2024-W09-4", seed=daily_seed(date(2024, 2, 29)))
     week.write_text(json.dumps(doc))
     cases = [([RULES1_CODE], 1, OLD_RULES), ([str(tiny)], 1, "not a real run"),
@@ -308,7 +308,7 @@ def test_blank_characters_around_a_code_or_a_file_are_skipped_at_any_length(tmp_
     padded.write_text(" \n\t" * 40_000 + code + "\n" * 100)
     assert load_file(str(padded)).check()[1] is None  # once read as JSON past 64 blanks
     doc = tmp_path / "padded.json"
-    doc.write_text("\n" * 200_000 + replay.to_json())
+    doc.write_text("\n" * 200_000 + replay_json.to_json(replay))
     assert load_file(str(doc)).check()[1] is None
     blank = tmp_path / "blank.txt"
     blank.write_text(" " * 3_000_000)

@@ -11,6 +11,7 @@ import pytest
 
 from engine import Game, Input, Kind
 from engine import events as ev
+from engine import replay_json
 from engine import rules as R
 from engine.autoplay import main as autoplay_main
 from engine.autoplay import play_one
@@ -182,7 +183,7 @@ def test_policies_press_what_they_say(tmp_path):
         out = tmp_path / policy
         out.mkdir()
         play_one("paged", 2, policy, 0.8, 3.0, str(out))
-        replay = Replay.load(str(out / "paged-seed2.json"))
+        replay = replay_json.load(str(out / "paged-seed2.json"))
         assert replay.verify() and replay.endless
         pressed = inputs_of(replay)
         if policy == "idle":

@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from engine import Input
+from engine import Input, replay_json
 from engine.bot import Bot
 from engine.replay import Recorder, Replay, ReplayError, final_state
 from engine.replay_cli import main as replay_main
@@ -38,8 +38,8 @@ def recorded_run(mode: str, seed: int = 11, frames: int = 6000) -> Recorder:
 def test_replay_round_trip_reproduces_final_state(mode):
     rec = recorded_run(mode)
     replay = rec.finish()
-    text = replay.to_json()
-    again = Replay.from_json(text)
+    text = replay_json.to_json(replay)
+    again = replay_json.from_json(text)
     game = again.play()
     assert final_state(game) == final_state(rec.game)
     assert game.board.grid == rec.game.board.grid and game.time_ms == rec.game.time_ms
@@ -48,7 +48,7 @@ def test_replay_round_trip_reproduces_final_state(mode):
 
 
 def test_tampered_replay_does_not_verify():
-    replay = Replay.from_json(recorded_run("paged").finish().to_json())
+    replay = replay_json.from_json(replay_json.to_json(recorded_run("paged").finish()))
     replay.seed += 1
     assert not replay.verify()
 
@@ -70,7 +70,7 @@ def test_recorder_refuses_what_a_file_cannot_hold_and_takes_input_names():
         with pytest.raises(ValueError):
             rec.update(bad)
     rec.update(16.0, ["LEFT", "HARD_DROP"])
-    assert Replay.from_json(rec.finish().to_json()).verify()
+    assert replay_json.from_json(replay_json.to_json(rec.finish())).verify()
 
 
 def test_a_replay_bomb_is_refused_before_it_is_expanded():
@@ -78,7 +78,7 @@ def test_a_replay_bomb_is_refused_before_it_is_expanded():
     doc = {"format": "vram-tetris-replay", "version": 1, "seed": 1, "mode": "paged",
            "steps": [step] * 30}
     with pytest.raises(ReplayError, match="too long"):
-        Replay.from_json(json.dumps(doc))
+        replay_json.from_json(json.dumps(doc))
 
 
 BAD = [
@@ -103,12 +103,12 @@ BAD = [
 @pytest.mark.parametrize("text,message", BAD)
 def test_bad_replays_raise_a_clear_error(text, message):
     with pytest.raises(ReplayError, match=message):
-        Replay.from_json(text)
+        replay_json.from_json(text)
 
 
 def test_replay_cli_verifies_and_rejects_bad_files(tmp_path):
     good = tmp_path / "run.json"
-    good.write_text(recorded_run("contiguous").finish().to_json())
+    good.write_text(replay_json.to_json(recorded_run("contiguous").finish()))
     ok = subprocess.run([sys.executable, "-m", "engine.replay", str(good)],
                         capture_output=True, text=True, check=False)
     assert ok.returncode == 0 and "reproduced" in ok.stdout
@@ -137,7 +137,7 @@ def test_replay_cli_verifies_and_rejects_bad_files(tmp_path):
 
 
 def test_a_replay_without_its_final_state_is_unverifiable(tmp_path, capsys):
-    doc = json.loads(recorded_run("paged").finish().to_json())
+    doc = json.loads(replay_json.to_json(recorded_run("paged").finish()))
     del doc["final"]
     path = tmp_path / "no-final.json"
     path.write_text(json.dumps(doc))
@@ -189,7 +189,7 @@ def test_a_mixed_run_replays_exactly_and_says_so():
             rec.update(0.0, [Input.MODE_PAGED])
     replay = rec.finish()
     assert replay.modes == ("contiguous", "paged")
-    again = Replay.from_json(replay.to_json())
+    again = replay_json.from_json(replay_json.to_json(replay))
     out, problem = again.check()
     assert problem is None and out.mode == "mixed" and out.summary()["modes"] == ["contiguous", "paged"]
     assert final_state(out.game) == final_state(rec.game)
@@ -206,10 +206,10 @@ def test_replays_record_the_current_rules_version_and_final_states_say_how_the_r
     while not rec.game.over:
         rec.update(1000 / 60)
     replay = rec.finish()
-    assert replay.rules == 3 and json.loads(replay.to_json())["rules"] == 3
+    assert replay.rules == 3 and json.loads(replay_json.to_json(replay))["rules"] == 3
     assert replay.final["over"] is True and replay.final["outcome"] == rec.game.result.outcome
     assert replay.final["outcome"] in ("oom", "overload")
-    assert Replay.from_json(replay.to_json()).verify()
+    assert replay_json.from_json(replay_json.to_json(replay)).verify()
     running = recorded_run("paged", frames=600).finish()
     assert running.final["over"] is False and "outcome" not in running.final
 
@@ -218,9 +218,9 @@ OLD_RULES = "recorded under rules 1; this build plays rules 3"
 
 
 def test_a_rules_1_file_is_refused_with_one_line(tmp_path):
-    doc = json.loads(recorded_run("contiguous", frames=600).finish().to_json())
+    doc = json.loads(replay_json.to_json(recorded_run("contiguous", frames=600).finish()))
     doc["rules"] = 1
-    old = Replay.from_json(json.dumps(doc))
+    old = replay_json.from_json(json.dumps(doc))
     out, problem = old.check()
     assert out is None and problem == OLD_RULES and not old.verify()
     # A format-1 file has no rules field: it was recorded under rules 1.
@@ -229,7 +229,7 @@ def test_a_rules_1_file_is_refused_with_one_line(tmp_path):
     doc["version"] = 1
     path = tmp_path / "old.json"
     path.write_text(json.dumps(doc))
-    assert Replay.load(str(path)).check() == (None, OLD_RULES)
+    assert replay_json.load(str(path)).check() == (None, OLD_RULES)
     run = subprocess.run([sys.executable, "-m", "engine.replay", str(path)],
                          capture_output=True, text=True, check=False)
     assert run.returncode == 1 and run.stderr.count("\n") == 1 and OLD_RULES in run.stderr
@@ -238,17 +238,15 @@ def test_a_rules_1_file_is_refused_with_one_line(tmp_path):
 @pytest.mark.parametrize("chunk", [1, 2, 7, 64])
 def test_a_file_read_in_small_pieces_reads_the_same(tmp_path, monkeypatch, chunk):
     """Numbers, names and lists cut across read windows are put back together."""
-    import engine.replay_json as replay_module
-
     replay = recorded_run("paged", seed=4).finish()
     path = tmp_path / "run.json"
-    replay.save(str(path))
-    monkeypatch.setattr(replay_module, "CHUNK_CHARS", chunk)
-    again = Replay.load(str(path))
+    replay_json.save(replay, str(path))
+    monkeypatch.setattr(replay_json, "CHUNK_CHARS", chunk)
+    again = replay_json.load(str(path))
     assert again == replay and again.verify()
     spaced = tmp_path / "spaced.json"
     spaced.write_text(json.dumps(json.loads(path.read_text()), indent=3))
-    assert Replay.load(str(spaced)) == replay
+    assert replay_json.load(str(spaced)) == replay
 
 
 # --- Hostile replay files: one line and exit 1 (or accepted when valid), never a traceback ------
@@ -263,7 +261,7 @@ def _hostile_files(tmp_path):
     from engine import sharecode
 
     replay = recorded_run("paged", seed=5).finish()
-    text = replay.to_json()
+    text = replay_json.to_json(replay)
     doc = json.loads(text)
     cases = {}
 
@@ -323,18 +321,17 @@ def test_hostile_replay_files_are_one_line_never_a_traceback_or_a_hang(tmp_path,
 
 
 def test_a_negative_seed_does_not_pass_for_its_positive_twin(tmp_path, capsys):
-    doc = json.loads(recorded_run("paged", seed=5).finish().to_json())
+    doc = json.loads(replay_json.to_json(recorded_run("paged", seed=5).finish()))
     path = tmp_path / "negative.json"
     path.write_text(json.dumps(dict(doc, seed=-5)))
     assert replay_main([str(path), "--code"]) == 1
     assert "'seed' must be a whole number from 0 to 2,147,483,647" in capsys.readouterr().err
-    bad = Replay(-5, "paged", steps=Replay.from_json(json.dumps(doc)).steps, final=doc["final"])
+    bad = Replay(-5, "paged", steps=replay_json.from_json(json.dumps(doc)).steps, final=doc["final"])
     out, problem = bad.check()
     assert out is None and "seed must be a whole number" in problem
 
 
 def test_a_zero_length_flood_in_a_file_is_refused_before_it_is_expanded(monkeypatch):
-    import engine.replay_json as replay_json
     from engine.replay import INPUT_SLACK
 
     added = []
@@ -348,7 +345,7 @@ def test_a_zero_length_flood_in_a_file_is_refused_before_it_is_expanded(monkeypa
     text = json.dumps({"format": "vram-tetris-replay", "version": 2, "seed": 1, "mode": "paged",
                        "steps": [[0, ["LEFT", "RIGHT"]]] * 200_000, "final": None})
     with pytest.raises(ReplayError, match="not a real run: 10,002 key presses in 0.0 s"):
-        Replay.from_json(text)
+        replay_json.from_json(text)
     assert sum(added) <= INPUT_SLACK
 
 

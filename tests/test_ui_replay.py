@@ -8,8 +8,8 @@ from pathlib import Path
 import pygame
 import pytest
 
-from engine import Input, sharecode
-from engine.replay import Claim, Replay
+from engine import Input, replay_json, sharecode
+from engine.replay import Claim
 from tests.uikit import canvas, centre, click, key, make_app, pump
 from ui import share, theme
 from ui.headless import force_oom
@@ -50,7 +50,7 @@ def test_a_replay_screenshot_is_deterministic_and_the_same_from_file_or_code(tmp
     made = run_main("--headless", "--frames", "900", "--scene", "play", "--autoplay", "--seed", "6",
                     "--record", str(record))
     assert made.returncode == 0, made.stderr
-    code = sharecode.encode(Replay.load(str(record)))
+    code = sharecode.encode(replay_json.load(str(record)))
     shots = []
     for name, source in (("a", str(record)), ("b", str(record)), ("c", code)):
         out = tmp_path / f"{name}.png"
@@ -244,7 +244,7 @@ def test_headless_record_needs_no_screenshot_and_writes_a_verifying_replay(tmp_p
     done = run_main("--headless", "--frames", "30", "--scene", "oom", "--mode", "contiguous", "--seed", "3",
                     "--record", str(path))
     assert done.returncode == 0, done.stderr
-    replay = Replay.load(str(path))
+    replay = replay_json.load(str(path))
     out, problem = replay.check()
     assert problem is None and out.summary()["outcome"] == "oom" and out.mode == "contiguous"
     blocked = run_main("--headless", "--frames", "3", "--scene", "play", "--record", str(tmp_path / "no" / "x.json"))

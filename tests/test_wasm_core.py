@@ -26,7 +26,7 @@ sys.path.insert(0, str(ROOT / "tools"))
 
 import wasm_python  # noqa: E402
 
-from engine.replay import Replay  # noqa: E402
+from engine import replay_json  # noqa: E402
 
 pytestmark = pytest.mark.timeout(600)
 
@@ -36,6 +36,7 @@ TIMING_KEYS = {"timings_s", "trace_s", "seconds", "total_s", "total_cpu_s"}
 # Plays a run with the heuristic bot through the Recorder, one input a 60 Hz frame; the same
 # source runs natively and in the browser.
 RECORD = textwrap.dedent("""
+    from engine import replay_json
     from engine.bot import Bot
     from engine.replay import Recorder
 
@@ -49,7 +50,7 @@ RECORD = textwrap.dedent("""
             if not pending:
                 pending = bot.plan(rec.game)
             rec.update(1000 / 60, (pending.pop(0),) if pending else ())
-        return rec.finish().to_json()
+        return replay_json.to_json(rec.finish())
 """)
 RUNS = [(3, "contiguous", 12000), (5, "paged", 12000)]  # a CUDA OOM; 3+ minutes of paged play
 
@@ -115,10 +116,10 @@ def test_autoplay_json_is_byte_identical_to_native(wasm) -> None:
 @pytest.mark.parametrize("seed, mode, frames", RUNS)
 def test_replay_recorded_natively_verifies_in_the_browser(wasm, seed: int, mode: str, frames: int) -> None:
     text = record_natively(seed, mode, frames)
-    replay = Replay.from_json(text)
+    replay = replay_json.from_json(text)
     assert replay.final is not None and int(str(replay.final["pieces"])) > 20  # a real run, not an empty one
-    code = f"from engine.replay import Replay, final_state\nimport json\nr = Replay.from_json({text!r})\n" \
-           "json.dumps([r.verify(), final_state(r.play())])"
+    code = "from engine import replay_json\nfrom engine.replay import final_state\nimport json\n" \
+           f"r = replay_json.from_json({text!r})\njson.dumps([r.verify(), final_state(r.play())])"
     verified, state = json.loads(wasm.run(code))
     assert verified is True
     assert state == json.loads(text)["final"]
@@ -127,7 +128,7 @@ def test_replay_recorded_natively_verifies_in_the_browser(wasm, seed: int, mode:
 @pytest.mark.parametrize("seed, mode, frames", RUNS)
 def test_replay_recorded_in_the_browser_verifies_natively(wasm, seed: int, mode: str, frames: int) -> None:
     text = wasm.run(RECORD + f"\nrecord({seed!r}, {mode!r}, {frames!r})")
-    replay = Replay.from_json(text)
+    replay = replay_json.from_json(text)
     assert replay.final is not None and int(str(replay.final["pieces"])) > 20
     assert replay.verify()
     assert text == record_natively(seed, mode, frames)  # the same run, byte for byte
@@ -137,7 +138,7 @@ def test_a_tampered_replay_fails_in_the_browser(wasm) -> None:
     """The check above can fail: a replay whose final state is off does not verify there."""
     doc = json.loads(record_natively(*RUNS[0]))
     doc["final"]["score"] += 1
-    code = f"from engine.replay import Replay\nstr(Replay.from_json({json.dumps(doc)!r}).verify())"
+    code = f"from engine import replay_json\nstr(replay_json.from_json({json.dumps(doc)!r}).verify())"
     assert wasm.run(code) == "False"
 
 
@@ -287,11 +288,11 @@ def test_a_share_code_made_natively_verifies_in_the_browser(wasm) -> None:
     from engine import sharecode
 
     text = record_natively(*RUNS[1])
-    code = sharecode.encode(Replay.from_json(text))
+    code = sharecode.encode(replay_json.from_json(text))
     done = wasm.run("from engine import sharecode\nimport json\n"
                     f"out, problem = sharecode.decode({code!r}).check()\n"
                     "json.dumps([problem, out.summary()])")
     problem, summary = json.loads(done)
     assert problem is None
-    assert summary == Replay.from_json(text).simulate().summary()
+    assert summary == replay_json.from_json(text).simulate().summary()
     assert wasm.run(f"from engine import sharecode\nsharecode.encode(sharecode.decode({code!r}))") == code

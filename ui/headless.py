@@ -150,13 +150,14 @@ def settle(app: GameApp, play) -> None:
 
 def write_record(app: GameApp, path: str) -> str:
     """Save the replay of the run on the app's stack; returns a line for the terminal."""
+    from engine import replay_json
     from ui.play_scene import PlayScene
 
     play = app.find(PlayScene)
     if not isinstance(play, PlayScene):
         raise OSError("no game was played")
     replay = play.replay if play.replay is not None else play.tape.finish()
-    replay.save(path)
+    replay_json.save(replay, path)
     g = play.game
     return (f"wrote {path} (seed {replay.seed}, {play.tape.mode}, {len(replay.steps)} steps, "
             f"score {g.score}, served {g.served}, tokens {g.tokens}, pieces {g.pieces}"

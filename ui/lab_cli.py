@@ -5,6 +5,9 @@ and map refresh, draw = the drawn frame), or with --bench a table per dataset,
 speed and sharing scenario; optionally saves a screenshot. The engines advance a
 fixed amount of simulated time per frame, so the same options give the same
 picture on any machine.
+
+The command is ``python -m ui.lab_scene`` (the screen's ``__main__`` block hands its arguments to
+``run``); this module imports the screen, the screen imports nothing of it.
 """
 from __future__ import annotations
 

@@ -761,7 +761,11 @@ class LabScene(Scene):
         t.blit(surface, fit(keys, lay.small, lay.info[2] - 20), lay.small, theme.TEXT_DIM, (x, y + lay.line + 2))
 
 
-if __name__ == "__main__":  # python -m ui.lab_scene: the headless tool lives in ui.lab_cli
+if __name__ == "__main__":
+    # `python -m ui.lab_scene`: the headless tool lives in ui.lab_cli (not in the web bundle).
+    # This block runs only when this file is the script (__main__), never when the module is
+    # imported, so it is an entry point and no import circle: ui.lab_cli imports ui.lab_scene
+    # (a module of its own, apart from this script), never the reverse.
     import sys
 
     from ui.lab_cli import run
