@@ -126,7 +126,7 @@ def hostile_share_code(presses: int = HOSTILE_PRESSES) -> str:
     packer = zlib.compressobj(9, zlib.DEFLATED, -15, 9)
     body = bytes([1]) + packer.compress(raw) + packer.flush()
     payload = S._varint(len(body)) + body + struct.pack(">I", zlib.crc32(body))
-    return S.PREFIX + S.ALPHABET[S.VERSION] + S.b62encode(payload)
+    return S.PREFIX + S.ALPHABET[1] + S.b62encode(payload)
 
 
 def hostile_refusal(code: str) -> tuple[float, int, str]:

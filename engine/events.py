@@ -334,3 +334,27 @@ for _cls in (BlockTable, Spawned, Moved, Rotated, Locked, Arrived, Admitted, Gre
              Overloaded, Oom, Victory):
     quick_init(_cls)
 del _cls
+
+
+@dataclass(frozen=True, slots=True)
+class Picked(Event):
+    """The player picked a waiting request to run next (cache-aware scheduling)."""
+
+    request_id: int
+    kind: Kind
+    place: int  # 0: the front of the queue
+
+    @property
+    def text(self) -> str:
+        return f"[SCHED] {_req(self.request_id, self.kind)} picked to run next (#{self.place + 1} waiting)"
+
+
+@dataclass(frozen=True, slots=True)
+class BudgetSet(Event):
+    """The step's token budget changed (chunked prefill)."""
+
+    budget: int
+
+    @property
+    def text(self) -> str:
+        return f"[SCHED] step budget {self.budget} tokens: decode first, prefill chunks share the rest"

@@ -18,13 +18,15 @@ class Features:
     system prompts (engine.workload). `prefix_cache`: requests that start alike map the same
     full blocks (paged mode), and blocks freed with a known content stay cached.
     `chunked_prefill`: prompts are prefilled in chunks within each step's token budget
-    (engine.prefill) instead of stalling every running request."""
+    (engine.prefill) instead of stalling every running request. `pick`: the player picks which
+    of the first waiting requests runs next (SGLang's cache-aware scheduling is the bot's)."""
 
     prefixes: bool = False
     prefix_cache: bool = False
     chunked_prefill: bool = False
+    pick: bool = False
 
 
 RULES3 = Features()  # the paper's engine, as rules 3 plays it
-RULES4 = Features(prefixes=True, prefix_cache=True, chunked_prefill=True)  # vLLM V1, so far
+RULES4 = Features(prefixes=True, prefix_cache=True, chunked_prefill=True, pick=True)  # vLLM V1
 DEFAULT = RULES3  # what a run gets unless it asks otherwise

@@ -100,7 +100,7 @@ class Game:
     Drive it with update(dt_ms, inputs); read the public attributes and telemetry() to draw it.
     """
 
-    __slots__ = ('_blocked_origin', '_blocked_step', '_ev', '_gravity_acc', '_gravity_ms', '_kind_reach', '_level_check_ms', '_lock_resets', '_lock_timer', '_lowest_y', '_mode', '_reach', '_reach_v', '_solid', '_stats', '_throughput', '_vram_warned', '_workload', 'active', 'blocked', 'board', 'can_hold', 'endless', 'features', 'focus', 'goal', 'hold', 'level', 'mixed', 'mode', 'modes_used', 'over', 'peak_resident', 'peak_utilisation', 'pieces', 'result', 'score', 'seed', 'serving', 'time_ms')
+    __slots__ = ('_blocked_origin', '_blocked_step', '_ev', '_gravity_acc', '_gravity_ms', '_kind_reach', '_level_check_ms', '_lock_resets', '_lock_timer', '_lowest_y', '_mode', '_reach', '_reach_v', '_solid', '_stats', '_throughput', '_vram_warned', '_workload', 'active', 'blocked', 'board', 'can_hold', 'endless', 'features', 'focus', 'goal', 'hold', 'level', 'mixed', 'mode', 'modes_used', 'over', 'peak_resident', 'peak_utilisation', 'picked', 'pieces', 'result', 'score', 'seed', 'serving', 'time_ms')
 
     def __init__(self, seed: int = 0, mode: str = M.DEFAULT, endless: bool = False,
                  features: Features = DEFAULT_FEATURES) -> None:
@@ -122,6 +122,7 @@ class Game:
         self.peak_utilisation = 0.0
         self.peak_resident = 0
         self.hold: Request | None = None
+        self.picked: int | None = None  # the waiting request picked to run next (features.pick)
         self.can_hold = True
         self.active: Active | None = None
         self.blocked: Request | None = None  # the front request, waiting to be paged
@@ -637,7 +638,7 @@ class Game:
             self._retry_blocked()
         if self.active is None:
             if self.blocked is None and s.waiting and not self.over:
-                self._spawn(s.waiting.popleft())
+                self._spawn(self._next_up())
             if self.active is None:
                 # Nothing falls, waits or is held: no deadline can pass (_check_overload()).
                 if not self.over and (s.waiting or self.blocked is not None or self.hold is not None
@@ -697,7 +698,37 @@ class Game:
     # ------------------------------------------------------------------ admission
     def _maybe_spawn(self) -> None:
         if self.active is None and self.serving.waiting and not self.over:
-            self._spawn(self.serving.waiting.popleft())
+            self._spawn(self._next_up())
+
+    def _next_up(self) -> Request:
+        """The request to fall next: the one picked, while it is still among the first
+        NEXT_QUEUE waiting, else the front of the queue."""
+        waiting = self.serving.waiting
+        picked, self.picked = self.picked, None
+        if picked is not None:
+            for i, req in enumerate(list(waiting)[:R.NEXT_QUEUE]):
+                if req.id == picked:
+                    del waiting[i]
+                    return req
+        return waiting.popleft()
+
+    def _pick(self, n: int) -> None:
+        """Pick the n-th waiting request (0: the front) to run next (features.pick)."""
+        waiting = self.serving.waiting
+        if not self.features.pick or n >= min(len(waiting), R.NEXT_QUEUE):
+            return
+        self.picked = waiting[n].id
+        self._ev.append(ev.Picked(waiting[n].id, waiting[n].kind, n))
+
+    def _budget(self, step: int) -> None:
+        """The step's token budget: the next of rules.BUDGETS up or down (chunked prefill)."""
+        p = self.serving.prefill
+        if p is None:
+            return
+        choices = R.BUDGETS
+        at = min(range(len(choices)), key=lambda i: abs(choices[i] - p.budget))
+        p.budget = choices[max(0, min(len(choices) - 1, at + step))]
+        self._ev.append(ev.BudgetSet(p.budget))
 
     def _spawn(self, req: Request) -> None:
         """Let `req` fall from the top: a tetromino of its shape at the spawn pose."""
@@ -896,4 +927,9 @@ class Game:
         Input.MODE_PAGED: _to_paged,
         Input.MODE_TOGGLE: _toggle_mode,
         Input.PREEMPT_TOGGLE: _toggle_preempt,
+        Input.PICK_1: partial(_pick, n=0),
+        Input.PICK_2: partial(_pick, n=1),
+        Input.PICK_3: partial(_pick, n=2),
+        Input.BUDGET_UP: partial(_budget, step=1),
+        Input.BUDGET_DOWN: partial(_budget, step=-1),
     }

@@ -20,3 +20,9 @@ class Input(str, Enum):
     MODE_PAGED = "MODE_PAGED"
     MODE_TOGGLE = "MODE_TOGGLE"
     PREEMPT_TOGGLE = "PREEMPT_TOGGLE"
+    # Scheduling (rules 4: engine.features.pick and chunked_prefill; no-ops without them):
+    PICK_1 = "PICK_1"  # the first, second or third waiting request runs next
+    PICK_2 = "PICK_2"
+    PICK_3 = "PICK_3"
+    BUDGET_UP = "BUDGET_UP"  # the step's token budget: the next of rules.BUDGETS up or down
+    BUDGET_DOWN = "BUDGET_DOWN"

@@ -14,6 +14,7 @@ import sys
 import zlib
 from array import array
 from collections.abc import Callable, Iterator
+from typing import NamedTuple
 from urllib.parse import parse_qs, urlsplit
 
 from .daily import daily_seed, day_number, from_day_number
@@ -24,23 +25,38 @@ from .replay import (MAX_INPUTS_PER_STEP, MAX_SEED, MAX_STEPS, MIXED, OUTCOMES, 
 from .rules import RULES_VERSION
 
 PREFIX = "vt"
-VERSION = 1
+VERSION = 2  # the newest format this build reads and writes
 ALPHABET = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 COMMENT_LIMIT = 2000  # characters: what a three-minute run must fit in
 MAX_CODE_CHARS = 1024 * 1024  # 100,000 items (replay.MAX_ITEMS) of a real run fit many times over
 MAX_BODY_BYTES = 32 * 1024 * 1024
 CHUNK_BYTES = 64 * 1024  # the run data is unpacked and read this much at a time
 
-# Input numbering of format 1 under rules 2 and 3 (a code of other rules is refused before its inputs
+# Input numbering under rules 2 and later (a code of other rules is refused before its inputs
 # are read). Append only.
 INPUT_CODES: tuple[Input, ...] = (
     Input.LEFT, Input.RIGHT, Input.SOFT_DROP, Input.HARD_DROP, Input.ROTATE_CW, Input.ROTATE_CCW,
     Input.HOLD, Input.SPLIT, Input.MODE_CONTIGUOUS, Input.MODE_PAGED, Input.MODE_TOGGLE,
-    Input.PREEMPT_TOGGLE,
+    Input.PREEMPT_TOGGLE, Input.PICK_1, Input.PICK_2, Input.PICK_3, Input.BUDGET_UP,
+    Input.BUDGET_DOWN,
 )
 _CODE_OF = {inp: n for n, inp in enumerate(INPUT_CODES)}
-OP_MULTI, OP_DT, OP_END = 12, 13, 14
-OPS = 16
+
+
+class Ops(NamedTuple):
+    """A format's token numbering: ops below `inputs` are single presses, then the others."""
+
+    inputs: int
+    multi: int
+    dt: int
+    end: int
+
+
+# Format 1 numbers the first 12 inputs and its other tokens right after them; format 2 leaves
+# room for 32 inputs. A run is written in format 1 when every input it holds has a format-1
+# number, so the codes of older builds and this one's agree.
+FORMATS = {1: Ops(12, 12, 13, 14), 2: Ops(len(INPUT_CODES), 32, 33, 34)}
+OP_MULTI, OP_DT, OP_END = FORMATS[1].multi, FORMATS[1].dt, FORMATS[1].end  # format 1's
 
 _FLAG_DEFLATED = 1
 _RUN_ENDLESS, _RUN_DAILY = 1, 2
@@ -210,7 +226,13 @@ def _unpacked(packed: bytes) -> Iterator[bytes]:
 
 
 # ---------------------------------------------------------------------- encode
-def _tokens(timeline: Timeline, first_dt: float) -> bytes:
+def _format_of(timeline: Timeline) -> int:
+    """The oldest format that numbers every input of `timeline`."""
+    codes = [_CODE_OF[i] for _, inputs, _ in timeline.runs() for i in inputs]
+    return 1 if all(c < FORMATS[1].inputs for c in codes) else 2
+
+
+def _tokens(timeline: Timeline, first_dt: float, fmt: Ops) -> bytes:
     """The timed inputs as three streams: ops (a byte each), gaps (a varint each), arguments."""
     ops, gaps, args = bytearray(), bytearray(), bytearray()
     dt_now, gap = first_dt, 0
@@ -224,7 +246,7 @@ def _tokens(timeline: Timeline, first_dt: float) -> bytes:
 
     for dt, inputs, rep in timeline.runs():
         if dt != dt_now:
-            token(OP_DT, struct.pack(">d", dt))
+            token(fmt.dt, struct.pack(">d", dt))
             dt_now = dt
         if not inputs:
             gap += rep
@@ -233,8 +255,8 @@ def _tokens(timeline: Timeline, first_dt: float) -> bytes:
             if len(inputs) == 1:
                 token(_CODE_OF[inputs[0]])
             else:
-                token(OP_MULTI, _varint(len(inputs)) + bytes(_CODE_OF[i] for i in inputs))
-    token(OP_END)
+                token(fmt.multi, _varint(len(inputs)) + bytes(_CODE_OF[i] for i in inputs))
+    token(fmt.end)
     return _varint(len(ops)) + _varint(len(gaps)) + bytes(ops) + bytes(gaps) + bytes(args)
 
 
@@ -266,12 +288,13 @@ def encode(replay: Replay, claim: Claim | Outcome | None = None) -> str:
     head.append(OUTCOMES.index(claim.outcome))
     head += claim.digest
     head += struct.pack(">d", first_dt)
-    raw = bytes(head) + _tokens(replay.steps, first_dt)
+    version = _format_of(replay.steps)
+    raw = bytes(head) + _tokens(replay.steps, first_dt, FORMATS[version])
     packer = zlib.compressobj(9, zlib.DEFLATED, -15, 9)
     packed = packer.compress(raw) + packer.flush()
     body = bytes([_FLAG_DEFLATED]) + packed if len(packed) < len(raw) else bytes([0]) + raw
     payload = _varint(len(body)) + body + struct.pack(">I", zlib.crc32(body))
-    return PREFIX + ALPHABET[VERSION] + b62encode(payload)
+    return PREFIX + ALPHABET[version] + b62encode(payload)
 
 
 # ---------------------------------------------------------------------- decode
@@ -326,7 +349,7 @@ def decode(text: str) -> Replay:
     (crc,) = struct.unpack(">I", payload[head.pos + size:])
     if zlib.crc32(body) != crc:
         raise ReplayError("corrupt: checksum mismatch (a character was changed, added or lost)")
-    return _parse_body(body)
+    return _parse_body(body, FORMATS[version])
 
 
 def _name(r: _Reader) -> str:
@@ -336,7 +359,7 @@ def _name(r: _Reader) -> str:
         raise ReplayError("corrupt: bad allocator name") from None
 
 
-def _parse_body(body: bytes) -> Replay:
+def _parse_body(body: bytes, fmt: Ops) -> Replay:
     if not body:
         raise ReplayError("corrupt: empty run data")
     flags, rest = body[0], body[1:]
@@ -390,7 +413,7 @@ def _parse_body(body: bytes) -> Replay:
     r.end = ops_at + n_ops
     gaps = _Reader(source(), ops_at + n_ops, ops_at + n_ops + n_gaps)
     args = _Lazy(lambda: _Reader(source(), ops_at + n_ops + n_gaps))
-    steps = _read_tokens(r, n_ops, gaps, args, dt)
+    steps = _read_tokens(r, n_ops, gaps, args, dt, fmt)
     if gaps.pos != ops_at + n_ops + n_gaps or not args.get().at_end():
         raise ReplayError("corrupt: data after the end of the run")
     return Replay(seed, mode, bool(run & _RUN_ENDLESS), steps, None, rules, daily, None, claim)
@@ -409,7 +432,7 @@ class _Lazy:
         return self.reader
 
 
-def _read_tokens(ops: _Reader, n_ops: int, gaps: _Reader, args: _Lazy, dt: float) -> Timeline:
+def _read_tokens(ops: _Reader, n_ops: int, gaps: _Reader, args: _Lazy, dt: float, fmt: Ops) -> Timeline:
     """The timed inputs, checked against what a real run holds (check_pace) as they are read."""
     steps = Timeline()
     presses, game_ms = 0, 0.0
@@ -420,26 +443,26 @@ def _read_tokens(ops: _Reader, n_ops: int, gaps: _Reader, args: _Lazy, dt: float
             game_ms += dt * gap
             check_pace(presses, game_ms, steps.steps + gap)
             steps.add(dt, (), gap)
-        if op < len(INPUT_CODES):
+        if op < fmt.inputs:
             presses += 1
             game_ms += dt
             check_pace(presses, game_ms, steps.steps + 1)
             steps.add(dt, (INPUT_CODES[op],))
-        elif op == OP_MULTI:
+        elif op == fmt.multi:
             a = args.get()
             count = a.varint(MAX_INPUTS_PER_STEP + 1)
             codes = a.take(count)
-            if any(c >= len(INPUT_CODES) for c in codes):
+            if any(c >= fmt.inputs for c in codes):
                 raise ReplayError("corrupt: unknown input")
             presses += count
             game_ms += dt
             check_pace(presses, game_ms, steps.steps + 1)
             steps.add(dt, tuple(INPUT_CODES[c] for c in codes))
-        elif op == OP_DT:
+        elif op == fmt.dt:
             (dt,) = struct.unpack(">d", args.get().take(8))
             if not _valid_dt(dt):
                 raise ReplayError("corrupt: bad step length")
-        elif op == OP_END:
+        elif op == fmt.end:
             if n != n_ops - 1:
                 raise ReplayError("corrupt: data after the end of the run")
             return steps

@@ -84,7 +84,7 @@ def _wrap(raw: bytes) -> str:
     """A share code around a raw body, with a valid checksum (what a forger can make)."""
     body = bytes([0]) + raw
     payload = sharecode._varint(len(body)) + body + struct.pack(">I", zlib.crc32(body))
-    return sharecode.PREFIX + sharecode.ALPHABET[sharecode.VERSION] + sharecode.b62encode(payload)
+    return sharecode.PREFIX + sharecode.ALPHABET[1] + sharecode.b62encode(payload)
 
 
 def _head(rules: int = RULES_VERSION, seed: int = 5, dt: float = 16.0) -> bytes:
