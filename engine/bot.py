@@ -144,7 +144,7 @@ class Bot:
 
     def plan(self, game: Game) -> list[Input]:
         """The key presses for the current request, ending in HARD_DROP or SPLIT (empty: wait)."""
-        pre = self.preempt_inputs(game)
+        pre = self.preempt_inputs(game) + self.pick_inputs(game)
         choice = self.choose(game)
         if choice is None or choice.wait:
             return pre
@@ -183,6 +183,23 @@ class Bot:
         free = R.VISIBLE_CELLS - game.serving.held
         need = game.serving.need(req)
         return free - need >= self.headroom(game) or self.pressed(game)
+
+    def pick_inputs(self, game: Game) -> list[Input]:
+        """Cache-aware scheduling (SGLang's longest-prefix-match): of the first waiting
+        requests, pick the one that finds the most of its context cached to run next, unless
+        the front one's deadline is near (first come, first served then)."""
+        if not game.features.pick or not game.serving.waiting or not self._careful():
+            return []
+        s = game.serving
+        alloc = game.allocator.allocator
+        first = list(s.waiting)[:R.NEXT_QUEUE]
+        if game.wait_ms(first[0]) > R.DEADLINE_MS * 0.5:
+            return []
+        found = [len(s.hits(r, alloc)) for r in first]
+        best = max(range(len(first)), key=lambda i: (found[i], -i))
+        if best == 0 or found[best] <= found[0]:
+            return []
+        return [(Input.PICK_1, Input.PICK_2, Input.PICK_3)[best]]
 
     def preempt_inputs(self, game: Game) -> list[Input]:
         """Set the preemption mode for the request that would be preempted next: swap when it

@@ -33,14 +33,19 @@ class Arrival(NamedTuple):
     prefix: int = 0
 
 
+MAX_VARIANTS = 32  # different shared prefixes one workload may have (rules.PREFIX_VARIANTS)
+
+
 def prefix_id(kind: Kind, variant: int) -> int:
     """The id of a workload's shared prefix: one per (kind, variant), never 0."""
-    return int(kind) * 8 + variant + 1
+    if not 0 <= variant < MAX_VARIANTS:
+        raise ValueError(f"a workload has at most {MAX_VARIANTS} shared prefixes")
+    return int(kind) * MAX_VARIANTS + variant + 1
 
 
 def prefix_kind(prefix: int) -> Kind:
     """The workload whose shared prefix `prefix` is."""
-    return Kind((prefix - 1) // 8)
+    return Kind((prefix - 1) // MAX_VARIANTS)
 
 
 def prefix_blocks(prefix: int) -> int:
