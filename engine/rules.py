@@ -75,10 +75,11 @@ CPU_BLOCKS = 8  # the CPU swap space (the strip beside VRAM), in blocks
 # plus STEP_MS_PER_TOKEN a token (40 decode tokens: DECODE_STEP_MS, as without it).
 STEP_BASE_MS = 1_200.0
 STEP_MS_PER_TOKEN = 15.0
-# The default is vLLM's, scaled: `vllm serve` runs 2,048 tokens a step on most GPUs, one
-# maximum-length sequence of the paper's models (2,048 tokens); the game's is MAX_SEQ_TOKENS.
-DEFAULT_BUDGET = MAX_SEQ_TOKENS
-BUDGETS = (16, 32, 64, 128, 256)  # the player's choices, in tokens a step
+# The default is vLLM's, scaled: `vllm serve` runs 2,048 tokens a step on most GPUs and 8,192
+# on the largest, one to four maximum-length sequences of the paper's models (2,048 tokens);
+# the game's default is two of its own (MAX_SEQ_TOKENS each).
+DEFAULT_BUDGET = 2 * MAX_SEQ_TOKENS
+BUDGETS = (32, 64, 128, 256, 512)  # the player's choices, in tokens a step
 PREEMPT_MODES = ("recompute", "swap")
 DEFAULT_PREEMPT = "recompute"  # vLLM's default for single-sequence requests
 
