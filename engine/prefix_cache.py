@@ -44,7 +44,7 @@ class PrefixCache:
     Reading never changes anything: hits() is a lookup; take(), add(), drop(), evict() write.
     """
 
-    __slots__ = ("cell_of", "key_of", "refs", "lru", "shared", "shared_peak")
+    __slots__ = ("cell_of", "key_of", "refs", "lru", "shared", "shared_peak", "version")
 
     def __init__(self) -> None:
         self.cell_of: dict[Key, Cell] = {}  # cached content -> the block holding it
@@ -53,6 +53,7 @@ class PrefixCache:
         self.lru: dict[Cell, None] = {}  # cached-free blocks, least recently used first
         self.shared = 0  # mapped blocks that two or more requests map
         self.shared_peak = 0
+        self.version = 0  # bumped by every write (what a drawing of the cache follows)
 
     # ------------------------------------------------------------------ reading
     def hits(self, keys: Iterable[Key]) -> list[Cell]:
@@ -88,6 +89,7 @@ class PrefixCache:
     def take(self, cell: Cell) -> bool:
         """One more running request maps the cached block `cell`; True when it was cached-free
         (it is held again)."""
+        self.version += 1
         refs = self.refs
         n = refs.get(cell, 0)
         refs[cell] = n + 1
@@ -104,6 +106,7 @@ class PrefixCache:
         """The full block `cell` now holds `key`'s content: mapped by the request that computed
         it, or (mapped=False) cached-free at once, freed by a preempted request. Content cached
         elsewhere already stays where it is."""
+        self.version += 1
         if key in self.cell_of:
             return
         self.cell_of[key] = cell
@@ -116,6 +119,7 @@ class PrefixCache:
     def drop(self, cell: Cell) -> bool:
         """A request stops mapping `cell`; True when no one maps it now (it is cached-free,
         the most recently used)."""
+        self.version += 1
         refs = self.refs
         n = refs[cell] - 1
         if n:
@@ -130,6 +134,7 @@ class PrefixCache:
     def evict(self, cell: Cell) -> None:
         """Forget the content of the cached-free block `cell` (it is handed out for something
         else)."""
+        self.version += 1
         key = self.key_of.pop(cell)
         del self.cell_of[key]
         self.lru.pop(cell, None)

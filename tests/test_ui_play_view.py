@@ -234,3 +234,54 @@ def test_the_block_table_panel_shows_the_tokens_of_each_page(tmp_path, monkeypat
         held = max(0, min(R.TOKENS_PER_BLOCK, bt.tokens - page * R.TOKENS_PER_BLOCK))
         assert f"{held}/{R.TOKENS_PER_BLOCK}" in drawn
     assert game.board.version == game.board.version  # drawing wrote nothing
+
+
+def _shared_and_cached(tmp_path, monkeypatch) -> tuple:
+    """A paged play with prefix caching (rules 4's switch): two requests of one workload map
+    the same prefix block; then one of another workload finishes, its prefix block cached-free."""
+    from engine.features import Features
+    from engine.pieces import Kind
+    from engine.workload import Arrival, Scripted, prefix_id
+    from tests.enginekit import drop, run_until
+
+    features = Features(prefixes=True, prefix_cache=True)
+    monkeypatch.setattr(Game.__init__, "__defaults__", (0, "contiguous", False, features))
+    app, play = _play(tmp_path)
+    game = play.game
+    game.set_workload(Scripted(()))
+    search = prefix_id(Kind.T, 0)  # one block of a search pipeline's instructions
+    first = game.falling
+    first.prefix, first.prompt, first.output = search, 20, 60
+    drop(game, Kind.O, x=0)
+    game.set_workload(Scripted([Arrival(50, Kind.T, game.time_ms, 20, 60, search),
+                                Arrival(51, Kind.S, game.time_ms, 33, 2, prefix_id(Kind.S, 0))]))
+    game.update(0.001)
+    drop(game, Kind.O, x=2)
+    drop(game, Kind.O, x=6)
+    third = game.serving.requests[51]
+    cached = third.blocks[:2]
+    run_until(game, lambda: third.state == "finished")
+    play.session.effects.clear()
+    return app, play, first.blocks[0], cached
+
+
+def test_a_shared_block_shows_how_many_requests_map_it(tmp_path, monkeypatch):
+    app, play, shared, _ = _shared_and_cached(tmp_path, monkeypatch)
+    assert play.game.serving.cache.refs[shared] == 2
+    drawn = _recorded_text(app, monkeypatch)
+    app.view._layer_key = None
+    _draw(app, play)
+    assert "2" in drawn
+    assert play.session.colour_of(play.game.board.grid[shared[1]][shared[0]]) == cv.PIECES[cv.Kind.T].colour
+
+
+def test_a_cached_free_block_is_drawn_apart_from_free_and_held_ones(tmp_path, monkeypatch):
+    app, play, _, cached = _shared_and_cached(tmp_path, monkeypatch)
+    game = play.game
+    assert set(cached) <= set(game.board.cached_cells())
+    surface = _draw(app, play)
+    free_cell = next((x, y) for y in range(R.HEIGHT - 1, HIDDEN, -1) for x in range(R.WIDTH)
+                     if not game.board.masks[y] >> x & 1 and not game.board.cached[y] >> x & 1)
+    edge = _pixel(surface, app, cached[0], 2, 2)
+    assert edge != _pixel(surface, app, free_cell, 2, 2)  # its dashed outline
+    assert edge != cv.PIECES[cv.Kind.S].colour  # not drawn as held

@@ -16,6 +16,7 @@ import pygame
 from engine import PIECES, Kind, modes
 from engine import rules as R
 from engine.events import BlockTable
+from engine.prefix_cache import PREFIX, PREFIX_OWNER
 from engine.request import Request
 from ui import theme
 from ui.i18n import DEFAULT as DEFAULT_LANGUAGE, Catalogue, catalogue
@@ -284,6 +285,16 @@ class ConsoleView:
             pygame.draw.rect(s, (*colour, 230), (1, 1, c - 2, c - 2), 1)
             for k in range(-c, c, 6):
                 pygame.draw.line(s, (*colour, 160), (k, c), (k + c, 0), 1)
+        elif style == "cached":
+            # Free memory that still holds cached content (prefix caching): a dashed outline.
+            s = pygame.Surface((c, c), pygame.SRCALPHA)
+            pygame.draw.rect(s, (*colour, 22), (2, 2, c - 4, c - 4))
+            dim = (*_shade(colour, 0.75), 255)
+            for k in range(2, c - 2, 4):
+                end = min(k + 2, c - 3)
+                for a, b in (((k, 2), (end, 2)), ((k, c - 3), (end, c - 3)),
+                             ((2, k), (2, end)), ((c - 3, k), (c - 3, end))):
+                    pygame.draw.line(s, dim, a, b, 1)
         elif style == "reserved":
             # Held but empty: the request's colour as hatching, as in the LAB.
             s = pygame.Surface((c, c)).convert()
@@ -595,7 +606,9 @@ class ConsoleView:
         hidden = frozenset(fx.hidden_cells()) if fx.cascades else frozenset()
         cell = self.L.cell
         # Blocks fill as decoding steps: the layer follows the board and the decode step.
-        key = (game.board.version, game.serving.step, hidden, session.board_version)
+        cache = game.serving.cache
+        key = (game.board.version, game.serving.step, hidden, session.board_version,
+               cache.version if cache is not None else 0)
         if self._layer_owner is not session or self._layer_key != key:
             self._render_layer(session, hidden)
             self._layer_owner = session
@@ -721,23 +734,41 @@ class ConsoleView:
         blits = []
         board = game.board
         grid = board.grid
+        cache = game.serving.cache
+        badges: list[tuple[int, int, int]] = []
         for y in range(HIDDEN, len(grid)):
             row = grid[y]
             reserved = board.reserved[y]
+            cached = board.cached[y]
             py = (y - HIDDEN) * cell
             for x, rid in enumerate(row):
-                if not rid or (x, y) in hidden:
+                if (x, y) in hidden:
+                    continue
+                if not rid:
+                    if cached >> x & 1 and cache is not None:  # free, its content still cached
+                        known = cache.key_of.get((x, y))
+                        tint = colour_of(PREFIX_OWNER + known[1]) \
+                            if known is not None and known[0] == PREFIX else theme.TEXT_DIM
+                        blits.append((self.cell_sprite(tint, "cached"), (x * cell, py)))
                     continue
                 c = colours.get(rid)
                 if c is None:
                     c = colours[rid] = colour_of(rid)
                 if reserved >> x & 1:
                     spr = self.cell_sprite(c, "reserved")
+                elif rid >= PREFIX_OWNER:  # a shared prefix's block: full, mapped by refs requests
+                    spr = self.cell_sprite(c)
+                    refs = cache.refs.get((x, y), 0) if cache is not None else 0
+                    if refs > 1:
+                        badges.append((x, y, refs))
                 else:
                     found = tokens_in((x, y))
                     spr = self.fill_sprite(c, found[2]) if found is not None else self.cell_sprite(c)
                 blits.append((spr, (x * cell, py)))
         layer.fblits(blits)
+        for x, y, refs in badges:  # how many running requests map a shared block
+            self.text.blit(layer, str(refs), self.T.small, (255, 255, 255),
+                           (x * cell + cell // 2, (y - HIDDEN) * cell + cell // 2 + 1), "center")
 
     def _draw_effects(self, surface: pygame.Surface, session: GameSession, bx: int, by: int,
                       state: ViewState) -> None:

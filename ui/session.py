@@ -12,7 +12,9 @@ from engine import PIECES, Game, Input, Kind
 from engine import events as ev
 from engine import modes
 from engine import rules as R
+from engine.prefix_cache import PREFIX_OWNER
 from engine.replay import Tape
+from engine.workload import prefix_kind
 from ui.cards import CardDeck
 from ui.effects import Cascade, Effects, Fade, Highlight, Landing, Toast
 from ui.i18n import DEFAULT, Catalogue, Msg, catalogue
@@ -192,6 +194,8 @@ class GameSession:
         self.effects.toasts[:] = [Toast(text, colour, duration=duration)]
 
     def colour_of(self, request_id: int) -> Colour:
+        if request_id >= PREFIX_OWNER:  # a shared prefix's block: its workload's colour
+            return PIECES[prefix_kind(request_id - PREFIX_OWNER)].colour
         req = self.game.requests.get(request_id)
         kind = req.kind if req is not None else self.kinds.get(request_id)
         if kind is None:
