@@ -178,7 +178,7 @@ def play_one(mode: str, seed: int, policy: str, skill: float, max_minutes: float
         prefix_hit_rate=cache.found / cache.lookups if cache is not None and cache.lookups else 0.0,
         prefill_tokens_skipped=cache.skipped if cache is not None else 0,
         reused_after_preemption=cache.reused if cache is not None else 0,
-        shared_blocks_peak=cache.shared_peak if cache is not None else 0,
+        shared_blocks_peak=s.pool.shared_peak if cache is not None else 0,
         ttft_ms=s.prefill.ttft_mean() if s.prefill is not None else 0.0,
         step_ms=s.prefill.step_mean() if s.prefill is not None else DECODE_STEP_MS)
 

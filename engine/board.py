@@ -18,6 +18,16 @@ Cell = tuple[int, int]
 FULL = (1 << WIDTH) - 1
 
 
+def block_at(cell: Cell) -> int:
+    """The KV block number of a visible cell (engine.kvpool numbers them row by row)."""
+    return (cell[1] - HIDDEN) * WIDTH + cell[0]
+
+
+def cell_at(block: int) -> Cell:
+    """The visible cell of KV block number `block`."""
+    return block % WIDTH, block // WIDTH + HIDDEN
+
+
 class Board:
     """`grid` holds owners for drawing and logs; `masks` (one bit per held cell, a row per int)
     mirror it for collision and the counts taken after every placement; `reserved` marks the

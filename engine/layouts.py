@@ -4,7 +4,8 @@ boards a run can hold, and the static requests that hold a layout's blocks."""
 from __future__ import annotations
 
 from . import rules as R
-from .board import Board
+from .board import Board, block_at
+from .kvpool import BlockPool
 from .prefix_cache import BoardCache
 from .request import RUNNING, Request
 from .serving import Serving
@@ -35,11 +36,12 @@ def clear_running(s: Serving) -> None:
         req.version += 1
         s.requests.pop(req.id, None)
     s.running.clear()
-    s.held = s.reserved = s._token_base = s.static_running = s.growth = 0
+    s.reserved = s._token_base = s.static_running = s.growth = 0
     s._live_prefixes.clear()
+    s.board.cache(s.board.cached_cells(), False)
+    s.pool = BlockPool(R.VISIBLE_CELLS, R.TOKENS_PER_BLOCK)
     if s.cache is not None:
-        s.board.cache(s.board.cached_cells(), False)
-        s.cache = BoardCache(s.board)
+        s.cache = BoardCache(s.board, s.pool)
 
 
 def hold_static(s: Serving, req: Request) -> None:
@@ -51,5 +53,7 @@ def hold_static(s: Serving, req: Request) -> None:
     s.running[req.id] = req
     s.static_running += 1
     s._token_base += req.context
-    s.held += len(req.blocks)
+    for cell in req.blocks:
+        if cell[1] >= R.HIDDEN:  # a layout may block the entry above VRAM: not memory
+            s.pool.take(block_at(cell))
     s.reserved += req.reserved

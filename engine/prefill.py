@@ -19,6 +19,7 @@ from collections import deque
 from typing import TYPE_CHECKING
 
 from . import rules as R
+from .board import block_at
 from .prefix_cache import PREFIX, PREFIX_OWNER
 from .request import Request
 from .workload import prefix_blocks
@@ -138,9 +139,8 @@ class ChunkedPrefill:
                 break
             if cell in req.preferred:
                 req.preferred.remove(cell)
-            s.board.place((cell,), req.id)
+            s.hold((cell,), req.id)
             req.blocks.append(cell)
-            s.held += 1
             s.growth -= 1
             want -= 1
         return min(chunk, len(req.blocks) * R.TOKENS_PER_BLOCK - done)
@@ -157,16 +157,14 @@ class ChunkedPrefill:
     def _cache_prefix(self, req: Request) -> None:
         """The blocks of its workload's shared prefix that its prefill has filled go into the
         prefix cache, mapped by it (unless that content is cached elsewhere already)."""
-        cache = self.serving.cache
-        assert cache is not None
-        board = self.serving.board
+        s = self.serving
+        board, pool = s.board, s.pool
         full = min(prefix_blocks(req.prefix), (req.context - req.prefill_left) // R.TOKENS_PER_BLOCK)
         while req.mapped < full and req.mapped < len(req.blocks) \
-                and (PREFIX, req.prefix, req.mapped) not in cache.cell_of:
+                and pool.know(block_at(req.blocks[req.mapped]), (PREFIX, req.prefix, req.mapped)):
             cell = req.blocks[req.mapped]
             board.free((cell,))
             board.place((cell,), PREFIX_OWNER + req.prefix)
-            cache.add((PREFIX, req.prefix, req.mapped), cell)
             req.mapped += 1
 
     def ttft_mean(self) -> float:

@@ -14,8 +14,8 @@ A block is needed and none is plainly free: the least recently used cached-free 
 (vLLM's free-block queue). A request preempted by recomputation frees its blocks tail first with
 their content known, so its head is evicted last and often comes straight back when it resumes.
 
-PrefixCache keeps the bookkeeping (which content is where, the reference counts, the order of
-eviction); BoardCache adds the board's side of it for engine.serving.
+The reference counts, the content of known blocks and the order of eviction are the run's block
+pool (engine.kvpool, the LAB's too); BoardCache adds the board's side of it for engine.serving.
 """
 
 from __future__ import annotations
@@ -23,7 +23,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from . import rules as R
-from .board import Board
+from .board import Board, block_at, cell_at
+from .kvpool import BlockPool
 from .request import Request
 from .workload import prefix_blocks
 
@@ -37,109 +38,6 @@ PREFIX, OWN = 0, 1
 PREFIX_OWNER = 1 << 40
 
 
-class PrefixCache:
-    """Which cached content each block holds, the reference counts of the mapped ones, and the
-    cached-free blocks in the order they are evicted (least recently used first).
-
-    Reading never changes anything: hits() is a lookup; take(), add(), drop(), evict() write.
-    """
-
-    __slots__ = ("cell_of", "key_of", "refs", "lru", "shared", "shared_peak", "version")
-
-    def __init__(self) -> None:
-        self.cell_of: dict[Key, Cell] = {}  # cached content -> the block holding it
-        self.key_of: dict[Cell, Key] = {}  # and back
-        self.refs: dict[Cell, int] = {}  # mapped cached blocks -> running requests mapping them
-        self.lru: dict[Cell, None] = {}  # cached-free blocks, least recently used first
-        self.shared = 0  # mapped blocks that two or more requests map
-        self.shared_peak = 0
-        self.version = 0  # bumped by every write (what a drawing of the cache follows)
-
-    # ------------------------------------------------------------------ reading
-    def hits(self, keys: Iterable[Key]) -> list[Cell]:
-        """The blocks holding the longest run of `keys` from the first (a chain: a block is
-        only found if every block before it is)."""
-        out: list[Cell] = []
-        cell_of = self.cell_of
-        for key in keys:
-            cell = cell_of.get(key)
-            if cell is None:
-                break
-            out.append(cell)
-        return out
-
-    def is_free(self, cell: Cell) -> bool:
-        """Whether `cell` is cached-free (counted as free memory)."""
-        return cell in self.lru
-
-    def oldest(self, n: int, skip: Sequence[Cell] = ()) -> list[Cell]:
-        """The `n` cached-free blocks evicted first (fewer when fewer are cached), passing over
-        `skip`."""
-        out: list[Cell] = []
-        if n <= 0:
-            return out
-        for cell in self.lru:
-            if cell not in skip:
-                out.append(cell)
-                if len(out) == n:
-                    break
-        return out
-
-    # ------------------------------------------------------------------ writing
-    def take(self, cell: Cell) -> bool:
-        """One more running request maps the cached block `cell`; True when it was cached-free
-        (it is held again)."""
-        self.version += 1
-        refs = self.refs
-        n = refs.get(cell, 0)
-        refs[cell] = n + 1
-        if n == 0:
-            del self.lru[cell]
-            return True
-        if n == 1:
-            self.shared += 1
-            if self.shared > self.shared_peak:
-                self.shared_peak = self.shared
-        return False
-
-    def add(self, key: Key, cell: Cell, mapped: bool = True) -> None:
-        """The full block `cell` now holds `key`'s content: mapped by the request that computed
-        it, or (mapped=False) cached-free at once, freed by a preempted request. Content cached
-        elsewhere already stays where it is."""
-        self.version += 1
-        if key in self.cell_of:
-            return
-        self.cell_of[key] = cell
-        self.key_of[cell] = key
-        if mapped:
-            self.refs[cell] = 1
-        else:
-            self.lru[cell] = None
-
-    def drop(self, cell: Cell) -> bool:
-        """A request stops mapping `cell`; True when no one maps it now (it is cached-free,
-        the most recently used)."""
-        self.version += 1
-        refs = self.refs
-        n = refs[cell] - 1
-        if n:
-            refs[cell] = n
-            if n == 1:
-                self.shared -= 1
-            return False
-        del refs[cell]
-        self.lru[cell] = None
-        return True
-
-    def evict(self, cell: Cell) -> None:
-        """Forget the content of the cached-free block `cell` (it is handed out for something
-        else)."""
-        self.version += 1
-        key = self.key_of.pop(cell)
-        del self.cell_of[key]
-        self.lru.pop(cell, None)
-
-
 def content_keys(req: Request, blocks: int) -> list[Key]:
     """What the first `blocks` logical blocks of `req` hold, as the cache knows content: its
     workload's shared prefix (unless it came back from the swap space with copies of its own),
@@ -149,30 +47,46 @@ def content_keys(req: Request, blocks: int) -> list[Key]:
             + [(OWN, req.id, i) for i in range(shared, blocks)])
 
 
-class BoardCache(PrefixCache):
-    """The prefix cache of one run, writing the board's blocks it concerns: the cached-free
-    marks, the shared blocks' owner (PREFIX_OWNER + prefix id), and what it found (hit counts).
-
-    The serving engine asks it what an admitted request maps and what a released one frees;
-    `held` methods return how many board blocks became held (or free) so the engine's count
-    stays one number.
+class BoardCache:
+    """Prefix caching on one run's board, over its block pool (engine.kvpool: the reference
+    counts, the content of known blocks, the order free ones are evicted in): it writes the
+    board's side (the cached-free marks, a shared prefix's owner, PREFIX_OWNER + prefix id) and
+    counts what it found.
     """
 
-    __slots__ = ("board", "dup_tokens", "lookups", "found", "skipped", "reused")
+    __slots__ = ("board", "pool", "dup_tokens", "lookups", "found", "skipped", "reused")
 
-    def __init__(self, board: Board) -> None:
-        super().__init__()
+    def __init__(self, board: Board, pool: BlockPool) -> None:
         self.board = board
+        self.pool = pool
         self.dup_tokens = 0  # tokens running requests hold more than once through shared blocks
         self.lookups = 0  # shared-prefix blocks that admitted requests asked for
         self.found = 0  # of those, found cached
         self.skipped = 0  # context tokens found cached, not prefilled
         self.reused = 0  # of those, found by requests coming back from a preemption
 
+    # ------------------------------------------------------------------ reading
     def lookup(self, req: Request) -> list[Cell]:
         """The cached blocks `req` would map now: the longest run of its context's full
         blocks whose content is cached."""
-        return self.hits(content_keys(req, req.context // R.TOKENS_PER_BLOCK))
+        found = self.pool.found(content_keys(req, req.context // R.TOKENS_PER_BLOCK))
+        return [cell_at(b) for b in found]
+
+    def content_of(self, cell: Cell) -> Key | None:
+        """What the block at `cell` is known to hold (None: nothing known)."""
+        return self.pool.content.get(block_at(cell))  # type: ignore[return-value]
+
+    def refs(self, cell: Cell) -> int:
+        """How many running requests map the block at `cell`."""
+        return self.pool.refs[block_at(cell)]
+
+    @property
+    def shared_peak(self) -> int:
+        return self.pool.shared_peak
+
+    @property
+    def version(self) -> int:
+        return self.pool.version
 
     def free_masks(self, hits: Sequence[Cell]) -> tuple[list[int], list[int]]:
         """(row masks with cached-free blocks counted as taken, row masks with only `hits`
@@ -184,31 +98,38 @@ class BoardCache(PrefixCache):
             anywhere[y] |= 1 << x
         return plain, anywhere
 
+    # ------------------------------------------------------------------ writing
     def claim(self, cells: Iterable[Cell]) -> None:
         """Cached-free blocks among `cells` lose their content: they are about to be held."""
-        for cell in cells:
-            if cell in self.lru:
-                self.evict(cell)
-                self.board.cache((cell,), False)
+        cached = self.board.cached
+        for x, y in cells:
+            if cached[y] >> x & 1:
+                self.board.cache(((x, y),), False)
+                self.pool.evict(block_at((x, y)))
 
     def evict_oldest(self, skip: Sequence[Cell]) -> Cell | None:
-        """The least recently used cached-free block (not in `skip`), its content evicted."""
-        found = self.oldest(1, skip)
-        self.claim(found)
-        return found[0] if found else None
+        """The free block with cached content freed longest ago (not in `skip`), its content
+        evicted: the block to take when none is plainly free."""
+        block = self.pool.oldest_known([block_at(c) for c in skip])
+        if block is None:
+            return None
+        cell = cell_at(block)
+        self.claim((cell,))
+        return cell
 
-    def map(self, req: Request, hits: Sequence[Cell], tokens: list[Cell], shared: int) -> tuple[int, int]:
-        """Map the cached blocks `hits` into `req`'s table, and cache the full blocks of its
-        shared prefix (its first `shared` blocks) that it computes now, the first of `tokens`.
-        Returns (how many of `tokens` those are, board blocks now held)."""
-        board = self.board
-        held = 0
+    def map(self, req: Request, hits: Sequence[Cell], tokens: list[Cell], shared: int) -> int:
+        """Map the cached blocks `hits` into `req`'s table, and hold and cache the full blocks
+        of its shared prefix (its first `shared` blocks) that it computes now, the first of
+        `tokens`. Returns how many of `tokens` those are. Counts what the cache found."""
+        board, pool = self.board, self.pool
         for cell in hits:
-            owner, prefix, _ = self.key_of[cell]
-            if self.take(cell):  # cached-free: held again
+            block = block_at(cell)
+            known = self.content_of(cell)
+            assert known is not None
+            owner, prefix, _ = known
+            if pool.ref(block):  # cached-free: held again
                 board.cache((cell,), False)
                 board.place((cell,), req.id if owner == OWN else PREFIX_OWNER + prefix)
-                held += 1
             else:
                 self.dup_tokens += R.TOKENS_PER_BLOCK
         found = len(hits)
@@ -220,39 +141,43 @@ class BoardCache(PrefixCache):
             self.reused += found * R.TOKENS_PER_BLOCK
         fresh = 0
         while fresh < shared - found and fresh < len(tokens) \
-                and (PREFIX, req.prefix, found + fresh) not in self.cell_of:
+                and (PREFIX, req.prefix, found + fresh) not in pool.block_of:
             fresh += 1  # a block whose content is cached elsewhere stays a block of its own
         if fresh:  # the shared prefix's blocks it computes: cached, mapped by it alone so far
             board.place(tokens[:fresh], PREFIX_OWNER + req.prefix)
             for i, cell in enumerate(tokens[:fresh], start=found):
-                self.add((PREFIX, req.prefix, i), cell)
+                pool.take(block_at(cell))
+                pool.know(block_at(cell), (PREFIX, req.prefix, i))
         req.mapped = found + fresh
-        return fresh, held + fresh
+        return fresh
 
-    def release(self, req: Request, keep: int, finished: bool) -> tuple[list[Cell], int]:
+    def release(self, req: Request, keep: int, finished: bool) -> list[Cell]:
         """Take every block from `req`: its own are freed, the full ones among its first
         `keep` staying cached, tail first (evicted first); then the cached blocks it mapped
         lose a reference, the last leaving them cached-free (a finished request's own content
-        is of no use to anyone: evicted). Returns (the blocks free now, how many)."""
-        board = self.board
+        is of no use to anyone: evicted). Returns the blocks free now."""
+        board, pool = self.board, self.pool
         cells = req.blocks
         m = req.mapped
         own = cells[m:]
         board.free(own)
+        kept = min(keep, len(cells))
+        for i in range(len(cells) - 1, m - 1, -1):  # tail first
+            block = block_at(cells[i])
+            if i < kept and pool.know(block, (OWN, req.id, i)):
+                board.cache((cells[i],))
+            pool.unref(block)
         freed = list(own)
-        if keep > m:
-            kept = [(i, cells[i]) for i in range(min(keep, len(cells)) - 1, m - 1, -1)]
-            for i, cell in kept:
-                self.add((OWN, req.id, i), cell, mapped=False)
-            board.cache(cell for _, cell in kept)
         for cell in reversed(cells[:m]):
-            if self.drop(cell):
+            block = block_at(cell)
+            if pool.unref(block):
                 board.free((cell,))
-                if finished and self.key_of[cell][0] == OWN:
-                    self.evict(cell)
+                known = self.content_of(cell)
+                if finished and known is not None and known[0] == OWN:
+                    pool.evict(block)
                 else:
                     board.cache((cell,))
                 freed.append(cell)
             else:
                 self.dup_tokens -= R.TOKENS_PER_BLOCK
-        return freed, len(freed)
+        return freed

@@ -27,7 +27,8 @@ from . import events as ev
 from . import preemption
 from . import rules as R
 from .allocators import Allocator
-from .board import Board, Cell
+from .board import Board, Cell, block_at
+from .kvpool import BlockPool
 from .features import DEFAULT as DEFAULT_FEATURES, Features
 from .prefill import ChunkedPrefill
 from .prefix_cache import BoardCache
@@ -47,7 +48,8 @@ class Serving:
     def __init__(self, board: Board, features: Features = DEFAULT_FEATURES) -> None:
         self.board = board
         self.features = features
-        self.cache = BoardCache(board) if features.prefix_cache else None
+        self.pool = BlockPool(R.VISIBLE_CELLS, R.TOKENS_PER_BLOCK)  # every held visible block
+        self.cache = BoardCache(board, self.pool) if features.prefix_cache else None
         self.prefill = ChunkedPrefill(self) if features.chunked_prefill else None
         self.requests: dict[int, Request] = {}  # every request not yet finished
         self.waiting: deque[Request] = deque()
@@ -60,7 +62,6 @@ class Serving:
         self._orders = 0
         self.preempt_mode = R.DEFAULT_PREEMPT
         self.cpu_used = 0  # blocks in the CPU swap space
-        self.held = 0  # visible blocks held (tokens and reservations)
         self.reserved = 0  # held blocks reserved for a maximum length, still empty
         self._token_base = 0  # sum of (context - start_step) over running requests (static: context)
         self.static_running = 0  # running requests set up by a puzzle or test: they never decode
@@ -84,6 +85,11 @@ class Serving:
         self.events: list[ev.Event] = []
 
     # ------------------------------------------------------------------ reading
+    @property
+    def held(self) -> int:
+        """Visible blocks held (tokens and reservations), each counted once."""
+        return self.pool.used
+
     def tokens_of(self, req: Request) -> int:
         """Tokens in a request's KV cache now."""
         if req.state == RUNNING and not req.static:
@@ -184,10 +190,8 @@ class Serving:
             cache.claim(tokens)
             cache.claim(reserved)
             shared = 0 if req.private or alloc.reserves_max_length else prefix_blocks(req.prefix)
-            fresh, held = cache.map(req, hits, tokens, shared)
-            own = tokens[fresh:]
-            self.held += held
-        board.place(own, rid, reserved)
+            own = tokens[cache.map(req, hits, tokens, shared):]
+        self.hold(own, rid, reserved)
         swapped = req.swapped
         context = req.prompt + req.done
         if swapped:  # prefill_ms(), need() and their like, written out for every admission
@@ -214,7 +218,6 @@ class Serving:
         order = self._orders = self._orders + 1
         req.order = order
         self.running[rid] = req
-        self.held += len(own) + n_reserved
         self.reserved += n_reserved
         self.growth += growth_of(req)
         if chunked and self.prefill.admit(req, context - R.TOKENS_PER_BLOCK * len(hits)):  # type: ignore[union-attr]
@@ -227,6 +230,15 @@ class Serving:
         self.events.append(ev.Admitted(
             ev.BlockTable(rid, req.kind, tuple(enumerate(blocks)), n_reserved, context),
             how, stall, resumed, alloc.name, len(hits)))
+
+    def hold(self, cells: Sequence[Cell], owner: int, reserved: Sequence[Cell] = ()) -> None:
+        """Hold free blocks for `owner` (`reserved`: held empty): the board and the pool."""
+        self.board.place(cells, owner, reserved)
+        take = self.pool.take
+        for cell in cells:
+            take(block_at(cell))
+        for cell in reserved:
+            take(block_at(cell))
 
     def stall(self, ms: float) -> None:
         if ms > 0:
@@ -328,9 +340,8 @@ class Serving:
         cell = got
         if cell in req.preferred:
             req.preferred.remove(cell)
-        board.place([cell], req.id)
+        self.hold((cell,), req.id)
         req.blocks.append(cell)
-        self.held += 1
         self.growth -= 1
         self._schedule(req)
         self.events.append(ev.Grew(req.id, req.kind, len(req.blocks) - 1, cell))
@@ -357,11 +368,13 @@ class Serving:
         self.growth -= growth_of(req)
         if req.mapped or keep:
             assert self.cache is not None
-            freed, n = self.cache.release(req, keep, finished)
+            freed = self.cache.release(req, keep, finished)
         else:
             self.board.free(cells)
-            freed, n = cells, len(cells)
-        self.held -= n
+            unref = self.pool.unref
+            for cell in cells:
+                unref(block_at(cell))
+            freed = cells
         self.reserved -= req.reserved
         if req.prefill_left:
             assert self.prefill is not None

@@ -14,6 +14,7 @@ from engine.bot import Bot
 from engine.pieces import COLUMNS, PIECES
 from engine.request import RUNNING
 from engine.features import RULES3, RULES4
+from engine.board import block_at, cell_at
 from engine.prefix_cache import PREFIX_OWNER
 from engine.workload import Arrival, Scripted, with_prefix
 
@@ -73,7 +74,7 @@ def check(game: Game, finished: set[int]) -> None:
         held += len(req.blocks) - len(mapped)
         reserved += n_res
         tokens += t
-    held += len(s.cache.refs) if s.cache is not None else 0
+    held += sum(1 for c in {c for r in s.running.values() for c in r.blocks[:r.mapped]})
     tokens -= s.cache.dup_tokens if s.cache is not None else 0
     assert s.held == held == sum(len(c) for c in cells.values())
     # What the running requests may still take from the free pool as they grow.
@@ -101,29 +102,35 @@ def check(game: Game, finished: set[int]) -> None:
 
 
 def check_cache(game: Game, cells: dict[int, set[tuple[int, int]]]) -> set[int]:
-    """The prefix cache agrees with the board and the running requests; returns the board's
+    """The block pool agrees with the board and the running requests (every held block is
+    referenced once per table that maps it), and so does the prefix cache; returns the board's
     owners that are shared prefixes."""
     board, s = game.board, game.serving
-    cached = {(x, y) for y, bits in enumerate(board.cached) for x in range(R.WIDTH) if bits >> x & 1}
-    cache = s.cache
-    if cache is None:
-        assert not cached
-        return set()
-    assert set(cache.lru) == cached  # cached-free blocks are marked on the board...
-    assert all(not board.masks[y] >> x & 1 for x, y in cached)  # ...and free
-    assert set(cache.key_of) == set(cache.refs) | set(cache.lru) and not set(cache.refs) & set(cache.lru)
-    assert all(cache.cell_of[k] == c for c, k in cache.key_of.items()) and len(cache.cell_of) == len(cache.key_of)
+    pool = s.pool
+    held = {(x, y) for y in range(R.HIDDEN, R.HEIGHT) for x in range(R.WIDTH) if board.masks[y] >> x & 1}
     maps: dict[tuple[int, int], int] = {}
     for req in s.running.values():
-        for cell in req.blocks[:req.mapped]:
+        for cell in req.blocks:
             maps[cell] = maps.get(cell, 0) + 1
-        assert not set(req.blocks[req.mapped:]) & set(cache.key_of)  # its own blocks are no cached ones
-    assert maps == cache.refs  # a mapped block's count is the requests that map it
+    assert set(maps) == held  # a block is held exactly while a running request's table has it
+    assert all(pool.refs[block_at(c)] == n for c, n in maps.items())
+    assert {cell_at(b) for b in pool.free} == {(x, y) for y in range(R.HIDDEN, R.HEIGHT)
+                                               for x in range(R.WIDTH)} - held
+    assert pool.used == len(held)
+    cached = {(x, y) for y, bits in enumerate(board.cached) for x in range(R.WIDTH) if bits >> x & 1}
+    assert cached == {cell_at(b) for b in pool.known_free()}  # cached-free: free, content known
+    assert all(pool.block_of[k] == b for b, k in pool.content.items()) and len(pool.block_of) == len(pool.content)
+    cache = s.cache
+    if cache is None:
+        assert not cached and not pool.content
+        return set()
+    for req in s.running.values():  # its own blocks hold no shared content; mapped ones do
+        assert all(block_at(c) not in pool.content or pool.content[block_at(c)][1] == req.id
+                   for c in req.blocks[req.mapped:])
+        assert all(block_at(c) in pool.content for c in req.blocks[:req.mapped])
     assert cache.dup_tokens == sum(n - 1 for n in maps.values()) * R.TOKENS_PER_BLOCK
-    assert cache.shared == sum(1 for n in maps.values() if n > 1) <= cache.shared_peak
-    owners = {board.grid[y][x] for x, y in maps}
-    assert all(board.masks[y] >> x & 1 for x, y in maps)
-    return {o for o in owners if o >= PREFIX_OWNER}
+    assert pool.shared == sum(1 for n in maps.values() if n > 1) <= pool.shared_peak
+    return {board.grid[y][x] for x, y in held if board.grid[y][x] >= PREFIX_OWNER}
 
 
 def check_report(game: Game) -> None:

@@ -165,7 +165,7 @@ def test_paged_blocks_are_never_owned_twice_without_sharing(ops):
             pool.append(seq, tokens)
         owned = [b for table in pool.tables.values() for b in table]
         assert len(owned) == len(set(owned))
-        assert sorted(owned + pool.free) == list(range(64))
+        assert sorted(owned + list(pool.free)) == list(range(64))
     for seq in list(pool.tables):
         pool.release(seq)
     assert sorted(pool.free) == list(range(64))

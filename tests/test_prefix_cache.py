@@ -7,7 +7,9 @@ from engine import Game, Input, Kind
 from engine import events as ev
 from engine import rules as R
 from engine.features import RULES3, RULES4, Features
-from engine.prefix_cache import OWN, PREFIX, PREFIX_OWNER, PrefixCache
+from engine.board import block_at, cell_at
+from engine.kvpool import BlockPool
+from engine.prefix_cache import OWN, PREFIX, PREFIX_OWNER
 from engine.request import Request
 from engine.workload import Arrival, Scripted, prefix_blocks, prefix_id
 from tests.enginekit import drop, of, run_until
@@ -67,7 +69,7 @@ def test_a_second_request_maps_the_cached_prefix_and_skips_its_prefill() -> None
     assert second.blocks[:2] == prefix_cells and second.mapped == 2
     assert admitted.cached == 2 and admitted.stall_ms == R.PREFILL_MS_PER_TOKEN * 9
     s = g.serving
-    assert s.cache.refs == {c: 2 for c in prefix_cells} and s.cache.shared == 2
+    assert [s.cache.refs(c) for c in prefix_cells] == [2, 2] and s.pool.shared == 2
     assert s.held == 4  # two shared blocks, counted once, and one of each request's own
     assert s.cache.found == 2 and s.cache.lookups == 4 and s.cache.skipped == 2 * B
     assert s.tokens_stored() == (2 * B + 5) + (2 * B + 9) - 2 * B  # shared tokens stored once
@@ -98,22 +100,35 @@ def test_a_request_landing_on_cached_blocks_evicts_them() -> None:
     other = drop(g, Kind.O, x=0)  # it comes to rest on them: they are its blocks now
     s = g.serving
     assert other.state == "running" and set(cells) <= set(other.blocks) | set(other.preferred)
-    assert not g.board.cached_cells() and not s.cache.lru and not s.cache.cell_of
+    assert not g.board.cached_cells() and not s.pool.known_free() and not s.pool.content
 
 
 def test_the_least_recently_used_cached_block_is_evicted_first() -> None:
-    cache = PrefixCache()
-    for n, cell in enumerate([(0, 21), (1, 21), (2, 21)]):
-        cache.add((PREFIX, 9, n), cell)
-    for cell in [(1, 21), (0, 21), (2, 21)]:
-        assert cache.drop(cell)  # freed in this order: (1, 21) is the least recently used
-    assert cache.oldest(2) == [(1, 21), (0, 21)]
-    assert cache.oldest(1, skip=[(1, 21)]) == [(0, 21)]
-    assert cache.take((1, 21))  # found again: held, out of the eviction order
-    assert cache.oldest(3) == [(0, 21), (2, 21)]
-    assert cache.hits([(PREFIX, 9, 0), (PREFIX, 9, 1), (PREFIX, 9, 2)]) == [(0, 21), (1, 21), (2, 21)]
-    cache.evict((0, 21))
-    assert cache.hits([(PREFIX, 9, 0), (PREFIX, 9, 1)]) == []  # a chain: nothing after a miss
+    pool = BlockPool(8, B)
+    for n in range(3):
+        pool.take(n)
+        pool.know(n, (PREFIX, 9, n))
+    for block in (1, 0, 2):
+        assert pool.unref(block)  # freed in this order: block 1 is the least recently used
+    assert pool.known_free() == [1, 0, 2] and pool.oldest_known() == 1
+    assert pool.oldest_known(skip=[1]) == 0
+    assert pool.ref(1)  # found again: held, out of the eviction order
+    assert pool.known_free() == [0, 2]
+    assert pool.found([(PREFIX, 9, 0), (PREFIX, 9, 1), (PREFIX, 9, 2)]) == [0, 1, 2]
+    pool.evict(0)
+    assert pool.found([(PREFIX, 9, 0), (PREFIX, 9, 1)]) == []  # a chain: nothing after a miss
+    pool.take(2)  # handed out for other tokens: its content goes
+    assert (PREFIX, 9, 2) not in pool.block_of and pool.used == 2
+
+
+def test_the_game_and_the_lab_share_one_block_pool() -> None:
+    import engine.lab.memory as lab_memory
+    from engine import kvpool
+
+    assert lab_memory.BlockPool is kvpool.BlockPool
+    g = game()
+    assert isinstance(g.serving.pool, kvpool.BlockPool) and g.serving.pool.num_blocks == R.VISIBLE_CELLS
+    assert cell_at(block_at((3, 7))) == (3, 7)
 
 
 def test_a_recomputed_preemption_keeps_its_full_blocks_cached_tail_first_and_reuses_them() -> None:
@@ -125,11 +140,13 @@ def test_a_recomputed_preemption_keeps_its_full_blocks_cached_tail_first_and_reu
     own_full = req.blocks[2]  # its third block is full of its own tokens, the fourth part-filled
     partial = req.blocks[3]
     s.preempt(req)
-    assert s.cache.key_of[own_full] == (OWN, req.id, 2) and partial not in s.cache.key_of
-    order = list(s.cache.lru)
-    assert order.index(own_full) < order.index(req.blocks[0] if req.blocks else s.cache.cell_of[(PREFIX, CODER, 1)])
+    assert s.cache.content_of(own_full) == (OWN, req.id, 2) and s.cache.content_of(partial) is None
+    order = [cell_at(b) for b in s.pool.known_free()]
+    head = cell_at(s.pool.block_of[(PREFIX, CODER, 1)])
+    assert order.index(own_full) < order.index(head)  # freed tail first: its head evicted last
     run_until(g, lambda: req.state == "running", dt=16.0)
-    assert req.blocks[:3] == [s.cache.cell_of[(PREFIX, CODER, 0)], s.cache.cell_of[(PREFIX, CODER, 1)], own_full]
+    prefix = [cell_at(s.pool.block_of[(PREFIX, CODER, i)]) for i in range(2)]
+    assert req.blocks[:3] == [*prefix, own_full]
     assert s.cache.reused == 3 * B and req.mapped == 3
 
 
@@ -155,7 +172,7 @@ def test_contiguous_shares_nothing_and_counts_the_copies() -> None:
     s = g.serving
     assert not set(first.blocks) & set(second.blocks) and first.mapped == second.mapped == 0
     assert s.prefix_copies == 2 and s.cache.found == 0 and s.cache.lookups == 4
-    assert not g.board.cached_cells() and s.cache.refs == {}
+    assert not g.board.cached_cells() and not s.pool.content
 
 
 def test_without_the_cache_the_same_workload_shares_nothing() -> None:

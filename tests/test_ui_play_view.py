@@ -267,7 +267,7 @@ def _shared_and_cached(tmp_path, monkeypatch) -> tuple:
 
 def test_a_shared_block_shows_how_many_requests_map_it(tmp_path, monkeypatch):
     app, play, shared, _ = _shared_and_cached(tmp_path, monkeypatch)
-    assert play.game.serving.cache.refs[shared] == 2
+    assert play.game.serving.cache.refs(shared) == 2
     drawn = _recorded_text(app, monkeypatch)
     app.view._layer_key = None
     _draw(app, play)

@@ -746,7 +746,7 @@ class ConsoleView:
                     continue
                 if not rid:
                     if cached >> x & 1 and cache is not None:  # free, its content still cached
-                        known = cache.key_of.get((x, y))
+                        known = cache.content_of((x, y))
                         tint = colour_of(PREFIX_OWNER + known[1]) \
                             if known is not None and known[0] == PREFIX else theme.TEXT_DIM
                         blits.append((self.cell_sprite(tint, "cached"), (x * cell, py)))
@@ -758,7 +758,7 @@ class ConsoleView:
                     spr = self.cell_sprite(c, "reserved")
                 elif rid >= PREFIX_OWNER:  # a shared prefix's block: full, mapped by refs requests
                     spr = self.cell_sprite(c)
-                    refs = cache.refs.get((x, y), 0) if cache is not None else 0
+                    refs = cache.refs((x, y)) if cache is not None else 0
                     if refs > 1:
                         badges.append((x, y, refs))
                 else:

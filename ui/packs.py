@@ -18,7 +18,7 @@ ROOT = Path(__file__).resolve().parent.parent  # the game folder: main.py, engin
 LATER_URL = "later/"  # relative to the page: build/site/later/<path>
 
 PACKS: dict[str, tuple[str, ...]] = {
-    "lab": ("engine/lab/__init__.py", "engine/lab/allocators.py", "engine/lab/beams.py", "engine/lab/blocks.py",
+    "lab": ("engine/lab/__init__.py", "engine/lab/allocators.py", "engine/lab/beams.py",
             "engine/lab/latency.py", "engine/lab/memory.py", "engine/lab/paper.py", "engine/lab/projection.py",
             "engine/lab/sharing.py", "engine/lab/simulator.py", "engine/lab/workload.py",
             "ui/lab_layout.py", "ui/memory_map.py", "ui/lab_scene.py"),

@@ -5,7 +5,7 @@ numpy is imported only by the sweep.
 """
 
 from .allocators import ContiguousAllocator
-from .blocks import BlockPool
+from ..kvpool import BlockPool
 from .memory import ALLOCATORS, BASELINES, CONTIGUOUS, REFERENCE, REGISTRY, ContiguousMemory, LabAllocator, PagedMemory
 from .sharing import PREFIXES, SAMPLINGS, SCENARIOS, Sharing
 from .latency import LATENCY_MODELS, OPT13B_A100, LatencyModel

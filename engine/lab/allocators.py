@@ -3,7 +3,7 @@
 Memory is measured in token slots. The contiguous allocator hands out one
 range per sequence and can fail although enough slots are free, when no single
 free range is long enough (external fragmentation). Paged memory hands out
-fixed-size blocks from anywhere (``blocks.BlockPool``); ``memory`` puts both
+fixed-size blocks from anywhere (``engine.kvpool.BlockPool``); ``memory`` puts both
 behind the scheduler's one interface, and its registry names the LAB's allocators.
 """
 

@@ -9,7 +9,7 @@ just appends tokens to blocks only it holds.
 tables form a tree whose nodes are runs of blocks pointed at by the same beams
 (a *segment*). A segment's ``cnt`` is its children plus the beams ending in it,
 so a fork or a dropped beam costs O(1) amortised instead of a walk over a block
-table. ``blocks.BlockPool`` does the same with numbered blocks and per-block
+table. ``engine.kvpool.BlockPool`` does the same with numbered blocks and per-block
 reference counts (the LAB screen and the property tests); both give the same
 counts and the same copies.
 """

@@ -16,7 +16,7 @@ decode counter), so they are admitted, grown, preempted and finished together.
   needs. A beam search changes its beams only at the steps its ``BeamSchedule``
   draws; those steps are events, and in between its beams grow like any other
   sequences. With ``tracked`` every sequence gets an explicit block table
-  (``blocks.BlockPool``: the LAB screen and the property tests) and the engine
+  (``engine.kvpool.BlockPool``: the LAB screen and the property tests) and the engine
   steps one iteration at a time; the figures are the same either way.
 
 Each manager is a policy object: everything that differs between allocators (admission,
@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from .allocators import RESERVATIONS, ContiguousAllocator
 from .beams import BeamSchedule, BeamTree
-from .blocks import BlockPool
+from ..kvpool import BlockPool
 from .projection import FREE, PREFIX_OWNER, MapView, SeqId, cell_state
 from .sharing import Sharing
 from .workload import Request

@@ -45,7 +45,7 @@ from dataclasses import dataclass, field
 
 from . import memory as _memory
 from .allocators import ContiguousAllocator
-from .blocks import BlockPool
+from ..kvpool import BlockPool
 from .latency import OPT13B_A100, LatencyModel
 from .memory import ContiguousMemory, MemoryManager, PagedMemory, Running
 from .sharing import BASIC, Sharing
