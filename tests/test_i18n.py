@@ -300,6 +300,7 @@ def test_a_long_korean_word_breaks_at_a_syllable_not_inside_latin():
 
 def test_break_places():
     assert break_allowed("가", "나") and break_allowed("화", "(") and break_allowed("/", "x")
+    assert break_allowed("=", "e")  # PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True
     assert not break_allowed("a", "b") and not break_allowed("(", "f") and not break_allowed("가", ")")
     assert not break_allowed("가", ".")
 

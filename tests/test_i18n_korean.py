@@ -20,16 +20,17 @@ NAMES = ("CDN", "llama_7b_prompt", "stable_diff_unet", "vLLM", "Orca (Max)", "KV
 # Placeholders that take text (names, keys, nested messages, preformatted percentages, identifiers);
 # every other placeholder takes a number, and the Korean groups it in thousands ("{n:,}").
 TEXT_PLACEHOLDERS = frozenset({"back", "baseline", "cause", "cell", "cells", "clock", "contiguous", "dataset",
-    "board", "day", "drop", "engine", "exact", "extra", "game", "goal", "hard_drop", "head", "hint", "hold", "id",
-    "ids", "key", "label", "line", "mechanic", "mode", "modes", "more", "name", "outcome", "paged",
+    "board", "day", "drop", "engine", "exact", "extra", "game", "goal", "gpu", "hard_drop", "head", "hint", "hold",
+    "id", "ids", "key", "label", "line", "mechanic", "mode", "model", "modes", "more", "name", "outcome", "paged",
     "paper_concurrency", "paper_contiguous_waste", "paper_paged_waste", "pause", "peak", "percent",
     "preempt_key", "ranges", "reason", "reference", "req", "rotate_ccw", "rotate_cw", "scenario", "scores",
-    "sharing", "split", "split_key", "state", "status", "summary", "t", "text", "what", "where"})
+    "sharing", "size", "split", "split_key", "state", "status", "summary", "t", "text", "what", "where"})
 # Realistic text for the identifiers, dates, keys, cells ("3,4") and lists among them.
 TEXT_VALUES = {"id": ("10", "12", "1234"), "day": ("2025-01-31",), "cell": ("3,4",), "cells": ("0->3,4, 1->5,6",),
                "ranges": ("0-3, 8-11",), "ids": ("#3, #10",), "key": ("Esc", "B"), "split": ("분할(Shift / P)", "분할"), "board": ("보드(B)", "보드"), "drop": ("하드 드롭(Space)", "드롭"),
                "t": ("  12.5",), "clock": ("01:05",), "percent": ("80%", "12.5%"), "peak": ("93%",),
-               "paper_concurrency": ("2~4",), "paper_contiguous_waste": ("60~80",), "paper_paged_waste": ("4",)}
+               "paper_concurrency": ("2~4",), "paper_contiguous_waste": ("60~80",), "paper_paged_waste": ("4",),
+               "gpu": ("A100-40GB",), "model": ("OPT-13B",), "size": ("61.44 MiB",)}
 TEXT_IN = {"report.fact_line": {"value"}}  # a placeholder that takes text in this one message
 PARTICLE_FORMS = tuple(sorted(P.FORMS, key=len, reverse=True))
 FIXED_PARTICLE = re.compile(r"\}(?:</\w+>)*(" + "|".join(PARTICLE_FORMS) + r")(?![가-힣])")

@@ -12,6 +12,7 @@ from tests.reportkit import reports
 from tests.uikit import make_app
 
 from engine import rules as R
+from engine import torch_oom
 from ui import overlays
 from ui.i18n import catalogue
 from ui.i18n.game_text import report_text, tip
@@ -79,7 +80,7 @@ def test_the_tip_is_drawn_whole_in_every_report(tmp_path, monkeypatch, layout, l
     assert scene.tips and " ".join(scene.tips).split() == scene.tip().split()
     assert all(line in texts for line in scene.tips), "every line of the tip is on screen"
     # ... and everything drawn is legible: in the dialog, above the share row, never overlapping.
-    dialog = pygame.Rect(scene.app.layout.dialog)
+    dialog = pygame.Rect(scene.rect)
     buttons = [pygame.Rect(b.rect) for b in scene.buttons] + [pygame.Rect(scene.code_box)]
     body = [(t, r) for t, r in drawn if not any(b.contains(r) for b in buttons)]  # a button's own label
     for t, r in body:
@@ -221,3 +222,83 @@ def test_the_report_shows_the_most_requests_that_ran_at_once(tr):
         facts = dict(report_text(r, tr).facts)
         assert r.peak_resident in numbers(facts[tr.t("report.fact.end_state")])
     assert reports()["paged_busy"].peak_resident > 2 * reports()["contiguous_bot"].peak_resident
+
+
+# ---------------------------------------------------------------- PyTorch's message (engine.torch_oom)
+CONTIGUOUS_OOMS = [n for n in NAMES if reports()[n].outcome == "oom" and reports()[n].mode == "contiguous"]
+
+
+def squash(text: str) -> str:
+    return "".join(text.split())
+
+
+def rejoined(lines: list[str]) -> str:
+    """Wrapped lines put back together: a space where a line broke, none after a break at "="."""
+    out = ""
+    for line in lines:
+        out += line if not out or out.endswith("=") else " " + line
+    return out
+
+
+def assert_pytorch_message_drawn(scene: ResultScene, drawn: list[tuple[str, pygame.Rect]]) -> None:
+    """The crash report draws a whole form of PyTorch's message with the run's figures, broken only
+    between words (or after "="), its caption at the run's scale and what serving engines do now."""
+    torch, tr = scene.text.pytorch, scene.app.tr
+    assert torch is not None and scene.rect == scene.app.layout.oom_report
+    texts = [t for t, _ in drawn]
+    for line in scene.torch_caption + scene.torch_lines + scene.torch_note:
+        assert line in texts, line
+    message = rejoined(scene.torch_lines)
+    assert message in torch.forms, message
+    sizes = torch_oom.for_report(scene.report).sizes()
+    for words in (f"CUDA out of memory. Tried to allocate {sizes['tried']}.", f"of which {sizes['free']} is free.",
+                  f"and {sizes['unallocated']} is reserved by PyTorch but unallocated.", "to avoid fragmentation."):
+        assert words in message, words
+    for line, after in zip(scene.torch_lines, scene.torch_lines[1:]):  # a size's figure keeps its unit
+        assert not (re.search(r"\d$", line) and re.match(r"(bytes|KiB|MiB|GiB)\b", after)), (line, after)
+    caption = squash("".join(scene.torch_caption))
+    assert caption in {squash(c) for c in torch.captions} and "61.44MiB" in caption
+    assert squash("".join(scene.torch_note)) == squash(tr.t("report.pytorch.engines"))
+
+
+@pytest.mark.parametrize("language", ["en", "ko"])
+@pytest.mark.parametrize("layout", ["landscape", "portrait"])
+@pytest.mark.parametrize("name", CONTIGUOUS_OOMS)
+def test_a_contiguous_crash_says_what_pytorch_would(tmp_path, monkeypatch, layout, language, name):
+    scene = report_scene(tmp_path, layout, language, reports()[name])
+    assert_pytorch_message_drawn(scene, drawn_text(scene, monkeypatch))
+
+
+@pytest.mark.parametrize("language", ["en", "ko"])
+@pytest.mark.parametrize("layout", ["landscape", "portrait"])
+def test_the_headless_crash_screen_says_what_pytorch_would(tmp_path, monkeypatch, layout, language):
+    """The screen `main.py --headless --scene oom` draws, in every layout and language."""
+    from ui.cli import Options
+    from ui.headless import build
+
+    app = make_app(tmp_path, layout=layout, language=language)
+    build(app, Options(headless=True, frames=60, screenshot="x.png", scene="oom", mode="contiguous", seed=7,
+                       lang=language, layout=layout), 7)
+    scene = app.top
+    assert isinstance(scene, ResultScene)
+    scene.draw(app.surface)  # the snapshot of the game under it, made once
+    drawn = drawn_text(scene, monkeypatch)
+    assert_pytorch_message_drawn(scene, drawn)
+    buttons = [pygame.Rect(b.rect) for b in scene.buttons] + [pygame.Rect(scene.code_box)]
+    body = [(t, r) for t, r in drawn if not any(b.contains(r) for b in buttons)]
+    for t, r in body:
+        assert pygame.Rect(scene.rect).contains(r) and r.bottom <= scene.content_bottom, (t, r)
+    for (ta, a), (tb, b) in itertools.combinations(body, 2):
+        if a != b:
+            assert not a.inflate(0, -4).colliderect(b.inflate(0, -4)), (ta, tb)
+
+
+@pytest.mark.parametrize("language", ["en", "ko"])
+@pytest.mark.parametrize("layout", ["landscape", "portrait"])
+@pytest.mark.parametrize("name", [n for n in NAMES if n not in CONTIGUOUS_OOMS])
+def test_no_other_report_says_it(tmp_path, monkeypatch, layout, language, name):
+    """A paged run (its OOM too: memory really was full), an overload or a victory: no PyTorch."""
+    scene = report_scene(tmp_path, layout, language, reports()[name])
+    assert scene.text.pytorch is None and scene.rect == scene.app.layout.dialog and not scene.torch_lines
+    for t, _ in drawn_text(scene, monkeypatch):
+        assert "PyTorch" not in t and "out of memory." not in t, t

@@ -419,7 +419,7 @@ def test_crash_report_with_huge_numbers_stays_inside_its_dialog(tmp_path, monkey
     app.draw()
     drawn = _record_text(app, monkeypatch)
     app.top.draw(app.surface)  # the report alone, not the console under it
-    dialog = pygame.Rect(app.layout.dialog)
+    dialog = pygame.Rect(app.top.rect)
     buttons_top = min(b.rect[1] for b in app.top.buttons)
     buttons = [pygame.Rect(b.rect) for b in app.top.buttons]
     texts = [(t, r) for t, r in drawn if not any(b.contains(r) for b in buttons)]

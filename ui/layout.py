@@ -96,6 +96,7 @@ class Layout(CanvasSized):
     mode_buttons: Mapping[str, RectT]
     preempt_button: RectT  # the preemption-mode switch (swap / recompute)
     dialog: RectT  # pause, crash report and victory
+    oom_report: RectT  # a contiguous crash's report, grown for PyTorch's message
     menu_button: tuple[int, int, int]  # width, height, gap of a dialog's column of buttons
     report_buttons_h: int
     help_close: RectT
@@ -183,6 +184,7 @@ def _landscape() -> Layout:
     preempt_button = (right_x + 8, 272 + 24, 112, 24)
     controls_y, controls_h = 498, 74
     dialog = (160, 70, 480, 410)
+    oom_report = (80, 38, 640, 536)  # under the header, over the controls (nothing under it answers)
     title_panel_h = h - top - 6
     return Layout(
         name=LANDSCAPE, size=(w, h), text=TextSizes(13, 15, 19, 28, 40), touch=44, margin=m,
@@ -196,7 +198,7 @@ def _landscape() -> Layout:
         mode_buttons=MappingProxyType({"contiguous": (m + 6, 214, 126, 26),
                                        "paged": (m + 138, 214, 126, 26)}),
         preempt_button=preempt_button,
-        dialog=dialog, menu_button=(300, 38, 6), report_buttons_h=38,
+        dialog=dialog, oom_report=oom_report, menu_button=(300, 38, 6), report_buttons_h=38,
         help_close=(w - 130, 10, 116, 30),
         title=MappingProxyType({
             "left": (m, top, col_w, title_panel_h),
@@ -235,6 +237,7 @@ def _portrait() -> Layout:
     header_buttons = {name: (w - m - (3 - i) * hb_w - (2 - i) * gap, (header_h - hb_h) // 2, hb_w, hb_h)
                       for i, name in enumerate(("help", "mute", "pause"))}
     dialog = (m + 6, header_h + 8, w - 2 * m - 12, h - header_h - 8 - 20)
+    oom_report = (4, 4, w - 8, h - 8)  # the whole screen: nothing under the report answers a tap
     title_top = board[1]
     demo_slot = strip
     sx, sw = side_x, side_w
@@ -253,7 +256,7 @@ def _portrait() -> Layout:
         card=strip, log=(m, details_top + 308, w - 2 * m, h - m - touch - gap - (details_top + 308)),
         mode_buttons=MappingProxyType({"toggle": side["mode"]}),
         preempt_button=side["preempt"],
-        dialog=dialog, menu_button=(300, touch, 10), report_buttons_h=touch,
+        dialog=dialog, oom_report=oom_report, menu_button=(300, touch, 10), report_buttons_h=touch,
         help_close=(w - m - 110, (header_h - hb_h) // 2, 110, hb_h),
         title=MappingProxyType({"side": (sx, title_top, sw, board[3]), "demo_slot": demo_slot,
                                 "modes": (sx, title_top + 26, sw, len(modes.MODES) * (touch + gap) - gap)}),

@@ -1,6 +1,9 @@
 """Screens drawn over the game: pause, help with the concept map, and the run report."""
 from __future__ import annotations
 
+import itertools
+import re
+
 import pygame
 
 from engine import PIECES, RunReport, modes
@@ -53,6 +56,15 @@ def draw_row_button(surface: pygame.Surface, app, b: Button, hover: tuple[int, i
     app.text.blit(surface, label or b.label, T.body, theme.TEXT, (r.x + 14, r.centery), "midleft")
     if b.hint:
         app.text.blit(surface, b.hint, T.small, theme.TEXT_DIM, (r.right - 12, r.centery), "midright")
+
+
+SIZE = re.compile(r"(\d) (bytes|KiB|MiB|GiB)\b")  # a size in PyTorch's message: its figure and unit
+
+
+def sizes_unbroken(text: str, size: int, width: int) -> list[str]:
+    """`text` wrapped as ui.text.wrap does, never between a size's figure and its unit."""
+    glued = SIZE.sub("\\1\u00a0\\2", text)  # a no-break space, given back as a space once wrapped
+    return [same_font(line.replace("\u00a0", " "), line) for line in wrap(glued, size, width)]
 
 
 def fact_rows(facts, size: int, width: int) -> list[tuple[tuple[str, str], ...]]:
@@ -558,6 +570,8 @@ class DetailsScene(PlayOverlay):
 KEY_GRACE_MS = 500.0  # keys pressed this soon after the crash were meant for the game
 SEALED_COLOUR = theme.RED
 RESERVED_COLOUR = theme.AMBER
+TERMINAL_BG = (0, 0, 0)  # PyTorch's message, as a terminal shows it
+TERMINAL_TEXT = (214, 218, 226)
 
 
 class ResultScene(Overlay):
@@ -582,11 +596,13 @@ class ResultScene(Overlay):
     def build(self) -> None:
         lay = self.app.layout
         T = lay.text
-        x, y, w, h = lay.dialog
+        tr = self.app.tr
+        self.text = report_text(self.report, tr, touch=lay.portrait)  # a phone: controls are buttons
+        self.rect = lay.oom_report if self.text.pytorch is not None else lay.dialog
+        x, y, w, h = self.rect
         bh = lay.report_buttons_h
         bw = (w - 32 - 2 * 8) // 3
         keys = not lay.portrait
-        tr = self.app.tr
         self.report_buttons = [
             Button(name, (x + 16 + i * (bw + 8), y + h - bh - 16, bw, bh), label, hint if keys else "",
                    touch=lay.touch)
@@ -608,32 +624,63 @@ class ResultScene(Overlay):
                                             tr.t("report.code_tail", n=len(self.code)))
         self.content_bottom = share_y if self.code else self.report_buttons[0].rect[1]
         self.buttons = [] if self.peeking else self.report_buttons
-        self.text = report_text(self.report, tr, touch=lay.portrait)  # a phone: controls are buttons
         self.heading = self.text.heading
         self.heading_px = next((size for size in (T.title, T.large) if
                                 theme.font_for(self.heading, size).size(self.heading)[0] <= w - 24), T.body)
-        # Wrapped once per layout. Everything is drawn, the tip above all: a phone's tall dialog
-        # takes the body size when it all fits, and the best-scores line gives way first.
+        # Wrapped once per layout. Everything is drawn, the tip above all: the fullest form of
+        # PyTorch's message that fits, in a phone's tall report at the body size if it all fits;
+        # the best-scores line gives way first, then the longer caption of PyTorch's message.
         room = self.content_bottom - 6 - (y + 56)
-        for size in ((T.body, T.small) if lay.portrait else (T.small,)):
-            self._flow(size, w - 40)
-            if self.height(with_best=True) <= room:
-                self.show_best = True
-                break
-            self.show_best = False
-            if self.height(with_best=False) <= room:
+        torch = self.text.pytorch
+        forms, captions = (torch.forms, torch.captions) if torch is not None else (("",), ("",))
+        sizes = (T.body, T.small) if lay.portrait else (T.small,)
+        self._wrapped: dict[tuple[object, ...], list] = {}  # each part wrapped once per size and width
+        for message, size, caption, with_best in itertools.product(forms, sizes, captions, (True, False)):
+            self._flow(size, w - 40, message, caption)
+            self.show_best = with_best
+            if self.height(with_best) <= room:
                 break
 
-    def _flow(self, size: int, width: int) -> None:
-        """Wrap every part of the report at `size` for a column `width` px wide."""
+    def _flow(self, size: int, width: int, message: str = "", caption: str = "") -> None:
+        """Wrap every part of the report at `size` for a column `width` px wide, PyTorch's
+        `message` and its `caption` (if the report has them) in its small print."""
         text = self.text
+        memo = getattr(self, "_wrapped", {})
+
+        def once(how, part, px: int, room: int) -> list:
+            key = (how, part, px, room)
+            if key not in memo:
+                memo[key] = how(part, px, room)
+            return memo[key]
+
         self.px = size
         self.line_h = theme.font_for(text.cause + text.tip, size).get_linesize()
-        self.cause = wrap(text.cause, size, width)
-        self.memory = wrap(text.memory, size, width - 16)
-        self.rows = fact_rows(text.facts, size, width - 16)
-        self.tips = wrap(text.tip, size, width)
-        self.best_lines = wrap(self.best_line(), self.app.layout.text.small, width)
+        self.cause = once(wrap, text.cause, size, width)
+        self.memory = once(wrap, text.memory, size, width - 16)
+        self.rows = once(fact_rows, text.facts, size, width - 16)
+        self.tips = once(wrap, text.tip, size, width)
+        small = self.app.layout.text.small
+        self.best_lines = once(wrap, self.best_line(), small, width)
+        torch = text.pytorch
+        self.torch_caption = once(wrap, caption, small, width - 16) if torch is not None else []
+        self.torch_lines = once(sizes_unbroken, message, small, width - 16) if torch is not None else []
+        self.torch_note = once(wrap, torch.note, small, width) if torch is not None else []
+
+    def torch_heights(self) -> tuple[int, int, int]:
+        """Line heights of PyTorch's block: its caption, the message, the note under it."""
+        torch, small = self.text.pytorch, self.app.layout.text.small
+        if torch is None:
+            return 0, 0, 0
+        return (theme.font_for(torch.captions[0], small).get_linesize(), theme.font(small).get_linesize(),
+                theme.font_for(torch.note, small).get_linesize())
+
+    def torch_height(self) -> int:
+        """Pixels PyTorch's block takes under the facts, gap above it included (0 without one)."""
+        if not self.torch_lines:
+            return 0
+        caption_h, message_h, note_h = self.torch_heights()
+        box = 3 + caption_h * len(self.torch_caption) + 1 + message_h * len(self.torch_lines) + 3
+        return 4 + box + 3 + note_h * len(self.torch_note)
 
     def height(self, with_best: bool) -> int:
         """Pixels the report's text takes under its heading (as draw() places it)."""
@@ -641,7 +688,7 @@ class ResultScene(Overlay):
         T = self.app.layout.text
         box = lh * (len(self.memory) + len(self.rows)) + 8 + (4 if self.memory else 0)
         score = theme.font(T.large).get_linesize()
-        h = lh * len(self.cause) + 6 + box + 6 + score + 4 + lh * len(self.tips)
+        h = lh * len(self.cause) + 6 + box + self.torch_height() + 6 + score + 4 + lh * len(self.tips)
         if with_best:
             h += 6 + theme.font(T.small).get_linesize() * len(self.best_lines)
         return h
@@ -652,7 +699,7 @@ class ResultScene(Overlay):
         if rep.mixed:
             return tr.t("report.mixed_no_best")
         daily = getattr(self.play, "daily", None)
-        each = self.app.layout.dialog[2] // 5
+        each = self.rect[2] // 5
         if daily is not None:
             day = daily.isoformat()
             scores = [(m, self.app.daily_best(day, m) or 0) for m in modes.NAMES]
@@ -723,7 +770,7 @@ class ResultScene(Overlay):
             self._draw_peek(surface, edge)
             return
         self.draw_backdrop(surface)
-        r = draw_dialog(surface, lay.dialog, edge)
+        r = draw_dialog(surface, self.rect, edge)
         t.blit(surface, self.heading, self.heading_px, edge, (r.centerx, r.y + 30), "center")
         y = r.y + 56
         for line in self.cause:
@@ -750,7 +797,7 @@ class ResultScene(Overlay):
                 value = fit(value, px, right - lr.right - 8)
                 t.blit(surface, value, px, theme.TEXT, (right, yy), "topright")
             yy += line_h
-        y = box.bottom + 6
+        y = self._draw_torch(surface, box) + 6
         score = tr.t("report.score", score=tr.num(self.report.score))
         sr = t.blit(surface, score, T.large, theme.TEXT, (r.centerx, y), "midtop")
         if self.new_best:
@@ -780,6 +827,31 @@ class ResultScene(Overlay):
                 draw_row_button(surface, self.app, b, self.hover, accent=edge)
         if self.code:
             self._draw_code(surface)
+
+    def _draw_torch(self, surface: pygame.Surface, above: pygame.Rect) -> int:
+        """PyTorch's message in a terminal's box under the facts box `above`, what serving engines
+        do instead under it; the y under all of it (`above`'s bottom when there is none)."""
+        if not self.torch_lines:
+            return above.bottom
+        t, small = self.app.text, self.app.layout.text.small
+        caption_h, message_h, note_h = self.torch_heights()
+        box = pygame.Rect(above.x, above.bottom + 4, above.width,
+                          3 + caption_h * len(self.torch_caption) + 1 + message_h * len(self.torch_lines) + 3)
+        pygame.draw.rect(surface, TERMINAL_BG, box, border_radius=4)
+        pygame.draw.rect(surface, theme.PANEL_EDGE, box, 1, border_radius=4)
+        y = box.y + 3
+        for line in self.torch_caption:
+            t.blit(surface, line, small, theme.PANEL_TITLE, (box.x + 8, y))
+            y += caption_h
+        y += 1
+        for line in self.torch_lines:
+            t.blit(surface, line, small, TERMINAL_TEXT, (box.x + 8, y))
+            y += message_h
+        y = box.bottom + 3
+        for line in self.torch_note:
+            t.blit(surface, line, small, theme.GREEN, (box.centerx, y), "midtop")
+            y += note_h
+        return y
 
     def _draw_peek(self, surface: pygame.Surface, edge: theme.Colour) -> None:
         """The BOARD view: the board the report describes, its sealed and reserved-empty cells outlined."""

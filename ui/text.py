@@ -11,8 +11,9 @@ message is not drawn (nor measured) in the Latin font.
 
 Lines break between words. A word wider than the line (Korean runs words
 together with particles, "파편화(fragmentation)로") breaks between two syllables,
-or after a slash or hyphen, never inside a syllable and never inside a Latin
-word while another break fits; only a word with no such place is cut anywhere.
+or after a slash, hyphen or equals sign (PYTORCH_CUDA_ALLOC_CONF=...), never
+inside a syllable and never inside a Latin word while another break fits; only
+a word with no such place is cut anywhere.
 """
 from __future__ import annotations
 
@@ -90,7 +91,7 @@ def break_allowed(before: str, after: str) -> bool:
         return False
     if is_syllable(before) or is_syllable(after):
         return True  # between syllables, or where Hangul meets Latin or digits
-    return before in "/-"
+    return before in "/-="
 
 
 def _cut(word: str, fits) -> tuple[str, str]:

@@ -401,6 +401,10 @@ MESSAGES: dict[str, str] = {
                                  "{sealed} sealed off + {open} in gaps too small"),
     "report.memory_paged": "{req} needs {need} block(s). Free {free}: paged, every free block is usable",
     "report.memory_victory": "peak VRAM held {peak}; {free} blocks free at the end",
+    "report.pytorch.caption": "As PyTorch would say it ({model} on an {gpu}, 1 block = {size}):",
+    "report.pytorch.caption_short": "As PyTorch would say it (1 block = {size}):",
+    "report.pytorch.engines": ("Serving engines today pre-allocate their KV pool and queue requests "
+                               "instead of crashing."),
     "report.fact.minutes": "survived",
     "report.fact.served": "requests served",
     "report.fact.tokens": "tokens served",

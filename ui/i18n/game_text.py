@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from engine import PIECES, modes
+from engine import PIECES, modes, torch_oom
 from engine import events as ev
 from engine import rules as R
 from engine.reports import RunReport
@@ -172,6 +172,29 @@ HEADINGS = {"oom": "report.oom", "overload": "report.overload", "victory": "repo
 NEAR_FULL = R.VRAM_WARN  # utilisation at which a queue that overflowed is a memory problem
 
 
+# The forms of PyTorch's message a report can show, longest first: after the exception's name or
+# not, and which parts (engine.torch_oom.PARTS). The report shows the first that fits its screen.
+# Every form keeps what was tried, what was free, what was held in pieces and the word
+# fragmentation; none shows the documentation's address.
+PYTORCH_FORMS: tuple[tuple[bool, tuple[str, ...]], ...] = (
+    (True, ("head", "capacity", "free", "process", "allocated", "unallocated", "hint", "avoid")),
+    (True, ("head", "capacity", "free", "allocated", "unallocated", "hint", "avoid")),
+    (True, ("head", "capacity", "free", "unallocated", "hint", "avoid")),
+    (False, ("head", "free", "unallocated", "hint", "avoid")),
+    (True, ("head", "capacity", "free", "unallocated", "avoid")),
+    (False, ("head", "free", "unallocated", "avoid")),
+)
+
+
+@dataclass(frozen=True)
+class PytorchText:
+    """A contiguous OOM as PyTorch would report it: what the scale is, the message, what engines do now."""
+
+    captions: tuple[str, ...]  # the scale the figures are at, in words: the fuller first
+    forms: tuple[str, ...]  # the message (PyTorch's English in every language), fullest first
+    note: str  # serving engines pre-allocate their KV pool and queue requests instead
+
+
 @dataclass(frozen=True)
 class ReportText:
     """The run report in one language: what the report screen draws, line by line."""
@@ -181,6 +204,7 @@ class ReportText:
     memory: str  # the refused request against free memory ("" for a victory)
     facts: tuple[tuple[str, str], ...]  # (label, value) pairs, in reading order
     tip: str
+    pytorch: PytorchText | None = None  # a contiguous OOM's message in PyTorch
 
 
 def _paged(report: RunReport) -> bool:
@@ -255,10 +279,23 @@ def report_facts(report: RunReport, tr: Catalogue) -> list[tuple[str, str]]:
     ]
 
 
+def pytorch_text(report: RunReport, tr: Catalogue) -> PytorchText | None:
+    """What PyTorch would print for this crash at the scale of engine.torch_oom; None unless it was
+    a contiguous OOM."""
+    oom = torch_oom.for_report(report)
+    if oom is None:
+        return None
+    size = torch_oom.format_size(torch_oom.block_bytes(1))
+    captions = (tr.t("report.pytorch.caption", model=torch_oom.MODEL_NAME, gpu=torch_oom.GPU_NAME, size=size),
+                tr.t("report.pytorch.caption_short", size=size))
+    return PytorchText(captions, tuple(oom.text(parts, exception) for exception, parts in PYTORCH_FORMS),
+                       tr.t("report.pytorch.engines"))
+
+
 def report_text(report: RunReport, tr: Catalogue, touch: bool = False) -> ReportText:
     """The whole run report in `tr`'s language (`touch`: the controls it names are buttons)."""
     return ReportText(tr.t(HEADINGS[report.outcome]), tr.msg(cause_message(report)), memory_line(report, tr),
-                      tuple(report_facts(report, tr)), tip(report, tr, touch))
+                      tuple(report_facts(report, tr)), tip(report, tr, touch), pytorch_text(report, tr))
 
 
 def report_lines(report: RunReport, tr: Catalogue) -> list[str]:

@@ -423,6 +423,10 @@ MESSAGES: dict[str, str] = {
                                  "{sealed:,} + 너무 작은 틈 {open:,}"),
     "report.memory_paged": "{req}: 블록 {need:,}개 필요. 빈 블록 {free:,}개: 페이징이라 모두 쓸 수 있음",
     "report.memory_victory": "최대 VRAM 점유 {peak}, 끝날 때 빈 블록 {free:,}개",
+    "report.pytorch.caption": "PyTorch라면 이렇게 말합니다({gpu}의 {model}, 1블록 = {size}):",
+    "report.pytorch.caption_short": "PyTorch라면 이렇게 말합니다(1블록 = {size}):",
+    "report.pytorch.engines": ("오늘날 서빙 엔진은 KV 캐시 풀을 미리 할당해 두고, 충돌하는 대신 요청을 대기열에서 "
+                               "기다리게 합니다."),
     "report.fact.minutes": "버틴 시간",
     "report.fact.served": "처리한 요청",
     "report.fact.tokens": "처리한 토큰",
