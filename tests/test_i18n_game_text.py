@@ -145,3 +145,20 @@ def test_the_report_in_both_languages_quotes_the_engines_numbers(runs):
         assert engine <= set(re.findall(r"\d+", ours[1] + ours[2])), (r.cause, ours[1:3])
         assert engine <= set(re.findall(r"\d+", ko[1] + ko[2])), (r.cause, ko[1:3])
         assert tip(r, KO) != tip(r, EN)
+
+
+def test_the_scheduler_lines_of_rules_4_carry_their_facts_in_both_languages():
+    """Prefix caching, picking and the step budget (rules 4's switches) log what happened with
+    every number the engine's own line states, in English and Korean."""
+    from engine.features import RULES4
+    from engine.pieces import Kind
+
+    game = Game(seed=2, mode="paged", features=RULES4)
+    table = ev.BlockTable(7, Kind.S, ((0, (0, 21)), (1, (1, 21))), 0, 40)
+    events = [ev.Picked(12, Kind.T, 2), ev.BudgetSet(256),
+              ev.Admitted(table, "whole", 0.0, "", "paged", cached=2), *game.update(0, [Input.BUDGET_UP])]
+    for e in events:
+        for tr in (EN, KO):
+            line = tr.msg(event_message(e))
+            assert Counter(_numbers(e.text)) <= Counter(_numbers(line.replace(",", ""))), (line, e.text)
+            assert line != e.text or tr is EN

@@ -348,6 +348,9 @@ MESSAGES: dict[str, str] = {
     "log.admitted_reserved": " + {reserved} reserved for its max length",
     "log.admitted_resumed.swap": ", swapped back in",
     "log.admitted_resumed.recompute": ", recomputed",
+    "log.admitted_cached": ", {cached} from the prefix cache",
+    "log.picked": "[SCHED] {req} picked to run next (#{place} waiting)",
+    "log.budget": "[SCHED] step budget {budget} tokens: decode first, prefill chunks share the rest",
     "log.grew": "[PAGED] {req} grows: page {page} -> block {cell}",
     "log.finished": "[GC] {req} finished: {tokens} tokens served, {blocks} block(s) freed in place",
     "log.finished_wasted": ("[GC] {req} finished: {tokens} tokens served, {blocks} block(s) freed in place "

@@ -117,6 +117,10 @@ def event_message(event: ev.Event, fragments: bool = True) -> Msg | str:
         return Msg.of("log.victory", served=event.report.requests_served, tokens=event.report.tokens)
     if isinstance(event, ev.Alert):
         return _warning(event)
+    if isinstance(event, ev.Picked):
+        return Msg.of("log.picked", req=_req(event.request_id, event.kind), place=event.place + 1)
+    if isinstance(event, ev.BudgetSet):
+        return Msg.of("log.budget", budget=event.budget)
     return event.text
 
 
@@ -129,6 +133,8 @@ def _admitted(event: ev.Admitted) -> Msg:
         extra = Msg.of("log.admitted_reserved", reserved=t.reserved)
     elif event.resumed:
         extra = Msg.of(f"log.admitted_resumed.{event.resumed}")
+    elif event.cached:
+        extra = Msg.of("log.admitted_cached", cached=event.cached)
     return Msg.of(f"log.admitted.{how}", req=_req(t.request_id, t.kind), blocks=kept, extra=extra,
                   stall=round(event.stall_ms))
 

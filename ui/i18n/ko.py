@@ -370,6 +370,9 @@ MESSAGES: dict[str, str] = {
     "log.admitted_reserved": " + 최대 시퀀스 길이 예약 {reserved:,}개",
     "log.admitted_resumed.swap": ", 스왑에서 복귀",
     "log.admitted_resumed.recompute": ", 재계산으로 복귀",
+    "log.admitted_cached": ", 프리픽스 캐시에서 {cached:,}개",
+    "log.picked": "[SCHED] {req} 다음 실행으로 선택 (대기열 {place:,}번)",
+    "log.budget": "[SCHED] 스텝 토큰 예산 {budget:,}: 디코딩 먼저, 남는 만큼 프리필 청크",
     "log.grew": "[PAGED] {req} 확장: 논리 블록 {page:,} -> 물리 블록 {cell}",
     "log.finished": "[GC] {req} 완료: {tokens:,}토큰 처리, 블록 {blocks:,}개를 제자리에서 가비지 컬렉션",
     "log.finished_wasted": ("[GC] {req} 완료: {tokens:,}토큰 처리, 블록 {blocks:,}개를 제자리에서 가비지 컬렉션 "
