@@ -180,12 +180,12 @@ def preempts_the_oldest(root: Path) -> Edit:
     """Preemption takes the oldest running request instead of the newest.
 
     The target is the one comparison of two admission orders (`a.order > b.order`) in the
-    serving engine."""
+    serving engine's choice of a victim (engine/preemption.py)."""
     found = _engine_nodes(root, lambda n: isinstance(n, ast.Compare) and len(n.ops) == 1
                           and isinstance(n.ops[0], (ast.Gt, ast.Lt))
                           and ast.unparse(n.left).endswith(".order")
-                          and ast.unparse(n.comparators[0]).endswith(".order"), "serving.py")
-    path, text, cmp = _only(found, "a comparison `x.order > y.order` in engine/serving.py")
+                          and ast.unparse(n.comparators[0]).endswith(".order"), "preemption.py")
+    path, text, cmp = _only(found, "a comparison `x.order > y.order` in engine/preemption.py")
     assert isinstance(cmp, ast.Compare)
     op = "<" if isinstance(cmp.ops[0], ast.Gt) else ">"
     return _replace(path, text, cmp, f"{ast.unparse(cmp.left)} {op} {ast.unparse(cmp.comparators[0])}")
