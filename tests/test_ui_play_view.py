@@ -285,3 +285,60 @@ def test_a_cached_free_block_is_drawn_apart_from_free_and_held_ones(tmp_path, mo
     edge = _pixel(surface, app, cached[0], 2, 2)
     assert edge != _pixel(surface, app, free_cell, 2, 2)  # its dashed outline
     assert edge != cv.PIECES[cv.Kind.S].colour  # not drawn as held
+
+
+@pytest.mark.parametrize("layout", ["landscape", "portrait"])
+def test_a_click_on_a_waiting_request_picks_it_to_run_next(tmp_path, monkeypatch, layout):
+    from engine.features import Features
+    from engine.pieces import Kind
+    from engine.workload import Arrival, Scripted
+
+    features = Features(pick=True)
+    monkeypatch.setattr(Game.__init__, "__defaults__", (0, "contiguous", False, features))
+    app, play = _play(tmp_path, layout=layout)
+    game = play.game
+    game.set_workload(Scripted([Arrival(50 + i, Kind.O, game.time_ms, 8, 8) for i in range(3)]))
+    game.update(0.001)
+    view = app.view
+    x, y, w, h = app.layout.panels["queue"]
+    spots = [(x + w // 2, y + 24 + i * (view.T.small + (6 if app.layout.portrait else 8)) + 3)
+             for i in range(4)]
+    assert view.queue_pick_at(game, spots[0]) is None  # the falling request's own row
+    shown = len(view._queue_layout(view.queue_rows(game), app.layout.panels["queue"])[0]) - 1
+    assert [view.queue_pick_at(game, p) for p in spots[1:]] == [0, 1, 2][:shown] + [None] * (3 - shown)
+    last = spots[shown]  # the last waiting request the panel shows (a phone's shows two)
+    play.pointer_down(last)
+    play.update(1000 / 60)
+    assert game.picked == 50 + shown - 1
+    drawn = _recorded_text(app, monkeypatch)
+    surface = _draw(app, play)
+    outline = surface.get_at((x + 3, last[1]))[:3]
+    assert outline == theme.MAGENTA  # the picked row is outlined
+    assert drawn  # the panel drew its rows
+    plain = Features()
+    monkeypatch.setattr(Game.__init__, "__defaults__", (0, "contiguous", False, plain))
+    app2, play2 = _play(tmp_path, layout=layout)
+    assert app2.view.queue_pick_at(play2.game, spots[1]) is None  # rules 3: first come, first served
+
+
+def test_the_queue_shows_how_many_blocks_of_a_request_are_cached(tmp_path, monkeypatch):
+    from engine.features import Features
+    from engine.pieces import Kind
+    from engine.workload import Arrival, Scripted, prefix_id
+
+    features = Features(prefixes=True, prefix_cache=True)
+    monkeypatch.setattr(Game.__init__, "__defaults__", (0, "contiguous", False, features))
+    app, play = _play(tmp_path)
+    game = play.game
+    game.set_workload(Scripted(()))
+    agent = prefix_id(Kind.S, 0)
+    first = game.falling
+    first.prefix, first.prompt, first.output = agent, 40, 60
+    game.update(0, [Input.HARD_DROP])
+    game.set_workload(Scripted([Arrival(60, Kind.S, game.time_ms, 40, 10, agent),
+                                Arrival(61, Kind.S, game.time_ms, 40, 10, agent)]))
+    game.update(0.001)
+    assert len(game.serving.waiting) == 1
+    drawn = _recorded_text(app, monkeypatch)
+    _draw(app, play)
+    assert drawn.count("+2") == 2  # the falling one and the waiting one find two blocks cached

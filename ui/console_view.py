@@ -876,32 +876,67 @@ class ConsoleView:
                    (x + w // 2, y + h // 2 + 8), "center")
             return
         portrait = self.L.portrait
-        row_h = T.small + (6 if portrait else 8)
-        room = max(1, (h - 24) // row_h)
-        # A phone's short list leaves the rest to the count above it; landscape says how many more.
-        shown = rows if len(rows) <= room else rows[:room] if portrait else rows[:room - 1]
+        shown, row_h = self._queue_layout(rows, rect)
         mini_cell = 5 if not self.L.portrait else 4
         bar_w = 44 if not self.L.portrait else 34
         serving = game.serving
+        alloc = game.allocator.allocator
         for i, (req, now) in enumerate(shown):
             cy = y + 24 + i * row_h + row_h // 2
+            row = (x + 3, cy - row_h // 2 + 1, w - 6, row_h - 2)
             if now:
-                pygame.draw.rect(surface, theme.BUTTON, (x + 3, cy - row_h // 2 + 1, w - 6, row_h - 2), border_radius=3)
+                pygame.draw.rect(surface, theme.BUTTON, row, border_radius=3)
+            elif req.id == game.picked:  # picked to run next (cache-aware scheduling)
+                pygame.draw.rect(surface, theme.MAGENTA, row, 1, border_radius=3)
             mini = self.mini_piece(req.kind, mini_cell)
             surface.blit(mini, mini.get_rect(center=(x + 16, cy)))
-            need = serving.need(req)
+            need = serving.need(req, alloc)
             if self.L.portrait:
                 label = tr.t("hud.queue_row_short", tokens=req.context)
             else:
                 label = tr.t("hud.queue_row", tokens=req.context, blocks=need)
             colour = theme.TEXT if now else (255, 150, 90) if req.preemptions else theme.TEXT_DIM
-            t.blit(surface, self.fit(label, T.small, w - 44 - bar_w), T.small, colour, (x + 30, cy), "midleft")
+            room = w - 44 - bar_w
+            found = len(serving.hits(req, alloc)) if serving.cache is not None else 0
+            if found:  # blocks of its context the prefix cache holds: not prefilled again
+                mark = tr.t("hud.queue_cached", n=found)
+                mark_w = t.render(mark, T.small, theme.CYAN).get_width()
+                t.blit(surface, mark, T.small, theme.CYAN, (x + w - 12 - bar_w, cy), "midright")
+                room -= mark_w + 4
+            t.blit(surface, self.fit(label, T.small, room), T.small, colour, (x + 30, cy), "midleft")
             frac = min(1.0, game.wait_ms(req) / R.DEADLINE_MS)
             draw_bar(surface, (x + w - 8 - bar_w, cy - 3, bar_w, 6), frac, wait_colour(frac))
         if len(shown) < len(rows) and not portrait:
             cy = y + 24 + len(shown) * row_h + row_h // 2
             t.blit(surface, tr.t("hud.queue_more", n=len(rows) - len(shown)), T.small, theme.TEXT_DIM,
                    (x + 30, cy), "midleft")
+
+    def _queue_layout(self, rows: list[tuple[Request, bool]],
+                      rect: tuple[int, int, int, int]) -> tuple[list[tuple[Request, bool]], int]:
+        """The rows the queue panel shows, and their height."""
+        x, y, w, h = rect
+        row_h = self.T.small + (6 if self.L.portrait else 8)
+        room = max(1, (h - 24) // row_h)
+        # A phone's short list leaves the rest to the count above it; landscape says how many more.
+        shown = rows if len(rows) <= room else rows[:room] if self.L.portrait else rows[:room - 1]
+        return shown, row_h
+
+    def queue_pick_at(self, game, pos: tuple[int, int]) -> int | None:
+        """The place in the waiting queue (0: its front) of the row under a canvas point, when
+        the player may pick which request runs next (features.pick) and that one can be."""
+        if not game.features.pick or game.over:
+            return None
+        rect = self.L.panels["queue"]
+        x, y, w, h = rect
+        shown, row_h = self._queue_layout(self.queue_rows(game), rect)
+        px, py = pos
+        if not (x <= px < x + w) or py < y + 24:
+            return None
+        i = (py - y - 24) // row_h
+        if i >= len(shown) or shown[i][1]:
+            return None
+        place = i - (1 if shown[0][1] else 0)
+        return place if place < R.NEXT_QUEUE else None
 
     def _draw_preempt(self, surface: pygame.Surface, game, state: ViewState) -> None:
         """The preemption mode (a switch: the key, or a click or tap), the CPU swap space as a

@@ -189,6 +189,10 @@ class PlayScene(Scene):
         if view.preempt.contains(pos):
             self.toggle_preempt()
             return
+        place = view.queue_pick_at(self.game, pos)
+        if place is not None:  # a waiting request picked to run next: queued like a key press
+            self.queued.append((Input.PICK_1, Input.PICK_2, Input.PICK_3)[place])
+            return
         if view.details_button is not None and view.details_button.contains(pos):
             self.show_details()
             return

@@ -257,6 +257,7 @@ MESSAGES: dict[str, str] = {
     "hud.queue_now": "now",
     "hud.queue_row": "{tokens} tok {blocks} blk",
     "hud.queue_row_short": "{tokens} tok",
+    "hud.queue_cached": "+{n}",
     "hud.queue_more": "+{n} more",
     "hud.queue_empty": "no request waiting",
     "hud.preempt": "PREEMPTION",

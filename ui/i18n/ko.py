@@ -265,6 +265,7 @@ MESSAGES: dict[str, str] = {
     "hud.queue_now": "지금",
     "hud.queue_row": "{tokens:,}토큰 {blocks:,}블록",
     "hud.queue_row_short": "{tokens:,}토큰",
+    "hud.queue_cached": "+{n:,}",
     "hud.queue_more": "+{n:,}개 더",
     "hud.queue_empty": "대기 중인 요청 없음",
     "hud.preempt": "선점",
