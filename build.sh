@@ -7,7 +7,7 @@ WEB_VENV=${WEB_VENV:-build/venv-web}
 PEERS_VENV=${PEERS_VENV:-build/venv-peers}
 PY=${PYTHON:-python3}
 
-COMMANDS="help test types mutate play bench bench-wasm bench-peers web serve preview setup web-env"
+COMMANDS="help test types mutate screenshots play bench bench-wasm bench-peers web serve preview setup web-env"
 
 help() {
   cat <<'HELP'
@@ -30,6 +30,12 @@ Checks:
                      split's hole filling, fragmentation, the LAB screen, the OOM ceiling, a
                      replay step) and fail unless a test catches each; prints the test that did
                      (tools/mutate.py; --list shows the breaks, --full runs the whole suite)
+
+Docs:
+  screenshots [args] render every screenshot the README and docs/ show, from the current build,
+                     into docs/ (tools/screenshots.py holds the shots: file, arguments, what it
+                     shows; --list prints them, --only NAME renders some, --check compares and
+                     writes nothing); tests/test_screenshots.py fails while a committed one differs
 
 Benchmarks:
   bench [args]       engine frame cost and bot speed (python -m engine.bench)
@@ -184,6 +190,7 @@ case "$cmd" in
     ;;
   types) setup; types ;;
   mutate) setup; "$VENV/bin/python" tools/mutate.py "$@" ;;
+  screenshots) setup; "$VENV/bin/python" tools/screenshots.py "$@" ;;
   play)  setup; "$VENV/bin/python" main.py "$@" ;;
   bench) setup; "$VENV/bin/python" -m engine.bench "$@" ;;
   bench-wasm) setup; "$VENV/bin/python" tools/wasm_python.py bench "$@" ;;

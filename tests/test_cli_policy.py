@@ -40,6 +40,8 @@ TOOLS = {
     "tools/build_web.py": ([str(ROOT / "tools" / "build_web.py")], None),
     "tools/serve_web.py": ([str(ROOT / "tools" / "serve_web.py")], None),
     "tools/social_card.py": ([str(ROOT / "tools" / "social_card.py")], None),
+    # Seconds, not minutes: every screenshot the docs show, into a scratch folder.
+    "tools/screenshots.py": ([str(ROOT / "tools" / "screenshots.py")], ["--out", "{tmp}"]),
 }
 
 
@@ -63,6 +65,7 @@ ABBREVIATIONS = {
     "engine.lab bench": ["--request", "5"], "engine.replay": ["x.json", "--verb"],
     "ui.sound": ["--rep", "2"], "ui.lab_scene": ["--fram", "3"], "ui.bench": ["--fram", "3"], "tools/build_web.py": ["--budget", "10"],
     "tools/serve_web.py": ["--por", "8000"], "tools/social_card.py": ["card", "x.png", "--screen", "a.png"],
+    "tools/screenshots.py": ["--onl", "play"],
 }
 
 

@@ -36,6 +36,11 @@ def run_main(*args: str, cwd: Path = ROOT, timeout: float = 60) -> subprocess.Co
     ["--scene", "oom"],  # a window cannot start on a crash report
     ["--headless", "--frames", "5", "--record", "r.json", "--daily", "--endless"],  # the daily has a goal
     ["--frobnicate"],
+    ["--day", "2025-06-01"],  # a window plays on the clock's date
+    ["--headless", "--frames", "5", "--screenshot", "x.png", "--day", "2025-6-1"],
+    ["--headless", "--frames", "5", "--screenshot", "x.png", "--day", "1969-12-31"],
+    ["--headless", "--frames", "5", "--screenshot", "x.png", "--day", "2025-02-30"],
+    ["--headless", "--frames", "5", "--screenshot", "x.png", "--replay", "r.json", "--day", "2025-06-01"],
 ])
 def test_bad_arguments_give_usage_and_exit_2(args):
     with pytest.raises(UsageError):
@@ -59,6 +64,14 @@ def test_valid_arguments_parse():
                   "--mode", "paged", "--autoplay", "--seed", "9"])
     assert opts == Options(headless=True, frames=60, screenshot="o.png", scene="oom", mode="paged",
                            autoplay=True, seed=9)
+
+
+def test_a_headless_run_takes_the_day_it_is_given():
+    from datetime import date
+
+    opts = parse(["--headless", "--frames", "2", "--screenshot", "o.png", "--scene", "title", "--day", "2025-06-01"])
+    assert opts.day == date(2025, 6, 1)
+    assert parse(["--headless", "--frames", "2", "--screenshot", "o.png"]).day is None
 
 
 def test_headless_screenshot_is_deterministic(tmp_path):

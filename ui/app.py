@@ -57,7 +57,8 @@ class GameApp:
     def __init__(self, surface: pygame.Surface, *, storage: Storage | None = None,
                  seed: int | None = None, audio: bool = True, layout: str = LANDSCAPE,
                  resize: Callable[[tuple[int, int]], pygame.Surface] | None = None,
-                 language: str | None = None, reader_language: str | None = None) -> None:
+                 language: str | None = None, reader_language: str | None = None,
+                 day: date | None = None) -> None:
         self.layout: Layout = layout_for(layout)
         self._resize = resize  # makes a new display surface of a size (the window or canvas)
         if surface.get_size() != self.layout.size:  # a window of the layout's size, or a canvas
@@ -87,6 +88,7 @@ class GameApp:
         self.wanted_layout: str | None = None  # asked for while a screen could not follow
         self.running = True
         self.seeds = random.Random(seed if seed is not None else time.time_ns())
+        self.day = day  # the date taken for today (a headless picture's); None: the clock's
         self.clock = FixedStep()
 
     # ------------------------------------------------------------------ scene stack
@@ -453,10 +455,10 @@ class GameApp:
         return score or None
 
     def today(self) -> "date":
-        """Today's UTC date: the daily challenge's day."""
+        """Today's UTC date: the daily challenge's day (the app's fixed day, if it was given one)."""
         from engine.daily import utc_day
 
-        return utc_day(time.time())
+        return self.day if self.day is not None else utc_day(time.time())
 
     def flush_notices(self, log: LogConsole, time_ms: float = 0.0) -> None:
         """Audio and storage problems are logged once, in the console on screen or the next one."""

@@ -11,9 +11,11 @@ from __future__ import annotations
 
 import argparse
 import os
+from datetime import date
 from pathlib import Path
 
 from engine import cli_args
+from engine.daily import parse_day
 from engine.replay import MAX_SEED as REPLAY_MAX_SEED
 from engine.modes import NAMES as MODES
 from ui.i18n import LANGUAGES
@@ -33,7 +35,7 @@ python main.py [--mode contiguous|paged] [--layout landscape|portrait] [--seed S
        python main.py --headless --frames N [--screenshot out.png] [--record run.json]
                       [--scene title|play|help|pause|oom|victory] [--mode contiguous|paged]
                       [--layout landscape|portrait] [--autoplay] [--endless] [--seed S] [--daily]
-                      [--replay CODE_OR_FILE] [--data-dir DIR] [--lang en|ko]
+                      [--replay CODE_OR_FILE] [--data-dir DIR] [--lang en|ko] [--day YYYY-MM-DD]
        python main.py --bench-frame [--frames N] [--seed S]"""
 
 
@@ -73,6 +75,13 @@ def _scene(text: str) -> str:
     return text
 
 
+def _day(text: str) -> date:
+    try:
+        return parse_day(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
 def _parser() -> _Parser:
     p = _Parser(prog="main.py", usage=USAGE, add_help=True, allow_abbrev=False,
                 formatter_class=cli_args.HelpFormatter,
@@ -99,6 +108,9 @@ def _parser() -> _Parser:
     p.add_argument("--lang", choices=LANGUAGES,
                    help="language of every word on screen (default: the saved choice, else the locale's)")
     p.add_argument("--daily", action="store_true", help="play today's daily challenge (UTC date seed)")
+    p.add_argument("--day", type=_day, metavar="YYYY-MM-DD",
+                   help="headless: the UTC date taken for today, the title's and --daily's "
+                        "(default: the clock's), so a picture does not change with the date")
     p.add_argument("--endless", action="store_true", default=None,
                    help="an endless run: no goal, it lasts until the server runs out of memory or falls behind")
     p.add_argument("--replay", metavar="CODE_OR_FILE", help="watch a run: a share code or a replay file")
@@ -123,12 +135,14 @@ def parse(argv: list[str]) -> Options:
         raise UsageError("--record only works with --headless (the game keeps every run's share code)")
     elif ns.data_dir is not None:
         raise UsageError("--data-dir only works with --headless (the game uses your settings folder)")
+    elif ns.day is not None:
+        raise UsageError("--day only works with --headless (the game plays on the clock's date)")
     elif ns.scene not in (None, "title", "play"):
         raise UsageError(f"--scene {ns.scene} only works with --headless "
                          "(a window starts on the title, or in a game with --scene play)")
     if ns.replay is not None and (ns.daily or ns.autoplay or ns.record is not None or ns.seed is not None
-                                  or ns.mode is not None or ns.scene not in (None, "play")):
-        raise UsageError("--replay plays a recorded run: it takes no --daily, --autoplay, --record, "
+                                  or ns.mode is not None or ns.scene not in (None, "play") or ns.day is not None):
+        raise UsageError("--replay plays a recorded run: it takes no --daily, --day, --autoplay, --record, "
                          "--seed, --mode or --scene")
     if ns.endless and (ns.daily or ns.replay is not None):
         raise UsageError("--endless starts a new run: the daily challenge and a replay have their own goal")
@@ -143,7 +157,7 @@ def parse(argv: list[str]) -> Options:
                    seed=ns.seed, layout=ns.layout, record=None if ns.record is None else str(ns.record),
                    replay=ns.replay, daily=ns.daily,
                    data_dir=None if ns.data_dir is None else str(ns.data_dir), lang=ns.lang,
-                   endless=ns.endless)
+                   endless=ns.endless, day=ns.day)
 
 
 def screenshot_problem(path: str) -> str | None:

@@ -1,13 +1,16 @@
 """Headless rendering: build a scene, run N fixed steps of simulated time, save the canvas.
 
 No wall clock is involved: frame k is exactly k steps of STEP_MS, so the same
-arguments always give the same picture.
+arguments always give the same picture (the title's date is the clock's unless --day fixes it,
+and the language the locale's unless --lang or the settings choose it).
 """
 from __future__ import annotations
 
 import os
 import sys
 import tempfile
+from collections.abc import Callable
+from datetime import date
 
 import pygame
 
@@ -34,9 +37,9 @@ def init_display(size: tuple[int, int] = theme.CANVAS_SIZE) -> pygame.Surface:
 
 
 def make_app(surface: pygame.Surface, seed: int, data_dir: str, mode: str | None,
-             layout: str = "landscape", lang: str | None = None) -> GameApp:
+             layout: str = "landscape", lang: str | None = None, day: date | None = None) -> GameApp:
     app = GameApp(surface, storage=Storage(directory=data_dir), seed=seed, audio=False, layout=layout,
-                  resize=pygame.display.set_mode, language=lang)
+                  resize=pygame.display.set_mode, language=lang, day=day)
     if mode is not None:
         app.settings.mode = mode
     return app
@@ -164,25 +167,42 @@ def write_record(app: GameApp, path: str) -> str:
             f"{', ' + g.result.outcome if g.result is not None else ''})")
 
 
+def _say(line: str) -> None:
+    print(f"main.py: {line}", file=sys.stderr)
+
+
+def render(opts: Options, data_dir: str, say: Callable[[str], None] = _say) -> tuple[GameApp, str]:
+    """Put the scene `opts` asks for on a new app (settings in `data_dir`) and draw it: returns
+    the app, whose surface holds the picture, and build()'s note. What the app has to tell (a
+    settings file that could not be read, a save that failed) goes to `say`, a line each.
+
+    Raises ReplayError or OSError when the replay asked for cannot be watched."""
+    surface = init_display()
+    seed = DEFAULT_SEED if opts.seed is None else opts.seed
+    app = make_app(surface, seed, data_dir, opts.mode, opts.layout, opts.lang, opts.day)
+    for _level, notice in app.notices:
+        say(notice)
+    app.notices.clear()
+    note = build(app, opts, seed)
+    app.draw(app.surface)
+    for _level, notice in app.notices:  # what the run itself met (a save that failed)
+        say(notice)
+    app.notices.clear()
+    return app, note
+
+
 def run(opts: Options) -> int:
     """Render headlessly, write the screenshot and the replay asked for; returns the exit status."""
     from engine.replay import ReplayError
 
-    surface = init_display()
-    seed = DEFAULT_SEED if opts.seed is None else opts.seed
     with tempfile.TemporaryDirectory(prefix="vram-tetris-headless-") as scratch:
-        app = make_app(surface, seed, str(cli.data_dir(opts) or scratch), opts.mode, opts.layout, opts.lang)
-        for _level, notice in app.notices:
-            print(f"main.py: {notice}", file=sys.stderr)
-        app.notices.clear()
         try:
-            note = build(app, opts, seed)
+            app, note = render(opts, str(cli.data_dir(opts) or scratch))
         except (ReplayError, OSError) as exc:
-            return failure("main.py", f"cannot watch {(opts.replay or '')[:80]}: {exc}")
+            if opts.replay is None:
+                return failure("main.py", f"cannot render: {exc}")
+            return failure("main.py", f"cannot watch {opts.replay[:80]}: {exc}")
         surface = app.surface
-        app.draw(surface)
-        for _level, notice in app.notices:  # what the run itself met (a save that failed)
-            print(f"main.py: {notice}", file=sys.stderr)
         if opts.record is not None:
             try:
                 print(write_record(app, opts.record))

@@ -159,13 +159,8 @@ def bench(canvas, count: int, size: tuple[int, int]) -> None:
               f"{_pct(cpu_ms, 0.99):6.2f} {max(cpu_ms):6.2f}")
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(sys.argv[1:] if argv is None else argv)
-    if args.screenshot is not None:
-        problem = screenshot_problem(args.screenshot)
-        if problem:
-            parser.error(problem)
+def init_display(size: tuple[int, int]):
+    """A display on SDL's dummy driver (fonts loaded afresh) and a canvas of `size` to draw on."""
     quiet_pygame()
     os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
     os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
@@ -173,21 +168,41 @@ def main(argv: list[str] | None = None) -> int:
 
     from ui import theme
 
-    size = LAYOUTS[args.layout]
     pygame.display.init()
     pygame.font.init()
     theme.font.cache_clear()
     pygame.display.set_mode(size)
-    canvas = pygame.Surface(size)
-    if args.bench:
-        bench(canvas, args.frames, size)
-        return 0
-    scene = open_lab(args.dataset, args.speed, args.scenario, size, args.lang)
+    return pygame.Surface(size)
+
+
+def render(args: argparse.Namespace, canvas) -> tuple[list[float], list[float]]:
+    """Run the LAB as `args` (build_parser's) ask and draw its last frame on `canvas`, a surface
+    of the layout's size; returns each frame's update and draw times in ms (wall clock: they
+    never reach the picture)."""
+    scene = open_lab(args.dataset, args.speed, args.scenario, canvas.get_size(), args.lang)
     update_ms, draw_ms, _ = frames(scene, canvas, args.frames)
     if args.select:
         select_busiest(scene)
     scene.bring_up_to_date()
     scene.draw(canvas)
+    return update_ms, draw_ms
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(sys.argv[1:] if argv is None else argv)
+    if args.screenshot is not None:
+        problem = screenshot_problem(args.screenshot)
+        if problem:
+            parser.error(problem)
+    size = LAYOUTS[args.layout]
+    canvas = init_display(size)
+    import pygame
+
+    if args.bench:
+        bench(canvas, args.frames, size)
+        return 0
+    update_ms, draw_ms = render(args, canvas)
     frame_ms = [u + d for u, d in zip(update_ms, draw_ms)]
     print(f"frames {args.frames}: draw median {statistics.median(draw_ms):.2f} ms, "
           f"update median {statistics.median(update_ms):.2f} ms, frame (update + draw) median "

@@ -3,6 +3,7 @@ benchmark. The browser builds the defaults; ui.cli (desktop only) fills them fro
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import date
 
 from ui.layout import LANDSCAPE
 
@@ -24,3 +25,4 @@ class Options:
     data_dir: str | None = None
     lang: str | None = None  # None: the player's saved choice, else the reader's language
     endless: bool | None = None  # None: the player's saved choice (a goal run or an endless one)
+    day: date | None = None  # headless: the date taken for today (None: the clock's UTC date)
