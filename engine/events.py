@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, ClassVar, NamedTuple
 from .frozen import quick_init
 from .modes import get as get_mode
 from .pieces import PIECES, Kind
-from .rules import visible_row
+from .rules import blocks_for, visible_row
 
 if TYPE_CHECKING:
     from .reports import RunReport
@@ -150,11 +150,18 @@ class Admitted(Event):
     resumed: str = ""  # "swap" or "recompute" when it comes back from a preemption
     mode: str = ""  # the allocator it was admitted under
     cached: int = 0  # blocks of its context found in the prefix cache (not prefilled)
+    chunked: bool = False  # its context is prefilled in chunks within the steps' budget
+
+    @property
+    def context_blocks(self) -> int:
+        """Blocks of context it holds (chunked prefill: that its context will fill)."""
+        t = self.table
+        return blocks_for(t.tokens) if self.chunked else len(t.entries) - t.reserved
 
     @property
     def text(self) -> str:
         t = self.table
-        kept = len(t.entries) - t.reserved
+        kept = self.context_blocks
         msg = f"[ALLOC] {_req(t.request_id, t.kind)} admitted: {kept} block(s) of context"
         if t.reserved:
             msg += f" + {t.reserved} reserved for its max length"
@@ -162,6 +169,8 @@ class Admitted(Event):
             msg += f", {self.cached} found in the prefix cache"
         if self.resumed:
             msg += f" ({self.resumed} back in)"
+        if self.chunked:
+            return msg + "; prefilled in chunks beside decoding"
         return msg + f"; prefill stalls decoding {self.stall_ms:.0f} ms"
 
 

@@ -7,7 +7,8 @@ with prefix caching its full blocks are freed tail first with their content know
 is evicted last and often comes straight back (engine.prefix_cache). *Swap* (vLLM V0 and the
 paper, sec. 4.5): its blocks move to the CPU swap space, a strip of CPU_BLOCKS, and back,
 paying PCIe time both ways. V0 aborted a request when that space was full; the game recomputes
-it instead (a rule of the game's).
+it instead (a rule of the game's), as it does a request whose prompt is still being prefilled
+in chunks (V0 swapped only decoding requests).
 """
 
 from __future__ import annotations
@@ -41,8 +42,8 @@ def preempt(s: Serving, req: Request) -> None:
     generated = req.done if req.prefill_left else min(
         s.generated_of(req), (n - req.reserved) * R.TOKENS_PER_BLOCK - req.prompt)
     how = s.preempt_mode
-    if how == "swap" and s.cpu_used + n > R.CPU_BLOCKS:
-        how = "recompute"  # no room in the CPU swap space
+    if how == "swap" and (s.cpu_used + n > R.CPU_BLOCKS or req.prefill_left):
+        how = "recompute"  # no room in the CPU swap space, or a prompt not yet prefilled
     keep = 0
     if how == "recompute" and s.cache is not None and req.alloc is not None \
             and not req.alloc.reserves_max_length:

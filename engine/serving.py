@@ -229,7 +229,7 @@ class Serving:
             self.stall(stall)
         self.events.append(ev.Admitted(
             ev.BlockTable(rid, req.kind, tuple(enumerate(blocks)), n_reserved, context),
-            how, stall, resumed, alloc.name, len(hits)))
+            how, stall, resumed, alloc.name, len(hits), chunked))
 
     def hold(self, cells: Sequence[Cell], owner: int, reserved: Sequence[Cell] = ()) -> None:
         """Hold free blocks for `owner` (`reserved`: held empty): the board and the pool."""

@@ -224,6 +224,7 @@ def pressure_game(seed: int, rng: random.Random, features=RULES3) -> Game:
 @settings(max_examples=15, deadline=None)
 @given(seed=st.integers(0, 2**32), toggle=st.floats(0.0, 0.5), switch=st.floats(0.0, 0.05),
        features=RULES)
+@example(seed=55, toggle=0.5, switch=0.0, features=RULES4)  # a prompt half prefilled was swapped
 def test_preemptions_keep_every_invariant(seed, toggle, switch, features):
     # Long requests arriving fast, each split at once: memory runs out while they decode, and
     # the newest are preempted (swap or recompute, as the random toggles leave it).

@@ -24,7 +24,7 @@ TEXT_PLACEHOLDERS = frozenset({"back", "baseline", "cause", "cell", "cells", "cl
     "id", "ids", "key", "label", "line", "mechanic", "mode", "model", "modes", "more", "name", "outcome", "paged",
     "paper_concurrency", "paper_contiguous_waste", "paper_paged_waste", "pause", "peak", "percent",
     "preempt_key", "ranges", "reason", "reference", "req", "rotate_ccw", "rotate_cw", "scenario", "scores",
-    "sharing", "size", "split", "split_key", "state", "status", "summary", "t", "text", "what", "where"})
+    "sharing", "size", "split", "split_key", "state", "status", "summary", "t", "tail", "text", "what", "where"})
 # Realistic text for the identifiers, dates, keys, cells ("3,4") and lists among them.
 TEXT_VALUES = {"id": ("10", "12", "1234"), "day": ("2025-01-31",), "cell": ("3,4",), "cells": ("0->3,4, 1->5,6",),
                "ranges": ("0-3, 8-11",), "ids": ("#3, #10",), "key": ("Esc", "B"), "split": ("분할(Shift / P)", "분할"), "board": ("보드(B)", "보드"), "drop": ("하드 드롭(Space)", "드롭"),

@@ -126,7 +126,7 @@ def event_message(event: ev.Event, fragments: bool = True) -> Msg | str:
 
 def _admitted(event: ev.Admitted) -> Msg:
     t = event.table
-    kept = len(t.entries) - t.reserved
+    kept = event.context_blocks
     how = event.how if event.how in ("whole", "split", "on_demand") else "whole"
     extra: Msg | str = ""
     if t.reserved:
@@ -135,8 +135,10 @@ def _admitted(event: ev.Admitted) -> Msg:
         extra = Msg.of(f"log.admitted_resumed.{event.resumed}")
     elif event.cached:
         extra = Msg.of("log.admitted_cached", cached=event.cached)
+    tail = (Msg.of("log.admitted_chunked") if event.chunked
+            else Msg.of("log.admitted_stall", stall=round(event.stall_ms)))
     return Msg.of(f"log.admitted.{how}", req=_req(t.request_id, t.kind), blocks=kept, extra=extra,
-                  stall=round(event.stall_ms))
+                  tail=tail)
 
 
 def _numbers(text: str) -> list[int]:
