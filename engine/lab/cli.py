@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import signal
 import sys
 import time
 
@@ -176,14 +177,7 @@ def cmd_sweep(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         parser.error(f"--requests {args.requests} over {len(args.block_sizes)} block sizes and {len(rates)} rates "
                      f"is {work:,} simulated requests, more than {MAX_SWEEP_WORK:,}; ask for fewer")
     start = time.perf_counter()
-    try:
-        import numpy  # noqa: F401  (imported by the sweep; timed apart)
-    except ImportError as exc:
-        cause: BaseException | None = exc  # a signal during the import: numpy reports it so,
-        while cause is not None:  # however deep in its chain of import errors
-            if isinstance(cause, (cli_args.Stopped, KeyboardInterrupt)):
-                raise cause from None
-            cause = cause.__cause__ or cause.__context__
+    if not _import_numpy():
         # The browser build has no numpy; run and bench need none.
         return cli_args.failure(parser.prog, "needs numpy, which is not installed in this Python "
                                 "(pip install numpy; `run` and `bench` work without it)")
@@ -220,6 +214,29 @@ def cmd_sweep(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
           f"{timings['numpy'] * 1000:.1f} ms, importing numpy {timings['numpy_import']:.2f} s, drawing the "
           f"traces {timings['total'] - timings['simulator'] - timings['numpy'] - timings['numpy_import']:.2f} s.")
     return 0
+
+
+def _import_numpy() -> bool:
+    """Import numpy (the sweep's); False when it is not installed. A stop signal arriving
+    meanwhile is held until the import is over and then acts as ever: numpy turns an exception
+    raised inside its import into an ImportError of its own, which would read as not installed."""
+    held = (signal.SIGINT, signal.SIGTERM)
+    masking = hasattr(signal, "pthread_sigmask")
+    if masking:
+        signal.pthread_sigmask(signal.SIG_BLOCK, held)
+    try:
+        import numpy  # noqa: F401  (imported by the sweep; timed apart)
+    except ImportError as exc:
+        cause: BaseException | None = exc  # where signals cannot be held: look down the chain
+        while cause is not None:
+            if isinstance(cause, (cli_args.Stopped, KeyboardInterrupt)):
+                raise cause from None
+            cause = cause.__cause__ or cause.__context__
+        return False
+    finally:
+        if masking:
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, held)
+    return True
 
 
 def _sharing_sweep(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
