@@ -25,7 +25,7 @@ import os
 import statistics
 import sys
 from collections.abc import Callable
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 
 from . import cli_args, replay_json
 from .bot import DEFAULT_SKILL, Bot
@@ -33,11 +33,12 @@ from .cli_args import number, whole
 from .features import DEFAULT as DEFAULT_FEATURES, Features
 from .game import MODES, OVERLOAD_CAUSES, Game, Input
 from .memory import OOM_CAUSES
-from .rules import DECODE_STEP_MS, TOKENS_PER_BLOCK, VISIBLE_CELLS
+from .rules import DECODE_STEP_MS, DEFAULT_BUDGET, TOKENS_PER_BLOCK, VISIBLE_CELLS
 from .replay import Recorder
 
 MAX_SEEDS = 1_000
 MAX_MINUTES = 240
+MAX_BUDGET = 100_000  # tokens a step: more than any run can use
 POLICIES = ("idle", "centre", "bot")
 THINK_MS = 150.0  # game time the bot spends on each request before its final key...
 MOVE_MS = 60.0  # ...and per key it presses before that (steering a piece takes longer)
@@ -67,6 +68,7 @@ class GameStats:
     prefill_tokens_skipped: int  # context tokens found cached instead of prefilled
     reused_after_preemption: int  # of those, found by requests back from a preemption
     shared_blocks_peak: int  # the most blocks two or more requests mapped at once
+    budget: int | None  # the step's token budget (None: prefill stalls instead)
     ttft_ms: float  # mean game time from a request's arrival to its first token (chunked prefill)
     step_ms: float  # mean game time of a decode step
 
@@ -99,6 +101,7 @@ class ModeSummary:
     shared_blocks_peak_mean: float
     ttft_ms_mean: float
     step_ms_mean: float
+    budget: int | None
 
 
 class _Sampler:
@@ -179,6 +182,7 @@ def play_one(mode: str, seed: int, policy: str, skill: float, max_minutes: float
         prefill_tokens_skipped=cache.skipped if cache is not None else 0,
         reused_after_preemption=cache.reused if cache is not None else 0,
         shared_blocks_peak=s.pool.shared_peak if cache is not None else 0,
+        budget=s.prefill.budget if s.prefill is not None else None,
         ttft_ms=s.prefill.ttft_mean() if s.prefill is not None else 0.0,
         step_ms=s.prefill.step_mean() if s.prefill is not None else DECODE_STEP_MS)
 
@@ -217,6 +221,7 @@ def summarise(games: list[GameStats]) -> ModeSummary:
         shared_blocks_peak_mean=statistics.fmean(g.shared_blocks_peak for g in games),
         ttft_ms_mean=statistics.fmean(g.ttft_ms for g in games),
         step_ms_mean=statistics.fmean(g.step_ms for g in games),
+        budget=games[0].budget,
     )
 
 
@@ -271,6 +276,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help=f"game minutes per game at most, up to {MAX_MINUTES}")
     p.add_argument("--skill", type=number(0.0, 1.0), default=DEFAULT_SKILL,
                    help="the bot's chance of each good decision (--policy bot)")
+    p.add_argument("--no-prefix-cache", action="store_true",
+                   help="turn prefix caching off: the same workload, nothing shared or kept cached")
+    p.add_argument("--budget", type=whole(1, MAX_BUDGET), metavar="TOKENS",
+                   help=f"the step's token budget of chunked prefill (default: {DEFAULT_BUDGET})")
     p.add_argument("--json", action="store_true", help="print one JSON object keyed by mode")
     p.add_argument("--record", metavar="DIR", type=cli_args.output_dir(),
                    help="save every game as a replay in DIR (created if missing)")
@@ -288,6 +297,16 @@ def main(argv: list[str] | None = None) -> int:
                 raise PermissionError(13, "not writable")
         except OSError as exc:
             parser.error(f"--record {args.record}: {exc.strerror or exc}")
+    features = DEFAULT_FEATURES
+    if args.no_prefix_cache:
+        if not features.prefix_cache:
+            parser.error("--no-prefix-cache: the rules this build plays have no prefix cache")
+        if args.record is not None:
+            parser.error("--record: a run without the prefix cache is not a run of these rules; "
+                         "it cannot be replayed")
+        features = replace(features, prefix_cache=False)
+    if args.budget is not None and not features.chunked_prefill:
+        parser.error("--budget: the rules this build plays prefill whole, with no step budget")
     results = {}
     try:
         for m in modes:
@@ -295,7 +314,7 @@ def main(argv: list[str] | None = None) -> int:
             games = []
             for seed in range(args.seeds):
                 games.append(play_one(m, seed, args.policy, args.skill, args.max_minutes,
-                                      args.record))
+                                      args.record, features, args.budget))
                 progress.update(seed + 1)
             progress.close()
             results[m] = summarise(games)

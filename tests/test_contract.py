@@ -27,7 +27,7 @@ KEYS = {"games", "oom_count", "pieces_mean", "resident_mean", "frag_peak", "oom_
         "ended_count", "end_causes", "minutes_mean", "tokens_mean", "tokens_per_minute_mean",
         "waste_share_mean", "finished_holding_max", "oom_free_minus_need_max", "preemptions_mean",
         "peak_utilisation_min", "prefix_hit_rate_mean", "prefill_tokens_skipped_mean",
-        "reused_after_preemption_mean", "shared_blocks_peak_mean"}
+        "reused_after_preemption_mean", "shared_blocks_peak_mean", "ttft_ms_mean", "step_ms_mean", "budget"}
 
 
 class Played:

@@ -145,3 +145,23 @@ def test_a_bigger_budget_gives_first_tokens_sooner_and_longer_steps() -> None:
     assert small[0] > default[0] > big[0]  # first tokens wait longer on a small budget...
     assert big[1] > default[1] > small[1]  # ...and steps run longer on a big one, once memory
     # and the queue are busy (twenty game minutes)
+
+
+def test_autoplay_sets_the_budget_and_turns_the_prefix_cache_off(monkeypatch, capsys) -> None:
+    import json
+
+    import engine.autoplay as autoplay
+    from engine.features import RULES4
+
+    argv = ["--mode", "paged", "--seeds", "1", "--max-minutes", "3", "--json"]
+    assert autoplay.main(argv) == 0  # the rules this build plays
+    plain = json.loads(capsys.readouterr().out)["paged"]
+    monkeypatch.setattr(autoplay, "DEFAULT_FEATURES", RULES4)
+    assert autoplay.main([*argv, "--budget", "32", "--no-prefix-cache"]) == 0
+    row = json.loads(capsys.readouterr().out)["paged"]
+    assert row["budget"] == 32 and row["prefix_hit_rate_mean"] == 0 and row["ttft_ms_mean"] > 0
+    assert autoplay.main(argv) == 0
+    cached = json.loads(capsys.readouterr().out)["paged"]
+    assert cached["budget"] == R.DEFAULT_BUDGET and cached["prefix_hit_rate_mean"] > 0.5
+    from engine.features import DEFAULT
+    assert (plain["budget"] is None) == (not DEFAULT.chunked_prefill)  # rules 3: no budget
