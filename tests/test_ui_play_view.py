@@ -342,3 +342,35 @@ def test_the_queue_shows_how_many_blocks_of_a_request_are_cached(tmp_path, monke
     drawn = _recorded_text(app, monkeypatch)
     _draw(app, play)
     assert drawn.count("+2") == 2  # the falling one and the waiting one find two blocks cached
+
+
+def test_the_decode_step_panel_shows_the_steps_length_and_without_a_budget_no_buttons(tmp_path, monkeypatch):
+    app, play = _play(tmp_path)
+    drawn = _recorded_text(app, monkeypatch)
+    _draw(app, play)
+    assert app.tr.t("hud.step_length", seconds=R.DECODE_STEP_MS / 1000.0) in drawn
+    down, up = app.view.step_buttons()
+    assert app.view.step_button_at(play.game, down.center) == 0  # rules 3: prefill stalls, no budget
+
+
+def test_the_step_budget_buttons_set_the_budget_through_the_game(tmp_path, monkeypatch):
+    from engine.features import Features
+
+    features = Features(chunked_prefill=True)
+    monkeypatch.setattr(Game.__init__, "__defaults__", (0, "contiguous", False, features))
+    app, play = _play(tmp_path)
+    game = play.game
+    down, up = app.view.step_buttons()
+    play.pointer_down(up.center)
+    play.update(1000 / 60)
+    assert game.serving.prefill.budget == R.BUDGETS[R.BUDGETS.index(R.DEFAULT_BUDGET) + 1]
+    assert Input.BUDGET_UP in [i for _, inputs in play.tape.replay.steps for i in inputs]  # replayable
+    play.pointer_down(down.center)
+    play.pointer_down(down.center)
+    play.update(1000 / 60)
+    budget = game.serving.prefill.budget
+    assert budget == R.BUDGETS[R.BUDGETS.index(R.DEFAULT_BUDGET) - 1]
+    drawn = _recorded_text(app, monkeypatch)
+    _draw(app, play)
+    assert any(text.startswith(app.tr.t("hud.step_budget", budget=budget, seconds=0.0).split(",")[0])
+               for text in drawn)

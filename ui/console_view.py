@@ -239,6 +239,7 @@ class ConsoleView:
             for rect, title in zip(L.stats, STAT_TITLES):
                 draw_panel(bg, rect, t, tr.t(title), size=T.small)
             draw_panel(bg, P["mode"], t, tr.t("hud.allocator"), size=T.small)
+            draw_panel(bg, P["step"], t, tr.t("hud.step"), size=T.small)
             draw_panel(bg, P["score"], t, size=T.small)
             t.blit(bg, tr.t("hud.score"), T.small, theme.PANEL_TITLE, (P["score"][0] + 8, P["score"][1] + 5))
             for i, label in enumerate((tr.t("hud.served"), tr.t("hud.level"), tr.t("hud.best"))):
@@ -373,6 +374,7 @@ class ConsoleView:
         else:
             self._draw_stats(surface, game, tele, state)
             self._draw_mode(surface, game.mode, state, game.mixed)
+            self._draw_step(surface, game, state)
             covered = 0
             if cards is not None and cards.current is not None:
                 covered = max(0, cards.rect[1] + cards.rect[3] - self.L.log[1])
@@ -937,6 +939,55 @@ class ConsoleView:
             return None
         place = i - (1 if shown[0][1] else 0)
         return place if place < R.NEXT_QUEUE else None
+
+    def step_buttons(self) -> tuple[pygame.Rect, pygame.Rect]:
+        """The decode-step panel's budget buttons: one step of rules.BUDGETS down, and up."""
+        x, y, w, h = self.L.panels["step"]
+        size = h - 24
+        return (pygame.Rect(x + 8, y + h - size - 5, size + 6, size),
+                pygame.Rect(x + w - 14 - size, y + h - size - 5, size + 6, size))
+
+    def step_button_at(self, game, pos: tuple[int, int]) -> int:
+        """-1 or +1 for a budget button under a canvas point (chunked prefill), else 0."""
+        if self.L.portrait or game.serving.prefill is None or game.over:
+            return 0
+        down, up = self.step_buttons()
+        return -1 if down.collidepoint(pos) else 1 if up.collidepoint(pos) else 0
+
+    def _draw_step(self, surface: pygame.Surface, game, state: ViewState) -> None:
+        """The decode step: how long it takes; with chunked prefill, the step's token budget and
+        how this step spends it (decode tokens first, then prefill chunks), with buttons to set
+        it; without, how far the step has come and whether a prefill stalls it."""
+        t, T, tr = self.text, self.T, self.tr
+        x, y, w, h = self.L.panels["step"]
+        s = game.serving
+        p = s.prefill
+        length = p.step_ms if p is not None else R.DECODE_STEP_MS
+        bar_y = y + h - 15
+        if p is None:
+            t.blit(surface, tr.t("hud.step_length", seconds=length / 1000.0), T.small, theme.TEXT,
+                   (x + w - 8, y + 4), "topright")
+            stalled = s.busy_until_ms > s.time_ms
+            frac = 1.0 - (s.next_step_ms() - s.time_ms) / length
+            draw_bar(surface, (x + 8, bar_y + 2, w - 16, 6), frac, theme.AMBER if stalled else theme.CYAN)
+            return
+        t.blit(surface, tr.t("hud.step_budget", budget=p.budget, seconds=length / 1000.0), T.small,
+               theme.TEXT, (x + w - 8, y + 4), "topright")
+        down, up = self.step_buttons()
+        for rect, label, room in ((down, "-", p.budget > min(R.BUDGETS)), (up, "+", p.budget < max(R.BUDGETS))):
+            over = state.hover is not None and rect.collidepoint(state.hover)
+            pygame.draw.rect(surface, theme.BUTTON_HOVER if over else theme.BUTTON, rect, border_radius=3)
+            pygame.draw.rect(surface, theme.CYAN if room else theme.PANEL_EDGE, rect, 1, border_radius=3)
+            t.blit(surface, label, T.small, theme.TEXT if room else theme.TEXT_DIM, rect.center, "center")
+        bar = pygame.Rect(down.right + 6, bar_y, up.left - down.right - 12, 9)
+        pygame.draw.rect(surface, (28, 36, 60), bar, border_radius=2)
+        used = 0
+        for tokens, colour in ((p.decoding, theme.CYAN), (p.planned, theme.MAGENTA)):
+            width = round(bar.width * min(tokens, p.budget - used) / p.budget) if p.budget else 0
+            if width > 0:
+                pygame.draw.rect(surface, colour, (bar.x + round(bar.width * used / p.budget), bar.y,
+                                                   width, bar.height), border_radius=2)
+            used += min(tokens, p.budget - used)
 
     def _draw_preempt(self, surface: pygame.Surface, game, state: ViewState) -> None:
         """The preemption mode (a switch: the key, or a click or tap), the CPU swap space as a

@@ -1,7 +1,7 @@
 """Where everything sits, for each canvas the game ships: one description, two arrangements.
 
 `layout_for("landscape")` is the 800 x 580 console of the desktop and wide embeds: telemetry,
-allocator and system log on the left, the board in the middle, score, hold, the waiting queue,
+allocator, the decode step and system log on the left, the board in the middle, score, hold, the waiting queue,
 the preemption panel (mode switch and CPU swap space) and the block table on the right, eight
 controls along the bottom.
 
@@ -175,6 +175,7 @@ def _landscape() -> Layout:
         "resident": (m, 168, col_w, 20),
         "mode": (m, 192, col_w, 70),
         "mode_note": (m + 6, 244, col_w - 12, 16),
+        "step": (m, 268, col_w, 42),  # the decode step: its length, its token budget and use
         "score": (right_x, top, col_w, 70),
         "hold": (right_x, 118, 72, 148),
         "queue": (right_x + 78, 118, col_w - 78, 148),
@@ -194,7 +195,7 @@ def _landscape() -> Layout:
         board=board, cell=cell,
         controls=MappingProxyType(_row(m, controls_y, w - 2 * m, controls_h, CONTROL_NAMES, 6)),
         panels=MappingProxyType(panels), stats=stats,
-        card=(m, 268, col_w, 150), log=(m, 268, col_w, 222),
+        card=(m, 316, col_w, 150), log=(m, 316, col_w, 174),
         mode_buttons=MappingProxyType({"contiguous": (m + 6, 214, 126, 26),
                                        "paged": (m + 138, 214, 126, 26)}),
         preempt_button=preempt_button,

@@ -189,6 +189,10 @@ class PlayScene(Scene):
         if view.preempt.contains(pos):
             self.toggle_preempt()
             return
+        turn = view.step_button_at(self.game, pos)
+        if turn:  # the step's token budget, a notch down or up: queued like a key press
+            self.queued.append(Input.BUDGET_UP if turn > 0 else Input.BUDGET_DOWN)
+            return
         place = view.queue_pick_at(self.game, pos)
         if place is not None:  # a waiting request picked to run next: queued like a key press
             self.queued.append((Input.PICK_1, Input.PICK_2, Input.PICK_3)[place])
