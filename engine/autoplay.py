@@ -307,6 +307,9 @@ def main(argv: list[str] | None = None) -> int:
         features = replace(features, prefix_cache=False)
     if args.budget is not None and not features.chunked_prefill:
         parser.error("--budget: the rules this build plays prefill whole, with no step budget")
+    if args.budget is not None and args.record is not None:
+        parser.error("--record: a run's budget is set by its inputs; a replay of --budget would "
+                     "play the default")
     results = {}
     try:
         for m in modes:

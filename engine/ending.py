@@ -43,7 +43,7 @@ def run_report(game: Game, outcome: str, code: str, req: Request | None, kind: K
     request it ended on, if one), a `kind` of request (what the counts are measured for)."""
     s = game.serving
     board = game.board
-    need = s.need(req) if req is not None else 0
+    need = s.need(req, game.allocator.allocator) if req is not None else 0
     occupied = board.occupied()
     free = R.VISIBLE_CELLS - occupied
     fragmented = game.allocator.allocator.external_fragmentation

@@ -590,11 +590,8 @@ class Game:
         hits = s.hits(req, alloc)
         need = s.need(req, alloc)
         origin = tuple(logical_order(a.cells())) if a is not None else self._blocked_origin
-        columns = [x for x, _ in origin[:need]]
-        plain, anywhere = s.cache.free_masks(hits) if s.cache is not None else (self.board.masks,) * 2
-        frames = alloc.split(plain, columns)
-        if frames is None and plain is not anywhere:
-            frames = alloc.split(anywhere, columns)
+        masks = s.cache.frame_masks(need, hits) if s.cache is not None else self.board.masks
+        frames = alloc.split(masks, [x for x, _ in origin[:need]])
         if frames is None:
             self._ev.append(ev.Alert(
                 "split_no_room", f"split refused: req#{req.id} needs {need} free block(s), "
@@ -661,6 +658,12 @@ class Game:
             deadline = hold.queued_ms + R.DEADLINE_MS
             if deadline < at:
                 at = deadline
+        prefill = self.serving.prefill
+        if prefill is not None:  # a request waits until its first token, prefilling included
+            for req in prefill.queue:
+                deadline = req.queued_ms + R.DEADLINE_MS
+                if deadline < at:
+                    at = deadline
         return at
 
     def _take_serving_events(self) -> None:
@@ -782,10 +785,8 @@ class Game:
         need = s.need(req, alloc)
         origin = self._blocked_origin
         near = sum(x for x, _ in origin) / len(origin)
-        plain, anywhere = s.cache.free_masks(hits) if s.cache is not None else (self.board.masks,) * 2
-        frames = alloc.unplaced(plain, need, near)
-        if frames is None and plain is not anywhere:
-            frames = alloc.unplaced(anywhere, need, near)
+        masks = s.cache.frame_masks(need, hits) if s.cache is not None else self.board.masks
+        frames = alloc.unplaced(masks, need, near)
         if frames is None:
             if self._blocked_step >= 0:
                 self._ev.append(ev.Alert(
@@ -896,10 +897,13 @@ class Game:
         req = self.hold
         if req is not None and (oldest is None or req.queued_ms < oldest.queued_ms):
             oldest = req
-        # Chunked prefill: a request waits until its first token, prefilling included.
-        for req in (*waiting, *(s.prefill.queue if s.prefill is not None else ())):
+        for req in waiting:
             if oldest is None or req.queued_ms < oldest.queued_ms:
                 oldest = req
+        if s.prefill is not None:  # a request waits until its first token, prefilling included
+            for req in s.prefill.queue:
+                if oldest is None or req.queued_ms < oldest.queued_ms:
+                    oldest = req
         if oldest is not None and now - oldest.queued_ms >= R.DEADLINE_MS:
             if oldest is self.blocked and self._blocked_step < 0:
                 self._end("oom", "memory_full", oldest)  # memory truly exhausted

@@ -49,7 +49,7 @@ class BlockPool:
         self.copy_log: deque[tuple[int, SeqId, int, int]] = deque(maxlen=256)
         self.content: dict[int, Hashable] = {}  # known blocks (held or free) -> their content
         self.block_of: dict[Hashable, int] = {}  # and back
-        self.shared = 0  # held blocks mapped more than once
+        self.shared = 0  # held blocks mapped more than once through ref() (the game's sharing)
         self.shared_peak = 0
         self.version = 0  # bumped by every change of a block's state (what a drawing follows)
 
@@ -174,6 +174,7 @@ class BlockPool:
             self.refs[block] += 1
         self.tables[seq] = table
         self.lengths[seq] = shared_tokens
+        self.version += 1
 
     def fork(self, parent: SeqId, child: SeqId) -> None:
         """``child`` points at every block of ``parent`` (no copy until one of them writes)."""
@@ -185,6 +186,7 @@ class BlockPool:
             refs[block] += 1
         self.tables[child] = table
         self.lengths[child] = self.lengths[parent]
+        self.version += 1
 
     def append(self, seq: SeqId, tokens: int = 1) -> None:
         """Write ``tokens`` more tokens of ``seq``: new blocks when the last is full, a copy when it is shared."""
@@ -219,6 +221,7 @@ class BlockPool:
         """A sequence's reference goes (the LAB's tables, whose counts sharing raises directly)."""
         refs = self.refs
         refs[block] -= 1
+        self.version += 1
         if refs[block] < 0:
             raise AssertionError(f"block {block} released more often than referenced")
         if refs[block] == 0 and block not in self.pinned:

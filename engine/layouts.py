@@ -6,6 +6,7 @@ from __future__ import annotations
 from . import rules as R
 from .board import Board, block_at
 from .kvpool import BlockPool
+from .prefill import ChunkedPrefill
 from .prefix_cache import BoardCache
 from .request import RUNNING, Request
 from .serving import Serving
@@ -42,6 +43,10 @@ def clear_running(s: Serving) -> None:
     s.pool = BlockPool(R.VISIBLE_CELLS, R.TOKENS_PER_BLOCK)
     if s.cache is not None:
         s.cache = BoardCache(s.board, s.pool)
+    if s.prefill is not None:  # no prompt is half prefilled any more
+        for req in s.prefill.queue:
+            req.prefill_left = 0
+        s.prefill = ChunkedPrefill(s, s.prefill.budget)
 
 
 def hold_static(s: Serving, req: Request) -> None:

@@ -56,6 +56,8 @@ def demand_frames(masks: list[int], pages: int, near: float) -> list[Cell] | Non
     """The `pages` lowest free visible blocks, nearest column `near` first on a row (left first
     on a tie); None when fewer are free."""
     out: list[Cell] = []
+    if pages <= 0:
+        return out
     for y in range(HEIGHT - 1, HIDDEN - 1, -1):
         free = [x for x in range(WIDTH) if not masks[y] >> x & 1]
         free.sort(key=lambda x: (abs(x - near), x))

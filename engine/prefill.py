@@ -91,9 +91,11 @@ class ChunkedPrefill:
         return done
 
     def _first_token(self, req: Request, when_ms: float) -> None:
-        """Count the time to first token of a request (not of one back from a preemption)."""
-        if req.preemptions:
+        """Count the time to first token of a request (once: not again when it comes back from
+        a preemption after it)."""
+        if req.first_token:
             return
+        req.first_token = True
         ttft = when_ms - req.arrived_ms
         self.ttft_sum += ttft
         self.ttft_n += 1

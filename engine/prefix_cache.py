@@ -67,9 +67,10 @@ class BoardCache:
 
     # ------------------------------------------------------------------ reading
     def lookup(self, req: Request) -> list[Cell]:
-        """The cached blocks `req` would map now: the longest run of its context's full
-        blocks whose content is cached."""
-        found = self.pool.found(content_keys(req, req.context // R.TOKENS_PER_BLOCK))
+        """The cached blocks `req` would map now: the longest run of its context's full blocks
+        whose content is cached, never its last token's (as vLLM, which must compute at least the
+        last token to sample the next: a context found whole recomputes its last block)."""
+        found = self.pool.found(content_keys(req, (req.context - 1) // R.TOKENS_PER_BLOCK))
         return [cell_at(b) for b in found]
 
     def content_of(self, cell: Cell) -> Key | None:
@@ -88,15 +89,23 @@ class BoardCache:
     def version(self) -> int:
         return self.pool.version
 
-    def free_masks(self, hits: Sequence[Cell]) -> tuple[list[int], list[int]]:
-        """(row masks with cached-free blocks counted as taken, row masks with only `hits`
-        counted as taken): where to look for plainly free blocks first, then anywhere."""
-        masks = self.board.masks
-        plain = [m | c for m, c in zip(masks, self.board.cached)]
-        anywhere = masks[:]
-        for x, y in hits:
-            anywhere[y] |= 1 << x
-        return plain, anywhere
+    def frame_masks(self, need: int, hits: Sequence[Cell] = ()) -> list[int]:
+        """Row masks with the blocks `need` new ones may come from left free: every plainly free
+        block, and when those are too few, the cached-free ones freed longest ago (evicted when
+        taken) for the rest, never one of `hits` (the blocks the request maps)."""
+        board = self.board
+        masks = [m | c for m, c in zip(board.masks, board.cached)]
+        short = need - sum(R.WIDTH - m.bit_count() for m in masks[R.HIDDEN:])
+        mapped = {block_at(c) for c in hits}
+        for block in self.pool.known_free() if short > 0 else ():
+            if block in mapped:
+                continue
+            x, y = cell_at(block)
+            masks[y] &= ~(1 << x)
+            short -= 1
+            if not short:
+                break
+        return masks
 
     # ------------------------------------------------------------------ writing
     def claim(self, cells: Iterable[Cell]) -> None:
@@ -133,8 +142,8 @@ class BoardCache:
             else:
                 self.dup_tokens += R.TOKENS_PER_BLOCK
         found = len(hits)
-        if req.prefix and not req.swapped:
-            self.lookups += prefix_blocks(req.prefix)
+        if shared and not req.swapped:
+            self.lookups += shared
             self.found += min(found, shared)
         self.skipped += found * R.TOKENS_PER_BLOCK
         if req.preemptions:
@@ -162,9 +171,10 @@ class BoardCache:
         own = cells[m:]
         board.free(own)
         kept = min(keep, len(cells))
+        contents = content_keys(req, kept)
         for i in range(len(cells) - 1, m - 1, -1):  # tail first
             block = block_at(cells[i])
-            if i < kept and pool.know(block, (OWN, req.id, i)):
+            if i < kept and pool.know(block, contents[i]):
                 board.cache((cells[i],))
             pool.unref(block)
         freed = list(own)
@@ -181,3 +191,12 @@ class BoardCache:
             else:
                 self.dup_tokens -= R.TOKENS_PER_BLOCK
         return freed
+
+    def forget(self, req: Request) -> None:
+        """`req` finished: the content of its own it left cached (freed by an earlier
+        preemption, then not found again) is of no use to anyone."""
+        pool, board = self.pool, self.board
+        for block, content in list(pool.content.items()):
+            if content[0] == OWN and content[1] == req.id and not pool.refs[block]:  # type: ignore[index]
+                board.cache((cell_at(block),), False)
+                pool.evict(block)

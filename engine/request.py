@@ -42,6 +42,7 @@ class Request:
     mapped: int = 0  # leading entries of `blocks` that are cached blocks it maps (prefix caching)
     private: bool = False  # swapped out whole: its prefix came back as blocks of its own
     prefill_left: int = 0  # chunked prefill: context tokens still to prefill (it decodes after)
+    first_token: bool = False  # it has given its first token (time to first token counted)
 
     @property
     def name(self) -> str:

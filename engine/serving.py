@@ -394,6 +394,8 @@ class Serving:
     def _finish(self, req: Request) -> None:
         wasted = req.reserved
         cells = self.release(req, finished=True)
+        if self.cache is not None:
+            self.cache.forget(req)
         # Measured, not assumed: blocks the board still gives this request once it finished.
         kept = self.board.held_by(req.id)
         if kept > self.finished_holding_max:

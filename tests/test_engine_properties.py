@@ -290,19 +290,19 @@ def test_an_idle_jump_ends_before_a_request_can_fall():
 
 
 @settings(max_examples=25, deadline=None)
-@given(seed=st.integers(0, 2**32), mode=st.sampled_from(MODES), program=steps)
-def test_same_seed_and_inputs_same_run(seed, mode, program):
+@given(seed=st.integers(0, 2**32), mode=st.sampled_from(MODES), program=steps, features=RULES)
+def test_same_seed_and_inputs_same_run(seed, mode, program, features):
     def run():
-        game = Game(seed=seed, mode=mode)
+        game = Game(seed=seed, mode=mode, features=features)
         texts = [e.text for dt, inputs in program for e in game.update(dt, inputs)]
         return texts, game.board.grid, game.score, game.tokens, game.time_ms
     assert run() == run()
 
 
 @settings(max_examples=40, deadline=None)
-@given(seed=st.integers(0, 2**32), mode=st.sampled_from(MODES), program=steps)
-def test_cached_counts_match_a_full_recount(seed, mode, program):
-    game = Game(seed=seed, mode=mode)
+@given(seed=st.integers(0, 2**32), mode=st.sampled_from(MODES), program=steps, features=RULES)
+def test_cached_counts_match_a_full_recount(seed, mode, program, features):
+    game = Game(seed=seed, mode=mode, features=features)
     for dt, inputs in program:
         game.update(dt, inputs)
         occupied, sealed, tops = game.board.stats()

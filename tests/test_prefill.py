@@ -165,3 +165,44 @@ def test_autoplay_sets_the_budget_and_turns_the_prefix_cache_off(monkeypatch, ca
     assert cached["budget"] == R.DEFAULT_BUDGET and cached["prefix_hit_rate_mean"] > 0.5
     from engine.features import DEFAULT
     assert (plain["budget"] is None) == (not DEFAULT.chunked_prefill)  # rules 3: no budget
+
+
+def test_a_new_board_drops_the_prompts_being_prefilled() -> None:
+    from engine.board import Board
+    from tests.test_engine_properties import check
+
+    g = game(budget=16)
+    land(g, 1, 60, 4, x=0)
+    g.set_board(Board())  # a puzzle resets the board while a prompt is half in
+    assert not g.serving.prefill.queue and g.serving.prefill.tokens == 0
+    for _ in range(3):
+        g.update(1500.0)
+        check(g, set())
+
+
+def test_the_first_token_deadline_does_not_depend_on_how_time_is_sliced(monkeypatch) -> None:
+    monkeypatch.setattr(R, "DEADLINE_MS", 2_500.0)
+
+    def run(slices: list[float]) -> tuple[bool, float]:
+        g = game(budget=16)
+        g.serving.prefill.budget = 1  # decode first: the prompt never gets a token of the budget
+        land(g, 1, 60, 4, x=0)
+        for dt in slices:
+            g.update(dt)
+            if g.over:
+                break
+        assert g.result is not None
+        return g.over, round(g.result.waited_ms)
+
+    assert run([4000.0]) == run([1000 / 60] * 240) == run([2600.0, 1400.0])
+
+
+def test_a_request_preempted_before_its_first_token_still_counts_its_time_to_it() -> None:
+    g = game(budget=20)
+    req = land(g, 1, 55, 10, x=0)
+    next_step(g)
+    next_step(g)
+    assert req.prefill_left and not req.first_token
+    g.serving.preempt(req)
+    run_until(g, lambda: req.state == "running" and not req.prefill_left, dt=50.0)
+    assert req.first_token and g.serving.prefill.ttft_n == 1
