@@ -75,6 +75,7 @@ SPEC_ACTIONS = [
     (pygame.K_1, Input.MODE_CONTIGUOUS), (pygame.K_2, Input.MODE_PAGED),
     (pygame.K_TAB, Input.MODE_TOGGLE),
     (pygame.K_r, Input.PREEMPT_TOGGLE),
+    (pygame.K_LEFTBRACKET, Input.BUDGET_DOWN), (pygame.K_RIGHTBRACKET, Input.BUDGET_UP),
 ]
 SPEC_COMMANDS = [
     (pygame.K_ESCAPE, 0, "", Command.PAUSE),
@@ -91,6 +92,7 @@ SPEC_COMMANDS = [
     (pygame.K_e, 0, "e", Command.TOGGLE_ENDLESS),
     (pygame.K_q, 0, "q", Command.QUIT),
     (pygame.K_k, 0, "k", Command.LANGUAGE),
+    (pygame.K_n, 0, "n", Command.PICK_NEXT),
 ]
 
 

@@ -374,3 +374,22 @@ def test_the_step_budget_buttons_set_the_budget_through_the_game(tmp_path, monke
     _draw(app, play)
     assert any(text.startswith(app.tr.t("hud.step_budget", budget=budget, seconds=0.0).split(",")[0])
                for text in drawn)
+
+
+def test_n_picks_the_next_waiting_request_in_turn(tmp_path, monkeypatch):
+    from engine.features import Features
+    from engine.pieces import Kind
+    from engine.workload import Arrival, Scripted
+    from ui.input import Command
+
+    monkeypatch.setattr(Game.__init__, "__defaults__", (0, "contiguous", False, Features(pick=True)))
+    app, play = _play(tmp_path)
+    game = play.game
+    game.set_workload(Scripted([Arrival(70 + i, Kind.O, game.time_ms, 8, 8) for i in range(4)]))
+    game.update(0.001)
+    seen = []
+    for _ in range(4):
+        play.command(Command.PICK_NEXT)
+        play.update(1000 / 60)
+        seen.append(game.picked)
+    assert seen == [71, 72, 70, 71]  # the second waiting, the third, back to the front...

@@ -39,6 +39,7 @@ class Command(enum.Enum):
     TOGGLE_ENDLESS = "toggle_endless"  # a 40-line run or an endless one (title screen)
     QUIT = "quit"  # leave the current game for the title screen
     LANGUAGE = "language"  # English <-> Korean, live (title and pause)
+    PICK_NEXT = "pick_next"  # the next of the first waiting requests is picked to run next
 
 
 # Action names, shared by keys, on-screen buttons and the help screen.
@@ -55,6 +56,8 @@ ACTIONS: MappingProxyType[str, Input] = MappingProxyType({
     "mode_paged": Input.MODE_PAGED,
     "mode_toggle": Input.MODE_TOGGLE,
     "preempt": Input.PREEMPT_TOGGLE,
+    "budget_down": Input.BUDGET_DOWN,
+    "budget_up": Input.BUDGET_UP,
 })
 BUTTONS: tuple[str, ...] = ("left", "right", "soft_drop", "hard_drop", "rotate_cw",
                             "rotate_ccw", "hold", "split")
@@ -119,6 +122,9 @@ KEYS: tuple[Binding, ...] = (
     Binding(pygame.K_2, "mode_paged", "2"),
     Binding(pygame.K_TAB, "mode_toggle", "Tab"),
     Binding(pygame.K_r, "preempt", "R"),
+    Binding(pygame.K_LEFTBRACKET, "budget_down", "["),
+    Binding(pygame.K_RIGHTBRACKET, "budget_up", "]"),
+    Binding(pygame.K_n, Command.PICK_NEXT, "N"),
     Binding(pygame.K_ESCAPE, Command.PAUSE, "Esc"),
     Binding(pygame.K_m, Command.MUTE, "M"),
     Binding(pygame.K_h, Command.HELP, "H"),
@@ -144,6 +150,9 @@ DESCRIPTIONS: MappingProxyType[str | Command, str] = MappingProxyType({
     "hold": "hold (set the request aside; its deadline keeps running)",
     "split": "page split (paged mode)",
     "preempt": "preemption mode: swap / recompute",
+    "budget_down": "step budget down (chunked prefill)",
+    "budget_up": "step budget up (chunked prefill)",
+    Command.PICK_NEXT: "pick the next waiting request to run (cache-aware scheduling)",
     "mode_contiguous": "contiguous allocator",
     "mode_paged": "paged allocator",
     "mode_toggle": "switch allocator",

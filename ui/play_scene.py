@@ -160,6 +160,8 @@ class PlayScene(Scene):
                 app.pop()  # no lab in this build: play on, the log says why
         elif self.ended:
             return  # the crash is on screen: keys wait for the report (no restart by a late drop)
+        elif cmd is Command.PICK_NEXT:
+            self.pick_next()
         elif cmd is Command.QUIT:
             # Q sits next to W and A: mid-run it only pauses, and Q in the pause menu leaves.
             if self.game.over:
@@ -244,6 +246,16 @@ class PlayScene(Scene):
         """Swap <-> recompute: queued like a key press, so the replay has it."""
         if not self.game.over:
             self.queued.append(Input.PREEMPT_TOGGLE)
+
+    def pick_next(self) -> None:
+        """N: the waiting request after the one picked (wrapping over the first few) runs next;
+        queued like a key press, so the replay has it. Nothing without features.pick."""
+        game = self.game
+        ids = [r.id for r in list(game.serving.waiting)[:R.NEXT_QUEUE]]
+        if not game.features.pick or not ids or game.over:
+            return
+        place = (ids.index(game.picked) + 1) % len(ids) if game.picked in ids else min(1, len(ids) - 1)
+        self.queued.append((Input.PICK_1, Input.PICK_2, Input.PICK_3)[place])
 
     def pick(self, pos: tuple[int, int]) -> bool:
         """A mouse click on the board: the block table of the request holding that block (True),
