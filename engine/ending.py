@@ -63,6 +63,7 @@ def run_report(game: Game, outcome: str, code: str, req: Request | None, kind: K
         reserved_wasted=s.reserved_wasted, mixed=game.mixed,
         modes_used=tuple(game.modes_used), goal=game.goal,
         reserved_cells=tuple(c for c in board.reserved_cells() if c[1] >= R.HIDDEN),
+        **_serving_figures(game),
     )
     count = partial(memory.final_counts, board.copy() if fragmented else board,
                     free, kind, s.reserved, need, code, cause(game, code, req, free, need),
@@ -71,3 +72,18 @@ def run_report(game: Game, outcome: str, code: str, req: Request | None, kind: K
         return RunReport.counted(count, **fields)
     counted: dict[str, Any] = dict(zip(COUNTED, count()))
     return RunReport(**fields, **counted)
+
+
+def _serving_figures(game: Game) -> dict[str, Any]:
+    """What prefix caching and chunked prefill did over the run (rules 4's switches)."""
+    s = game.serving
+    cache, prefill = s.cache, s.prefill
+    out: dict[str, Any] = dict(prefix_copies=s.prefix_copies, prefix_hit_rate=None, prefill_skipped=0,
+                               reused_tokens=0, ttft_ms_mean=None, ttft_ms_max=None, budget=None)
+    if cache is not None:
+        out.update(prefix_hit_rate=cache.found / cache.lookups if cache.lookups else None,
+                   prefill_skipped=cache.skipped, reused_tokens=cache.reused)
+    if prefill is not None:
+        out.update(ttft_ms_mean=prefill.ttft_mean() if prefill.ttft_n else None,
+                   ttft_ms_max=prefill.ttft_max if prefill.ttft_n else None, budget=prefill.budget)
+    return out

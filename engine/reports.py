@@ -83,6 +83,14 @@ class RunReport(_Counted):
     goal: str = "serve"
     sealed_cells: tuple[Cell, ...] = ()  # board cells, for the report's BOARD view
     reserved_cells: tuple[Cell, ...] = ()
+    # Prefix caching and chunked prefill (rules 4's switches; None or 0 without them):
+    prefix_hit_rate: float | None = None  # shared-prefix blocks found cached, of those asked for
+    prefill_skipped: int = 0  # context tokens found cached, not prefilled
+    reused_tokens: int = 0  # of those, found by requests back from a preemption
+    prefix_copies: int = 0  # contiguous: shared-prefix blocks copied while the prefix ran
+    ttft_ms_mean: float | None = None  # time to first token, from arrival
+    ttft_ms_max: float | None = None
+    budget: int | None = None  # the step's token budget at the end
 
     @classmethod
     def counted(cls, count: Callable[[], tuple[Any, ...]], **fields: Any) -> RunReport:

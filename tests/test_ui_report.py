@@ -302,3 +302,27 @@ def test_no_other_report_says_it(tmp_path, monkeypatch, layout, language, name):
     assert scene.text.pytorch is None and scene.rect == scene.app.layout.dialog and not scene.torch_lines
     for t, _ in drawn_text(scene, monkeypatch):
         assert "PyTorch" not in t and "out of memory." not in t, t
+
+
+def test_a_rules_4_report_says_what_the_prefix_cache_and_chunked_prefill_did():
+    from engine import Game, Input
+    from engine.bot import Bot
+    from engine.features import RULES4
+    from ui.i18n import catalogue
+    from ui.i18n.game_text import report_facts
+
+    game = Game(seed=3, mode="paged", endless=True, features=RULES4)
+    bot = Bot(skill=0.8, seed=3)
+    while not game.over and game.time_ms < 40 * 60_000:
+        game.update(150.0, bot.plan(game) or [])
+    r = game.result
+    assert r is not None and r.prefix_hit_rate is not None and r.ttft_ms_mean is not None
+    for lang in ("en", "ko"):
+        tr = catalogue(lang)
+        facts = dict(report_facts(r, tr))
+        assert tr.t("report.fact.prefix_cache") in facts and tr.t("report.fact.ttft") in facts
+        assert f"{r.ttft_ms_max / 1000:,.1f}" in facts[tr.t("report.fact.ttft")]
+    plain = Game(seed=3, mode="paged", endless=True)
+    while not plain.over:
+        plain.update(1000.0, [Input.HARD_DROP])
+    assert len(report_facts(plain.result, catalogue("en"))) == 8  # rules 3: the facts it had

@@ -413,6 +413,11 @@ MESSAGES: dict[str, str] = {
     "report.pytorch.caption_short": "As PyTorch would say it (1 block = {size}):",
     "report.pytorch.engines": ("Serving engines today pre-allocate their KV pool and queue requests "
                                "instead of crashing."),
+    "report.fact.prefix_cache": "prefix cache",
+    "report.value.prefix_cache": "{percent} hits, {tokens:,} tok skipped",
+    "report.fact.prefix_copies": "prompt copies",
+    "report.fact.ttft": "first token",
+    "report.value.ttft": "{mean:,.1f} s mean, {worst:,.1f} s worst",
     "report.fact.minutes": "survived",
     "report.fact.served": "requests served",
     "report.fact.tokens": "tokens served",

@@ -284,7 +284,24 @@ def report_facts(report: RunReport, tr: Catalogue) -> list[tuple[str, str]]:
         (tr.t("report.fact.vram"), tr.t("report.value.vram", percent=tr.pct(r.utilisation),
                                         reserved=r.reserved_blocks)),
         (tr.t("report.fact.allocator"), allocator_text(r, tr)),
+        *serving_facts(r, tr),
     ]
+
+
+def serving_facts(report: RunReport, tr: Catalogue) -> list[tuple[str, str]]:
+    """What prefix caching and chunked prefill did, for a run that had them."""
+    r = report
+    out: list[tuple[str, str]] = []
+    if r.prefix_hit_rate is not None:
+        out.append((tr.t("report.fact.prefix_cache"),
+                    tr.t("report.value.prefix_cache", percent=tr.pct(r.prefix_hit_rate),
+                         tokens=r.prefill_skipped)))
+    elif r.prefix_copies:
+        out.append((tr.t("report.fact.prefix_copies"), tr.blocks(r.prefix_copies)))
+    if r.ttft_ms_mean is not None and r.ttft_ms_max is not None:
+        out.append((tr.t("report.fact.ttft"), tr.t("report.value.ttft", mean=r.ttft_ms_mean / 1000,
+                                                   worst=r.ttft_ms_max / 1000)))
+    return out
 
 
 def pytorch_text(report: RunReport, tr: Catalogue) -> PytorchText | None:

@@ -435,6 +435,11 @@ MESSAGES: dict[str, str] = {
     "report.pytorch.caption_short": "PyTorch라면 이렇게 말합니다(1블록 = {size}):",
     "report.pytorch.engines": ("오늘날 서빙 엔진은 KV 캐시 풀을 미리 할당해 두고, 충돌하는 대신 요청을 대기열에서 "
                                "기다리게 합니다."),
+    "report.fact.prefix_cache": "프리픽스 캐시",
+    "report.value.prefix_cache": "적중 {percent}, {tokens:,}토큰 생략",
+    "report.fact.prefix_copies": "프롬프트 복사",
+    "report.fact.ttft": "첫 토큰",
+    "report.value.ttft": "평균 {mean:,.1f}초, 최악 {worst:,.1f}초",
     "report.fact.minutes": "버틴 시간",
     "report.fact.served": "처리한 요청",
     "report.fact.tokens": "처리한 토큰",
