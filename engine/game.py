@@ -588,7 +588,7 @@ class Game:
             return
         s = self.serving
         hits = s.hits(req, alloc)
-        need = s.need(req, alloc)
+        need = s.need(req, alloc, hits)
         origin = tuple(logical_order(a.cells())) if a is not None else self._blocked_origin
         masks = s.cache.frame_masks(need, hits) if s.cache is not None else self.board.masks
         frames = alloc.split(masks, [x for x, _ in origin[:need]])
@@ -782,7 +782,7 @@ class Game:
             return
         alloc = self._mode.allocator
         hits = s.hits(req, alloc)
-        need = s.need(req, alloc)
+        need = s.need(req, alloc, hits)
         origin = self._blocked_origin
         near = sum(x for x, _ in origin) / len(origin)
         masks = s.cache.frame_masks(need, hits) if s.cache is not None else self.board.masks

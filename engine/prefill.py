@@ -106,7 +106,7 @@ class ChunkedPrefill:
         """The next step begins: decode tokens first, then prefill chunks in order while the
         budget lasts, each with the blocks it needs. Returns the step's length."""
         s = self.serving
-        decoding = len(s.running) - s.static_running - len(self.queue)
+        decoding = s.decoding()
         left = self.budget - decoding
         planned = 0
         for req in self.queue:
@@ -132,18 +132,7 @@ class ChunkedPrefill:
         alloc = req.alloc
         assert alloc is not None
         want = R.blocks_for(done + chunk) - len(req.blocks)
-        while want > 0 and not alloc.reserves_max_length:
-            cell = alloc.grow(s.taken(), req.preferred, req.blocks[-1] if req.blocks else req.preferred[0]
-                              if req.preferred else (R.WIDTH // 2, R.HEIGHT - 1))
-            if cell is None and s.cache is not None:
-                cell = s.cache.evict_oldest(s.flying)
-            if cell is None:
-                break
-            if cell in req.preferred:
-                req.preferred.remove(cell)
-            s.hold((cell,), req.id)
-            req.blocks.append(cell)
-            s.growth -= 1
+        while want > 0 and not alloc.reserves_max_length and s.next_block(req) is not None:
             want -= 1
         return min(chunk, len(req.blocks) * R.TOKENS_PER_BLOCK - done)
 

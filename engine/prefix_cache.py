@@ -82,10 +82,6 @@ class BoardCache:
         return self.pool.refs[block_at(cell)]
 
     @property
-    def shared_peak(self) -> int:
-        return self.pool.shared_peak
-
-    @property
     def version(self) -> int:
         return self.pool.version
 
@@ -160,11 +156,11 @@ class BoardCache:
         req.mapped = found + fresh
         return fresh
 
-    def release(self, req: Request, keep: int, finished: bool) -> list[Cell]:
+    def release(self, req: Request, keep: int) -> list[Cell]:
         """Take every block from `req`: its own are freed, the full ones among its first
         `keep` staying cached, tail first (evicted first); then the cached blocks it mapped
         lose a reference, the last leaving them cached-free (a finished request's own content
-        is of no use to anyone: evicted). Returns the blocks free now."""
+        goes in forget()). Returns the blocks free now."""
         board, pool = self.board, self.pool
         cells = req.blocks
         m = req.mapped
@@ -182,11 +178,7 @@ class BoardCache:
             block = block_at(cell)
             if pool.unref(block):
                 board.free((cell,))
-                known = self.content_of(cell)
-                if finished and known is not None and known[0] == OWN:
-                    pool.evict(block)
-                else:
-                    board.cache((cell,))
+                board.cache((cell,))
                 freed.append(cell)
             else:
                 self.dup_tokens -= R.TOKENS_PER_BLOCK

@@ -118,12 +118,12 @@ class Serving:
         preempt one) before the next admission."""
         return self.growth > R.VISIBLE_CELLS - self.held - len(self.flying)
 
-    def need(self, req: Request, alloc: Allocator | None = None) -> int:
+    def need(self, req: Request, alloc: Allocator | None = None, hits: list[Cell] | None = None) -> int:
         """Blocks `req` must be given to be admitted: its swapped blocks, or its context's, less
-        those cached (paged with prefix caching, under `alloc`)."""
+        those cached (paged with prefix caching, under `alloc`; `hits`: hits(), when known)."""
         if req.swapped:
             return req.swapped
-        return R.blocks_for(req.context) - len(self.hits(req, alloc))
+        return R.blocks_for(req.context) - len(self.hits(req, alloc) if hits is None else hits)
 
     def hits(self, req: Request, alloc: Allocator | None) -> list[Cell]:
         """The cached blocks `req` would map if admitted now under `alloc` (engine.prefix_cache;
@@ -325,42 +325,37 @@ class Serving:
             self.reserved -= 1
             self._schedule(req)
             return
-        alloc = req.alloc
-        assert alloc is not None
-        got = alloc.grow(self.taken(), req.preferred, req.blocks[-1])
+        got = self.next_block(req)
         while got is None:
-            got = self.cache.evict_oldest(self.flying) if self.cache is not None else None
-            if got is not None:
-                break
             victim = preemption.victim(self)
             self.preempt(victim)
             if victim is req:
                 return
-            got = alloc.grow(self.taken(), req.preferred, req.blocks[-1])
-        cell = got
-        if cell in req.preferred:
-            req.preferred.remove(cell)
-        self.hold((cell,), req.id)
-        req.blocks.append(cell)
-        self.growth -= 1
+            got = self.next_block(req)
         self._schedule(req)
-        self.events.append(ev.Grew(req.id, req.kind, len(req.blocks) - 1, cell))
+        self.events.append(ev.Grew(req.id, req.kind, len(req.blocks) - 1, got))
 
-    def taken(self) -> list[int]:
-        """The board's row masks with the falling request's cells counted as taken (and the
-        cached-free blocks: a plainly free block is taken before a cached one is evicted)."""
-        masks = self.board.masks
-        if self.cache is not None:
-            masks = [m | c for m, c in zip(masks, self.board.cached)]
-        elif not self.flying:
-            return masks
-        else:
-            masks = masks[:]
+    def next_block(self, req: Request) -> Cell | None:
+        """Hold the next block of a paged request: the rest of its placement, else a plainly
+        free block (never under the falling request), else the cached block freed longest ago."""
+        board, cache = self.board, self.cache
+        taken = [m | c for m, c in zip(board.masks, board.cached)] if cache is not None else board.masks[:]
         for x, y in self.flying:
-            masks[y] |= 1 << x
-        return masks
+            taken[y] |= 1 << x
+        last = req.blocks[-1] if req.blocks else req.preferred[0] if req.preferred else (R.WIDTH // 2, R.HEIGHT - 1)
+        got = req.alloc.grow(taken, req.preferred, last)  # type: ignore[union-attr]
+        if got is None and cache is not None:
+            got = cache.evict_oldest(self.flying)
+        if got is None:
+            return None
+        if got in req.preferred:
+            req.preferred.remove(got)
+        self.hold((got,), req.id)
+        req.blocks.append(got)
+        self.growth -= 1
+        return got
 
-    def release(self, req: Request, keep: int = 0, finished: bool = False) -> list[Cell]:
+    def release(self, req: Request, keep: int = 0) -> list[Cell]:
         """Take every block from a running request; returns the blocks free now. `keep`: its
         first `keep` logical blocks are full and stay cached when freed (a preemption by
         recomputation, with prefix caching)."""
@@ -368,7 +363,7 @@ class Serving:
         self.growth -= growth_of(req)
         if req.mapped or keep:
             assert self.cache is not None
-            freed = self.cache.release(req, keep, finished)
+            freed = self.cache.release(req, keep)
         else:
             self.board.free(cells)
             unref = self.pool.unref
@@ -393,7 +388,7 @@ class Serving:
 
     def _finish(self, req: Request) -> None:
         wasted = req.reserved
-        cells = self.release(req, finished=True)
+        cells = self.release(req)
         if self.cache is not None:
             self.cache.forget(req)
         # Measured, not assumed: blocks the board still gives this request once it finished.

@@ -892,14 +892,15 @@ class ConsoleView:
                 pygame.draw.rect(surface, theme.MAGENTA, row, 1, border_radius=3)
             mini = self.mini_piece(req.kind, mini_cell)
             surface.blit(mini, mini.get_rect(center=(x + 16, cy)))
-            need = serving.need(req, alloc)
+            hits = serving.hits(req, alloc)
+            need = serving.need(req, alloc, hits)
             if self.L.portrait:
                 label = tr.t("hud.queue_row_short", tokens=req.context)
             else:
                 label = tr.t("hud.queue_row", tokens=req.context, blocks=need)
             colour = theme.TEXT if now else (255, 150, 90) if req.preemptions else theme.TEXT_DIM
             room = w - 44 - bar_w
-            found = len(serving.hits(req, alloc)) if serving.cache is not None else 0
+            found = len(hits)
             if found:  # blocks of its context the prefix cache holds: not prefilled again
                 mark = tr.t("hud.queue_cached", n=found)
                 mark_w = t.render(mark, T.small, theme.CYAN).get_width()

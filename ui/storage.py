@@ -511,11 +511,11 @@ class Storage:
         self.last_error = None
         self.backend = self.main
         settings, self.last_error = self._load(self.main, own=True)
-        return settings
+        return settings if settings is not None else Settings()
 
-    def _load(self, backend: Backend, own: bool) -> tuple[Settings, str | None]:
-        """The settings at `backend` and the line to log (None: nothing to say). `own` is False
-        for this build's own save beside one it leaves alone."""
+    def _load(self, backend: Backend, own: bool) -> tuple[Settings | None, str | None]:
+        """The settings at `backend` (None: nothing is stored there) and the line to log (None:
+        nothing to say). `own` is False for this build's own save beside one it leaves alone."""
         where = backend.describe()
         try:
             data = backend.read()
@@ -524,7 +524,7 @@ class Storage:
         except Exception as exc:  # unreadable file, browser without storage, ...
             return self._set_aside(backend, None, Settings(), f"settings unreadable at {where}: {exc}", own)
         if data is None:
-            return Settings(), None
+            return None, None
         parsed, problem = decode(data)
         played = rules_of(parsed)
         if played > SCHEMA_VERSION:
@@ -572,15 +572,9 @@ class Storage:
         self.backend = beside
         settings, note = self._load(beside, own=False)
         told = f"{reason}: left as it is; this build keeps its save at {beside.describe()}"
-        if note is not None:
-            return settings, f"{told}; {note}"
-        try:
-            has_own = beside.read() is not None
-        except Exception:
-            has_own = False
-        if not has_own:
+        if settings is None:  # no save of its own yet
             settings = read or (Settings.from_dict(parsed) if parsed is not None else Settings())
-        return settings, told
+        return settings, told if note is None else f"{told}; {note}"
 
     def save(self, settings: Settings) -> None:
         self.last_error = None
