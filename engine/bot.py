@@ -141,6 +141,7 @@ class Bot:
         self.skill = skill
         self.weights = weights
         self._rng = random.Random(f"bot:{seed}")  # its own stream, not the game's workload
+        self._mood: tuple[int, bool] = (-1, False)  # (request, whether it gets a careful hand)
 
     def plan(self, game: Game) -> list[Input]:
         """The key presses for the current request, ending in HARD_DROP or SPLIT (empty: wait)."""
@@ -151,8 +152,15 @@ class Bot:
         return [*pre, *choice.inputs()]
 
     # ------------------------------------------------------------------ the scheduler
-    def _careful(self) -> bool:
-        return self._rng.random() < self.skill
+    def _careful(self, game: Game) -> bool:
+        """Whether the request in hand gets a careful hand: one draw a request, kept for every
+        decision about it (a hurried player stays hurried until the next one)."""
+        req = game.falling if game.active is not None else game.blocked
+        # a request that comes back blocked is a second look at it
+        rid = -1 if req is None else req.id * 2 + (game.active is None)
+        if self._mood[0] != rid or rid < 0:
+            self._mood = (rid, self._rng.random() < self.skill)
+        return self._mood[1]
 
     def headroom(self, game: Game) -> int:
         """Blocks to keep free after admitting: one per running request about to fill its last
@@ -188,7 +196,7 @@ class Bot:
         """Cache-aware scheduling (SGLang's longest-prefix-match): of the first waiting
         requests, pick the one that finds the most of its context cached to run next, unless
         the front one's deadline is near (first come, first served then)."""
-        if not game.features.pick or not game.serving.waiting or not self._careful():
+        if not game.features.pick or not game.serving.waiting or not self._careful(game):
             return []
         s = game.serving
         alloc = game.allocator.allocator
@@ -204,7 +212,7 @@ class Bot:
     def preempt_inputs(self, game: Game) -> list[Input]:
         """Set the preemption mode for the request that would be preempted next: swap when it
         has generated enough that recomputing costs more than copying and the CPU has room."""
-        if not game.allocator.allocator.preemptible or not self._careful():
+        if not game.allocator.allocator.preemptible or not self._careful(game):
             return []
         s = game.serving
         victim = max((r for r in s.running.values() if not r.static and not r.reserved),
@@ -223,7 +231,7 @@ class Bot:
             return None
         a = game.active
         paged = game.allocator.player_split
-        careful = self._careful()
+        careful = self._careful(game)
         if a is None:
             # A request that cannot be placed whole waits for the scheduler's next step; a
             # careful player splits it at once.

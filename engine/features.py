@@ -27,6 +27,6 @@ class Features:
     pick: bool = False
 
 
-RULES3 = Features()  # the paper's engine, as rules 3 plays it
+RULES3 = Features()  # the paper's engine, as rules 3 played it
 RULES4 = Features(prefixes=True, prefix_cache=True, chunked_prefill=True, pick=True)  # vLLM V1
-DEFAULT = RULES3  # what a run gets unless it asks otherwise
+DEFAULT = RULES4  # what a run gets unless it asks otherwise: rules 4

@@ -7,7 +7,7 @@ import math
 # Bumped whenever a rule change makes the same seed and inputs play out differently: a replay
 # records the version it was played under, so an old run reports why it no longer verifies.
 # tests/test_sharecode.py keeps runs recorded under each version and fails until it is bumped.
-RULES_VERSION = 3
+RULES_VERSION = 4
 
 WIDTH = 10
 VISIBLE = 20

@@ -48,6 +48,18 @@ def paged_then_contiguous(game: Game, frame: int) -> list[Input]:
     return [Input.HARD_DROP] if game.active is not None and frame % 40 == 0 else []
 
 
+def scheduler(game: Game, frame: int) -> list[Input]:
+    """Paged, rules 4's scheduler: a bigger step budget after a minute, a smaller one after
+    three, and the second waiting request picked to run next now and then."""
+    if frame == 60 * 60:
+        return [Input.BUDGET_UP]
+    if frame == 3 * 60 * 60:
+        return [Input.BUDGET_DOWN, Input.BUDGET_DOWN]
+    if frame % 97 == 0 and len(game.serving.waiting) > 1:
+        return [Input.PICK_2]
+    return split_at_once(game, frame + 1)
+
+
 def drop_and_hold(game: Game, frame: int) -> list[Input]:
     if game.active is None:
         return []
@@ -62,6 +74,7 @@ RUNS: tuple[tuple[str, str, int, Callable[[], Player]], ...] = (
     ("mixed: paged for two minutes, then contiguous", "paged", 6, lambda: paged_then_contiguous),
     ("contiguous, hard drops at the spawn pose and a hold now and then", "contiguous", 7,
      lambda: drop_and_hold),
+    ("paged, the step budget set and waiting requests picked", "paged", 8, lambda: scheduler),
 )
 
 MAX_FRAMES = 60 * 60 * 40  # 40 game minutes

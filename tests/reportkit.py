@@ -65,9 +65,9 @@ def reports() -> dict[str, RunReport]:
         "contiguous_full": prepared("contiguous", ["#" * 10] * 19 + ["###.#.#.##"]),
         "contiguous_entry": prepared("contiguous", ["...####...", ".........."] + [".........."] * 20),
         "paged_centre": played("paged", 1, "centre"),
-        "paged_busy": played("paged", 3, "bot", skill=0.5),
+        "paged_busy": played("paged", 3, "bot", skill=0.8),
         "paged_idle": played("paged", 1, "idle"),
         "paged_full": prepared("paged", FULL),
-        "paged_short": prepared("paged", ["#" * 10] * 19 + ["########.."], seed=6),
+        "paged_short": prepared("paged", ["#" * 10] * 19 + ["#######..."], seed=1),
         "paged_victory": played("paged", 1, "bot", skill=1.0, endless=False),
     }

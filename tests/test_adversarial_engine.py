@@ -14,6 +14,7 @@ from engine import rules as R
 from engine.board import Board
 from engine.game import CHUNK_MS, MODES, Game, Input
 from engine.layouts import check_board
+from engine.prefix_cache import PREFIX_OWNER
 from engine.pieces import Kind
 
 
@@ -22,12 +23,15 @@ def check_invariants(game: Game, events: list[ev.Event]) -> None:
     for y, row in enumerate(board.grid):
         assert board.masks[y] == sum(1 << x for x, v in enumerate(row) if v), f"row {y} masks"
         assert not board.reserved[y] & ~board.masks[y], f"row {y}: a reservation nobody holds"
-    held = [c for r in s.running.values() for c in r.blocks]
-    assert len(held) == len(set(held)), "a block held twice"
-    assert s.held == len(held) == sum(map(int.bit_count, board.masks)), "held != running blocks"
+    own = [c for r in s.running.values() for c in r.blocks[r.mapped:]]
+    shared = {c for r in s.running.values() for c in r.blocks[:r.mapped]}
+    assert len(own) == len(set(own)) and not set(own) & shared, "a block held twice, unshared"
+    assert s.held == len(own) + len(shared) == sum(map(int.bit_count, board.masks)), "held != running blocks"
     assert s.reserved == sum(r.reserved for r in s.running.values())
-    for r in s.running.values():
-        assert all(board.grid[y][x] == r.id for x, y in r.blocks)
+    for r in s.running.values():  # its own blocks are its; a mapped prefix's are the prefix's
+        assert all(board.grid[y][x] == r.id for x, y in r.blocks[r.mapped:])
+        assert all(board.grid[y][x] in (r.id,) or board.grid[y][x] >= PREFIX_OWNER
+                   for x, y in r.blocks[:r.mapped])
     assert 0 <= s.cpu_used <= R.CPU_BLOCKS
     assert s.cpu_used == sum(r.swapped for r in s.requests.values())
     for e in events:

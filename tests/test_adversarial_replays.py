@@ -25,7 +25,7 @@ from engine.replay import MAX_ITEMS, STEP_SLACK, Claim, Recorder, Replay, Replay
 from engine.rules import RULES_VERSION
 
 ROOT = Path(__file__).resolve().parent.parent
-OLD_RULES = "recorded under rules 1; this build plays rules 3"
+OLD_RULES = "recorded under rules 1; this build plays rules 4"
 # Recorded with the rules-1 engine (a paged run of seed 4, a hard drop every 20 frames).
 RULES1_CODE = "vt13baosHDUlsu6YC69VcklGiLQcHb0sVLraEc5Y9UgwQom0LO1LyNM6Cm0s8y3TlxLS"
 

@@ -17,7 +17,7 @@ from engine.autoplay import main as autoplay_main
 from engine.autoplay import play_one
 from engine.bot import Bot, evaluate
 from engine.replay import Replay
-from tests.enginekit import arrival, drop, game_with, of, put_piece
+from tests.enginekit import arrival, drop, game_with, of, put_piece, run_until
 
 
 def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
@@ -161,14 +161,16 @@ def test_the_paged_scheduler_keeps_a_watermark_free_unless_pressed():
 
 def test_the_bot_picks_swap_for_a_long_context_and_recompute_for_a_short_one():
     game = game_with([], Kind.I, mode="paged", prompt=60, output=4)
-    drop(game, Kind.I, x=0)
+    long = drop(game, Kind.I, x=0)
+    run_until(game, lambda: game.serving.tokens_of(long) >= 60)  # its prompt is prefilled
     bot = Bot(skill=1.0)
     # 60 tokens: recompute costs 720 ms, two swaps of 4 blocks 640 ms
     assert bot.preempt_inputs(game) == [Input.PREEMPT_TOGGLE]
     game.toggle_preempt()
     assert bot.preempt_inputs(game) == []
     short = game_with([], Kind.O, mode="paged", prompt=5, output=4)
-    drop(short, Kind.O, x=0)
+    req = drop(short, Kind.O, x=0)
+    run_until(short, lambda: short.serving.tokens_of(req) >= 5)
     short.toggle_preempt()  # swap set; a 5-token context is cheaper to recompute
     assert bot.preempt_inputs(short) == [Input.PREEMPT_TOGGLE]
 

@@ -1,8 +1,11 @@
-"""Every rule of the game (rules 2), on small scripted boards and scripted requests.
+"""Every rule of the paper's engine, on small scripted boards and scripted requests.
 
 The Tetris around the requests (rotation and kicks, the 7-bag, hold, ghost, gravity, lock delay,
 spawning) and the life of a request (admitted, decoding, finishing by itself), the two
-allocators' rules, the queue and how a run ends.
+allocators' rules, the queue and how a run ends. The boards here play with rules 4's switches
+off (engine.features.RULES3: a prompt prefilled whole at admission, nothing shared), so that each
+rule shows on its own; what the switches add is tests/test_prefill.py, test_prefix_cache.py and
+test_pick.py.
 """
 
 from __future__ import annotations
@@ -17,8 +20,15 @@ from engine import rules as R
 from engine.bag import PieceBag
 from engine.rotation import I_KICKS, JLSTZ_KICKS
 from engine.workload import Scripted
-from tests.enginekit import (arrival, cells_of, drop, game_with, lengths, of, owners, put_piece,
-                             run_until)
+from engine.features import RULES3
+from tests import enginekit
+from tests.enginekit import arrival, cells_of, drop, lengths, of, owners, put_piece, run_until
+
+
+def game_with(rows: list[str], kind: Kind | None = None, mode: str = "contiguous", **kwargs) -> Game:
+    """enginekit.game_with, with rules 4's switches off unless a test asks for them."""
+    kwargs.setdefault("features", RULES3)
+    return enginekit.game_with(rows, kind, mode, **kwargs)
 
 
 # ---------------------------------------------------------------- pieces and rotation

@@ -11,6 +11,8 @@ from hypothesis import strategies as st
 from engine import MODES, Game, Input, Kind
 from engine import rules as R
 from engine.bot import Bot
+from engine.features import RULES3
+from engine.prefix_cache import PREFIX_OWNER
 from tests.enginekit import drop, game_with
 from tests.test_engine_memory import covered, free_visible
 
@@ -24,6 +26,7 @@ def figures_from_scratch(game: Game) -> dict[str, object]:
     paged = not game.allocator.allocator.external_fragmentation
     sealed = 0 if paged else len(free - covered(board))
     tokens = sum(s.tokens_of(r) for r in s.running.values())
+    tokens -= s.cache.dup_tokens if s.cache is not None else 0  # a shared block's tokens once
     slots = len(held) * R.TOKENS_PER_BLOCK
     total = slots + sealed * R.TOKENS_PER_BLOCK
     return {
@@ -33,7 +36,10 @@ def figures_from_scratch(game: Game) -> dict[str, object]:
         "fragmentation": sealed / len(free) if free else 0.0,
         "usable_free": len(free) - sealed,
         "reserved": sum(1 for x, y in held if board.reserved[y] >> x & 1),
-        "resident": len({grid[y][x] for x, y in held}),
+        # every owner but a shared prompt's, and a request that holds nothing of its own yet
+        # (its first prefill chunk still to land, or only shared blocks mapped)
+        "resident": len({grid[y][x] for x, y in held if grid[y][x] < PREFIX_OWNER}
+                        | {rid for rid, r in s.running.items() if not r.blocks[r.mapped:]}),
         "tokens_stored": tokens,
         "slots_held": slots,
         "waste_share": (total - tokens) / total if total else 0.0,
@@ -66,7 +72,8 @@ def test_telemetry_reads_what_a_recount_from_scratch_reads(seed, mode, program):
 
 def test_waste_share_counts_reservations_tails_and_sealed_blocks():
     # A contiguous T with 20 tokens: 64 slots held, 20 used; one sealed block adds 16 more.
-    game = game_with(["....#.....", "####.#####"], Kind.T, prompt=20, output=30)
+    # (The paper's engine: a prompt prefilled whole at admission, so its 20 tokens are there at once.)
+    game = game_with(["....#.....", "####.#####"], Kind.T, prompt=20, output=30, features=RULES3)
     drop(game, Kind.T, x=6)
     t = game.telemetry()
     held = (10 + 4) * R.TOKENS_PER_BLOCK
@@ -74,7 +81,7 @@ def test_waste_share_counts_reservations_tails_and_sealed_blocks():
     assert (t.slots_held, t.tokens_stored, t.sealed_holes) == (held, static + 20, 1)
     assert t.waste_share == pytest.approx((held + 16 - static - 20) / (held + 16))
     assert game.waste_share() == pytest.approx(t.waste_share)
-    paged = game_with([], Kind.T, mode="paged", prompt=20, output=30)
+    paged = game_with([], Kind.T, mode="paged", prompt=20, output=30, features=RULES3)
     drop(paged, Kind.T)
     assert paged.telemetry().waste_share == pytest.approx(12 / 32)  # only the tail
 

@@ -59,7 +59,11 @@ def test_split_key_in_paged_mode_fills_the_block_table(play):
     assert scene.game.split_ready
     need = scene.game.serving.need(scene.game.falling)  # its prompt's blocks: paged holds no more
     key(app, pygame.K_LSHIFT)
-    bt = scene.game.block_table
+    for _ in range(300):  # its prompt lands a chunk a step (chunked prefill), here in one
+        bt = scene.game.block_table
+        if bt is not None and len(bt.entries) == need:
+            break
+        pump(app, 1)
     assert bt is not None and len(bt.entries) == need and bt.reserved == 0
     assert scene.session.effects.highlight is not None  # cells outlined on the board
     assert any("[PAGED]" in e.text for e in scene.session.log.entries)
@@ -214,10 +218,15 @@ def test_cascade_animation_targets_the_block_table_cells(play):
     key(app, pygame.K_p, steps=0)
     cascades = scene.session.effects.cascades
     assert cascades, "a split starts the page cascade"
-    bt = scene.game.block_table
-    assert cascades[0].targets() == {c for _, c in bt.resident if c is not None}
+    targets = cascades[0].targets()
     pump(app, 60)
     assert not scene.session.effects.cascades
+    for _ in range(300):  # the pages land where the cascade went as the prompt's chunk does
+        bt = scene.game.block_table
+        if bt is not None and bt.resident:
+            break
+        pump(app, 1)
+    assert targets and targets == {c for _, c in bt.resident if c is not None}
 
 
 def test_slim_header_buttons_answer_a_finger_just_outside_them(play):

@@ -201,12 +201,12 @@ def test_a_mixed_run_replays_exactly_and_says_so():
 def test_replays_record_the_current_rules_version_and_final_states_say_how_the_run_ended():
     from engine.rules import RULES_VERSION
 
-    assert RULES_VERSION == 3
+    assert RULES_VERSION == 4
     rec = Recorder(seed=2, mode="paged", endless=True)
     while not rec.game.over:
         rec.update(1000 / 60)
     replay = rec.finish()
-    assert replay.rules == 3 and json.loads(replay_json.to_json(replay))["rules"] == 3
+    assert replay.rules == 4 and json.loads(replay_json.to_json(replay))["rules"] == 4
     assert replay.final["over"] is True and replay.final["outcome"] == rec.game.result.outcome
     assert replay.final["outcome"] in ("oom", "overload")
     assert replay_json.from_json(replay_json.to_json(replay)).verify()
@@ -214,7 +214,7 @@ def test_replays_record_the_current_rules_version_and_final_states_say_how_the_r
     assert running.final["over"] is False and "outcome" not in running.final
 
 
-OLD_RULES = "recorded under rules 1; this build plays rules 3"
+OLD_RULES = "recorded under rules 1; this build plays rules 4"
 
 
 def test_a_rules_1_file_is_refused_with_one_line(tmp_path):

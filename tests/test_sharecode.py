@@ -455,6 +455,91 @@ GOLDEN = {
         "vt1545EkPIOYtqHmlWkyYrf4P62eJ7jdj6uTFzmVQtr1u0OF73ET6MAFgv5kf5nvGgyDcAxBLw4CDnNp6XZ2"
         "7Tl0yuU"),
     ],
+    # Rules 4 (vLLM V1: prefix caching, chunked prefill, picking from the queue): the runs above
+    # again, and one that sets the step budget and picks.
+    4: [
+        # paged, every request split at once, preemption by swap: overload, 4 swap / 25 recompute
+        (173897, 761, False,
+        "vt1D3ElPSfN84bA3NySHB4A50Fxu4gTIKV38Gp5kOQ5c3zKL6qJfrz7TWC2veZBxn3WhM3Bj8NgGfkku4fIv"
+        "eQWM9Yp3f25I6vxzs64bH00B0vopZFduivTL3tnKIBivPlNC7WA5R26d8XpTKvArIA9p1DEEpJtd7PILXq32"
+        "7YttPLyO82j8DD4K3yOldE2EB79ZeA2s4JNejQs19JKy8pnIW3sj47k7E3jL5quItBDswgbLZD0pG4Ta3MhC"
+        "crwt277yWcSIgzZCrQMTIy5TV0IS2RJB3d9QN8nY98jQGUOoBkZBoPHYxbM7LNdCFs6fHb5TlvPyk4Cc17K9"
+        "3vq9ttjiFZCeQzNhyQbAh15pClPyxiJswOnINgOpy51x9wdzt4N3HRejE2fN7LwIPA7O0GHo1iA8bp4dMsHD"
+        "98BfIE9xiTJh0KTTmV4X63C0dmu11shBEB39b9A6dVUPg2Zp0uV5B2uHFUyy2qYOtZfCZ1xpzbp2WjJVIJ6H"
+        "ssjIL7Mgi9Q6NQILGOLfK1CkCOK8lIDxlecBjb2wGcO5ZSura8t7BHck3zoPEmUY1toB11L2fYYKe5URNC5D"
+        "28OR2iioWEwraqEHLvDFLU8fUQzeEgqF87fIdi1Vw7AIQKtDYuQq1CbOSAfwbbK9FfAaRD9MzWf8EseWyDix"
+        "m1C9kSWa3nMaSK5E4BcTJbFe6YN4fGghtO16QpNWuJnXw16ea47BYyQbqCoUgGdfeQ5f8e7iCoW9nXP9oTp9"
+        "mFT87jLZpNl9b7FPI7RWf7TLZ8Xp3pD7DJ30dH66py1mqB4Lmj5C1gkiyVfj4GuT9cDbf4G767309fEysKOJ"
+        "mV7aR3VkN851SdEbLowhg7HBUl37c98EEpq07XXLRJhJdg8KD8kfeB2LO6He3eaGo1aZRfRONwih2nlCtDWb"
+        "s68GoHNBgVO9kPFtrnwJTxGscChDb1bG9KldFnBcOqm5rCN92kh6HDNNQvCX1v5DnqoXM4eHBtI0tkyK0u3Q"
+        "u9xW22r39lsUL8ZGRg3wGEpGmAMKI0sfniWEXgIVHZ8P5YS6CNS7v10uKL2N8S70O3eJWdUKdACyFUaav883"
+        "BRriVDe1khkDSzWOfwn5dMDopMSb74U6XEp9fOzklMbXGGzQhTmmrzL754KQt040NfDS5Oxsapx2SLtp5R47"
+        "KKovGap2Uqgh44S9u16itB1ZsqDPHYhdChu4mKgOgd8meCzMLOg33b5HVcTAFmngKgpcUbIuCnEYliLHv5QM"
+        "5yjcEPcf1FFlJK4lA"),
+        # contiguous bot at skill 0.8 until its CUDA OOM: oom, 0 swap / 0 recompute
+        (6253, 93, False,
+        "vt1E53BmPnVL1x5aPh8FtXwmd1PwWR3G2TbU6IbMMmWFb86Dy96Zz1ixPx6UrzP3xNKzq36TnGwVzkdJAwi1"
+        "WUI3lTFFxjltthrPybH4MnB288ELmKulaWe10yRVK5B4LsZdU7h3sNm8zrSXbIAre1tls1HguLUQ9CTHPjbp"
+        "03xs4hSYlHkGN6DGDY0a491OuyUOHpmMCJtj3hV4NqkhFN96eAoeRxRLVWbagL1xRJ3A9TyrkOXZgH3Y4Ee7"
+        "lR2j9EjJ3hbhVBF3SfNgHoJEKVF7wX0WmOupt5pYRKykDqnv43sya6BgfgVEaYzQmjO3UyI3VfgqjMVR15KA"
+        "Fux0kimJHfczAmdbTOtI9KR3Pl8MgRIuYdzaBXAHs8yGaFnzxTL38VOaywTsrB87Bfjkj8RF9R2Hbm5caZt9"
+        "I1Zcsv4jHnlw2NeNHha5apw6rqi15EhN3aEm6uWpGnoLTHqZOZuTJTynDmjgdFBUg9S5TtybhJ288V39TdPu"
+        "eyeBR12T0mGZ3L1PCCOTx4dBQ0n0LADq0FQN4k3YpKFj6zsnKKHfYJMNUsi76VOdEMGLyTI2ez5Q0tJXu5G8"
+        "pjBgZ5rFM7oOvuOWJaaY88L1h8AKpRHC4rEEa3Tjsf14RYuaDfR9v3SwbxcfNyB708xXfXNeMA53KdApJ4bN"
+        "e1ITmZ54vX17p8mdPWXfgGlEB9t085ZvR6tBhhC0rED9ZHChXUa7nFOvR7dX0tHlHIlN3RTjU3uponsIUPik"
+        "7VmBqr1bX"),
+        # paged bot at skill 0.8 until the engine is overloaded: overload, 0 swap / 0 recompute
+        (225983, 905, False,
+        "vt2HW9m6rHCVfQ8g3Y6XVXU0PAAZwSRvomj51JOa1OVmx4H6NnaDwr6YUP1MqRyeDF3gq6zze1PCP8b63Iml"
+        "mZktsrx6zD0tO1lMtH6Xss0e3YfAoDwxp3ayVAmMCKNHcAaToa2ApvRyHhpieNLnL1fJb0IOr3hMvwLOkKqc"
+        "JJFf86Pgcm4HxmfDl4xd0JA9DXEJZLUrPJ5TYvUNWHJjFJmdJ4Lceg10r8oNZFKQFbEnZtOxXjfc3HIMMLTs"
+        "82SyHWrrspJjlTW87JXY0NUkIFHXr0KpFW58w1Um2IHi7FMyJLpzpyXgnRDFzAI1NvTJ7YHenqnN1MDqDExp"
+        "Mf9rc0Qq2dWUl43Klxl4WesowiwpPh9PfqtLdI3tE8zuKADQ2fLk2ZJL5f3tODlDX3iPRsM8fz0iei3TPJDd"
+        "z4OL9ZcN15fjDWZxnxO9f577btmj4GOoXk4B2TuLHtvEK7oygpXov17X4ouqSlMFWM71Uoj13MHhWC0eHbJf"
+        "q553KDQqyMNcqTAC82gikxQzQXu8UGBG48fxm55LIMRRKXK3t1yEgqqGTi1kK5M9CJjwiD13IlS3Z7lDmUJp"
+        "rp97Y7HFHE79kqz8CI483sacX3rUwn9DeoVvOtuh1a4ANx4HdMSGXFsdoCSqQWvT7TrB4eey1PX7KsSpMKcv"
+        "jD1j5d6MsrLXgAune5UzJnylI98ERAYEkMlHMRbhT3Yid1Hw804wtAPwWISnBTgnWg2W8ujkHYEjW55J3gWu"
+        "n4PazL1UbxPOSwBrsDmO3kqge6skHhkR2Rr7PB6DEY7WoEHFUJDekpHMZ2MOBACzTYLPzXpDLpVs5EZzHRC0"
+        "NafF0KljwlBSNbMwaOocFAukieIwjFA5FBVTu1sWFuxLhDrSmwyJDn6IMb2GwLmzjBClLIsjPLzGAoVyx2Ip"
+        "ecx0QlAtfE4gmJ8dcK7HaBl0047ZZPlaNBEDE1z6tAvOoSZ0tdXhLdWflnGqdKViO3PnrBfwYP0VdUyZ5WwE"
+        "UJ2A2kqKQ1mzyVIh4a80ljYCViU6RGm3iwBxmifcCAZqLbVQOgT5a4OnCeFJ6GCDqdiI5r2uc9eBvWgUuk5y"
+        "8Zea3qn1IrRFgQFasklU1I9jaxt5tT1hc3zgtD7wjf6lDyAO2JhBBLp5FciiXod5UuF8cOBE47s0LBBCBY9T"
+        "c3keF6WWTzZa2KT1vmFWbZjChw3CO7SFeJjHI8myIOGlejX54It2gkEoQRuI0BPgwmEzNn5joIi9u1zYdCPD"
+        "7GIIfWOSDWPaUIllqroGYbi3A2IwcsB4sJpGewu8X2OUsmUG7KPC5dOjFbnHEGZEeWZw4ZmgSM6GqoQxNYNU"
+        "u8KtieQS1KorLP78832wdph2DkEzQuXl6iLG35Jeo8HCEJH18OuNOpOs0rjs2cN47auIlWUtJarFysAlY7D3"
+        "Wm7GfBhwYZUMVYXuCLEv1IMHIYl4mH6XkFWWesBQzENVhsWeL4y5QjzOdVT7674NuUybkuK3eYArp9Ospc62"
+        "JKvFpdkUG8Lfxm0oPDKSIL22HlFg1N4CNwmX65Be33E5zLkifKv996Jp7LpqOQ1z1FHxO9AB0F88JMNKOjrK"
+        "dt3igKzRSN55a5qa2Sbyv1uuL1nycIhjF6QIFqB3Euv9lU9HIczPITrSWLkRuJL0ebvRHnP6ULiB8S31T1zW"
+        "oOZX9L5csSHgXrYciLmYwrSJHM0bAeNrftMcWmGC7vFP0fcYXA67yHkPb4rgyG3EoL8zkcWZ6AUJIidztctH"
+        "lmezYvNz2s7wVrm6p5JeI4DZowaSP0iyBHOP8IeP7CHJiGxSssydYA8mO4hTJDedCFRysDJr2Dss8nFGeTYP"
+        "nmz0m0HF25PBT7KWHP4Qg6P57InWQ7db1WDu8x6vBbOtcsS5DvtM5y2DCqJWLy0r6PsMSIG2UnSILnWUHz3t"
+        "zwKuCysAgB3DOadmny0hqtwAXsMuaBCNX2DA2aPx94YWO26AjLR48qAvubWRblItngx9HjuMA59JkK4M4IQA"
+        "5qQGL8WtSNn99GFg6kN9h28Y6TIfTAVJoKm5pONMen5w8ahKu9d8JsfDiBY1L6R7jq8aEb9SjLkSE8OxPYHr"
+        "wvfDFEzXdKcHQ4h0ryYloKQx7DC4sZagGLzGp4m9nD2KXCgQAPl9NUB2FL3GAX7ZqCmzQJ2M6EnmTIcyH6lN"
+        "D5tKTabOJR2TMKpw2FI51hUOsH8YHDFPL0gbiwHKDCbGc90uyxw40htlO4pIDK5HMarHA9l4I00mbMARvmdK"
+        "1AuRHNEZqKsN0io8vsXYn2RIUohZ6hOs0VLU7GHPKZUEIH3d7hIsq702LHoT4RhSicMAjRsoKT7C0LI9nRl8"
+        "oWQyoFdp4Adl03YC2eB7wg3pjM876gG9ejjEukKt58jMxNDSU04p"),
+        # mixed: paged for two minutes, then contiguous: oom, 0 swap / 0 recompute
+        (1127, 29, True,
+        "vt18aKF8Rh3Yng6YC676j6iKW6eOunjNadFwCNddicfdRlXBH4xQRnfKE10fvQSnK6tiL9IhZfJG0rhEImcz"
+        "WEGInkvJPNoW3tOZJk3XpN7Rdv8B7LDqvdOe4cW5CFTJMKGYwcNLVClmku2DkU2S"),
+        # contiguous, hard drops at the spawn pose and a hold now and then: overload, 0 swap / 0 recompute
+        (1, 8, False,
+        "vt1545Ek1r4KvWHmlWkyYrf4P62eJ7jdj4n2KYE3UneOjh38FRTHi8OiuZBVKBIUN4vZhLuMiBUXbf51D584"
+        "EwiPDcg"),
+        # paged, the step budget set and waiting requests picked: overload, 0 swap / 0 recompute
+        (62250, 420, False,
+        "vt2Gui06i1ByC39i5sMrlI2ObIq33PyCYy4FCivWeNY612BLuvOzgG55PUBslIyU6Pioa0rbdDHJ404C1Ysq"
+        "rE0NRlk2vkw4oJfKYBEPH3A9WurNX1CsuWDF1YSV6l7dilTclcQI18OMU1n0fOAw1PoHWQd05EDHaT6JvzWt"
+        "GSw3sndietX2ZfkCRZpfSb1mauaHgR6Et9VunQf8Hp8j5cXGdvHgTLM70dW3jv4rff7cSJiaga8OH5OiUgNZ"
+        "1GmADpeogREvE2409EZgYdXyDrHveD8FXAzVNKAHIw0fhd4T55wn4e7dGtaKlfWN7ZwAJu9LFCT2hrgjjLLB"
+        "GTEzWxINCljvQ8mSNh4D6ZmJV6nQxt9UdKTPX2sfaHMpAeSikbSLD4KUYjkITiwIC7sBaZSLvc4KC3QNpOzC"
+        "u7A6xr67nVOT80rrOs8QD2M1n4zsWw01bjJ0ngPzeqB6lIr5Kqiib8M881j7kTdbApdKI0dczL58Zk4MLIyv"
+        "sPIIe3Z8Dpx1Quk36tOuzIZcrSlCfZZJYZuM9R7MXkCUElOYnKleDtnaHNzUAXlZvPt6kq2J3OgMuW2FXvFQ"
+        "vk17tmXREKpcSu10v7zf4sKFju7YQwvHsP4tMYqJLj5pqKOiOqi1q8cwfh6Btwt4EAyB5xoFI0VEFI8IODAB"
+        "2dEr6MBBfQoCq6Ku7vTbZdkRHPH6JxJUt10HezC68noMbTIYGKmj2Eh9bKsHhshoa9J56C7ma9KAqhMBvJKy"
+        "xkrIzm1xrB7YEPUQC3elfdKdpMBKHeG0IDDW4OM8m6GPznl4s20j5LI"),
+    ],
 }
 
 
@@ -462,7 +547,7 @@ def test_runs_recorded_under_the_current_rules_still_verify():
     """Fails when a rule change alters old runs: bump RULES_VERSION and record new ones above."""
     from engine.rules import RULES_VERSION
 
-    assert RULES_VERSION == 3 and RULES_VERSION in GOLDEN, "record runs under the new rules in GOLDEN"
+    assert RULES_VERSION == 4 and RULES_VERSION in GOLDEN, "record runs under the new rules in GOLDEN"
     for score, pieces, mixed, code in GOLDEN[RULES_VERSION]:
         out, problem = sharecode.decode(code).check()
         assert problem is None, f"{problem}: did the rules change? bump engine.rules.RULES_VERSION"
@@ -471,7 +556,7 @@ def test_runs_recorded_under_the_current_rules_still_verify():
 
 
 def test_the_golden_runs_cover_preemption_both_ways_and_every_ending():
-    games = [sharecode.decode(code).simulate().game for *_, code in GOLDEN[3]]
+    games = [sharecode.decode(code).simulate().game for *_, code in GOLDEN[4]]
     assert sum(g.serving.preempted_swap for g in games) > 0
     assert sum(g.serving.preempted_recompute for g in games) > 0
     assert {g.result.outcome for g in games} == {"oom", "overload"}
@@ -479,14 +564,14 @@ def test_the_golden_runs_cover_preemption_both_ways_and_every_ending():
 
 
 def test_a_code_of_old_rules_is_refused_with_one_line():
-    for old in (1, 2):
+    for old in (1, 2, 3):
         for *_, code in GOLDEN[old]:
             with pytest.raises(ReplayError) as err:
                 sharecode.decode(code)
-            assert str(err.value) == f"recorded under rules {old}; this build plays rules 3"
+            assert str(err.value) == f"recorded under rules {old}; this build plays rules 4"
     done = run("-m", "engine.replay", GOLDEN[2][0][3])
     assert done.returncode == 1 and done.stdout == ""
-    assert done.stderr.strip().endswith("recorded under rules 2; this build plays rules 3")
+    assert done.stderr.strip().endswith("recorded under rules 2; this build plays rules 4")
     assert done.stderr.count("\n") == 1
 
 

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings as hyp_settings, strategies as st
 
+from engine.rules import RULES_VERSION
 from ui import storage as storage_mod
 from ui.storage import (
     ENV_DATA_DIR,
@@ -453,7 +454,7 @@ def test_browser_keeps_a_bad_save_aside_in_local_storage(browser: FakeLocalStora
 # --- A save that cannot be decoded: every field that can be read is kept ------------------
 
 FULL = {
-    "version": 3, "muted": True, "cards_enabled": False, "mode": "paged", "goal": "endless",
+    "version": RULES_VERSION, "muted": True, "cards_enabled": False, "mode": "paged", "goal": "endless",
     "games_played": 9, "language": "ko",
     "best": {"contiguous": {"serve": 1234, "endless": 50}, "paged": {"serve": 5678, "endless": 4000}},
     "daily": {"2026-11-30": {"contiguous": 0, "paged": 4321}, "2026-12-01": {"contiguous": 999, "paged": 0}},
@@ -610,12 +611,12 @@ def test_a_rules_1_save_keeps_its_settings_but_not_its_scores(tmp_path: Path) ->
     s = store.load()
     assert (s.muted, s.cards_enabled, s.mode, s.games_played, s.language) == (True, False, "paged", 9, "ko")
     assert s.seen_cards == {"sealed_hole", "split"} and s.goal == "endless"  # its endless choice is the goal
-    assert s.best == Settings().best and s.daily == {}  # rules-1 scores are no record of rules 3
+    assert s.best == Settings().best and s.daily == {}  # rules-1 scores are no record of rules 4
     assert store.last_error is not None and "rules 1" in store.last_error and "kept as" in store.last_error
     assert [p.read_text() for p in kept_aside(tmp_path)] == [raw]  # the old scores are not lost
     store.save(s)
     saved = json.loads((tmp_path / FILE_NAME).read_text())
-    assert saved["version"] == 3 and "best_scores" not in saved and "daily_best" not in saved
+    assert saved["version"] == 4 and "best_scores" not in saved and "daily_best" not in saved
     again = Storage(tmp_path)
     assert again.load() == s and again.last_error is None and len(kept_aside(tmp_path)) == 1
 
@@ -632,7 +633,7 @@ def test_a_save_of_older_rules_keeps_its_settings_but_not_its_scores(tmp_path: P
     assert s.best == Settings().best and s.daily == {}
     assert store.last_error is not None and "rules 2" in store.last_error and "kept as" in store.last_error
     assert [p.read_text() for p in kept_aside(tmp_path)] == [raw]
-    assert Settings.from_dict({**FULL, "version": 3}).best == FULL["best"]  # today's rules: kept
+    assert Settings.from_dict({**FULL, "version": RULES_VERSION}).best == FULL["best"]  # today's rules: kept
     assert Settings.from_dict({k: v for k, v in FULL.items() if k != "version"}).best == FULL["best"]
 
 
@@ -667,5 +668,5 @@ def test_a_daily_best_is_kept_only_under_the_one_spelling_of_its_day() -> None:
     """Python also reads "2024-W09-4" as 2024-02-29: such a key would be a second best for the
     same day, so only YYYY-MM-DD keys (from the first day a daily can have) are kept."""
     row = {"contiguous": 10, "paged": 20}
-    data = {"version": 3, "daily": {"2024-02-29": row, "2024-W09-4": row, "1969-12-31": row}}
+    data = {"version": RULES_VERSION, "daily": {"2024-02-29": row, "2024-W09-4": row, "1969-12-31": row}}
     assert set(Settings.from_dict(data).daily) == {"2024-02-29"}

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from engine.rules import RULES_VERSION
 from tests.prockit import is_usage_error
 from ui.cli import Options, UsageError, parse
 
@@ -142,7 +143,7 @@ def test_an_endless_run_with_no_input_is_recorded_to_its_end(tmp_path):
                     "--seed", "5", "--record", str(out))
     assert proc.returncode == 0, proc.stderr
     replay = json.loads(out.read_text())
-    assert replay["endless"] is True and replay["mode"] == "paged" and replay["rules"] == 3
+    assert replay["endless"] is True and replay["mode"] == "paged" and replay["rules"] == 4
     final = replay["final"]
     assert final["over"] is True and final["outcome"] in ("oom", "overload")
     assert "served" in proc.stdout and final["outcome"] in proc.stdout
@@ -268,7 +269,7 @@ def test_headless_survives_an_absurd_best_score_in_its_data_dir(tmp_path):
 def test_headless_run_saves_into_its_data_dir_and_keeps_scores_behind_a_bom(tmp_path):
     data = tmp_path / "data"
     data.mkdir()
-    text = json.dumps({"version": 3, "best": {"contiguous": {"serve": 1234, "endless": 0},
+    text = json.dumps({"version": RULES_VERSION, "best": {"contiguous": {"serve": 1234, "endless": 0},
                                              "paged": {"serve": 5678, "endless": 0}}})
     (data / "settings.json").write_bytes(b"\xef\xbb\xbf" + text.encode())
     proc = run_main("--headless", "--data-dir", str(data), "--frames", "60", "--scene", "oom",
@@ -328,7 +329,7 @@ def test_headless_ends_and_keeps_the_save_whatever_settings_json_is(tmp_path, wh
     save = data / "settings.json"
     bests = {"contiguous": {"serve": 1234, "endless": 5}, "paged": {"serve": 5678, "endless": 0}}
     daily = {"2026-12-01": {"contiguous": 3, "paged": 4}}
-    valid = {"version": 3, "best": bests, "daily": daily, "language": "ko"}
+    valid = {"version": RULES_VERSION, "best": bests, "daily": daily, "language": "ko"}
     raw = b""
     if what == "fifo":
         os.mkfifo(save)

@@ -43,6 +43,17 @@ def _draw(app, play) -> pygame.Surface:
     return surface
 
 
+def _split_landed(play) -> object:
+    """Split the falling request and let its prompt's chunk land (chunked prefill): the request,
+    holding its blocks."""
+    game = play.game
+    play.session.step(0.0, [Input.SPLIT])
+    req = next(iter(game.serving.running.values()))
+    while not req.blocks and not game.over:
+        play.session.step(100.0)
+    return req
+
+
 def _pixel(surface: pygame.Surface, app, cell: tuple[int, int], dx: int, dy: int) -> tuple[int, int, int]:
     r = app.layout.cell_rect(cell[0], cell[1] - HIDDEN)
     return tuple(surface.get_at((r.x + dx, r.y + dy)))[:3]
@@ -52,19 +63,18 @@ def _pixel(surface: pygame.Surface, app, cell: tuple[int, int], dx: int, dy: int
 def test_a_block_fills_from_the_bottom_as_far_as_the_engine_says(tmp_path, monkeypatch, tokens):
     app, play = _play(tmp_path)
     game = play.game
-    play.session.step(0.0, [Input.SPLIT])
+    req = _split_landed(play)
     play.session.effects.clear()  # no landing flash or cascade over the blocks
-    req = next(iter(game.serving.running.values()))
     cell = req.blocks[0]
-    asked: list[tuple[int, int]] = []
+    asked: list[object] = []
 
-    def told(c):  # the engine's answer, whatever the request's real token count is
-        asked.append(c)
-        return (req, 0, tokens) if c in req.blocks else None
+    def told(serving):  # the engine's answer, whatever the request's real token count is
+        asked.append(serving)
+        return [(c, req.id, tokens) for c in req.blocks]
 
-    monkeypatch.setattr(game.serving, "cell_tokens", told)
+    monkeypatch.setattr(cv, "fills", told)
     surface = _draw(app, play)
-    assert set(req.blocks) <= set(asked)  # every held block's fill was asked of the engine
+    assert asked == [game.serving]  # the fills were asked of the engine, once for the layer
     c = app.layout.cell
     colour = game.serving.requests[req.id].kind
     from engine import PIECES
@@ -81,7 +91,7 @@ def test_a_block_fills_from_the_bottom_as_far_as_the_engine_says(tmp_path, monke
 def test_the_fill_follows_decoding_without_the_view_counting_tokens(tmp_path):
     app, play = _play(tmp_path)
     game = play.game
-    play.session.step(0.0, [Input.SPLIT])
+    _split_landed(play)
     play.session.effects.clear()
     top = None
     for _ in range(200):  # decode until some request's last block has room to fill further
@@ -173,17 +183,18 @@ def test_paged_shows_no_external_fragmentation_ever(tmp_path, monkeypatch, layou
 def test_the_waste_gauge_shows_a_share_only_once_enough_requests_run(tmp_path, monkeypatch):
     app, play = _play(tmp_path)
     game = play.game
-    play.session.step(0.0, [Input.SPLIT])
+    _split_landed(play)
     tele = game.telemetry()
     assert 0 < tele.resident < R.WASTE_SHOWN_FROM and tele.waste_share > 0  # one part-filled tail
     drawn = _recorded_text(app, monkeypatch)
     _draw(app, play)
-    assert "-" in drawn and app.tr.pct(tele.waste_share) not in drawn
+    dashes = drawn.count("-")  # the gauge's, beside the step budget's "-" button
+    assert dashes and app.tr.pct(tele.waste_share) not in drawn
     while game.telemetry().resident < R.WASTE_SHOWN_FROM and not game.over:
         play.session.step(250.0, [Input.SPLIT])
     drawn.clear()
     _draw(app, play)
-    assert "-" not in drawn and app.tr.pct(game.telemetry().waste_share) in drawn
+    assert drawn.count("-") == dashes - 1 and app.tr.pct(game.telemetry().waste_share) in drawn
 
 
 def test_contiguous_counts_the_sealed_blocks_in_its_gauge(tmp_path, monkeypatch):
@@ -345,6 +356,9 @@ def test_the_queue_shows_how_many_blocks_of_a_request_are_cached(tmp_path, monke
 
 
 def test_the_decode_step_panel_shows_the_steps_length_and_without_a_budget_no_buttons(tmp_path, monkeypatch):
+    from engine.features import RULES3
+
+    monkeypatch.setattr(Game.__init__, "__defaults__", (0, "contiguous", False, RULES3))
     app, play = _play(tmp_path)
     drawn = _recorded_text(app, monkeypatch)
     _draw(app, play)
@@ -393,3 +407,22 @@ def test_n_picks_the_next_waiting_request_in_turn(tmp_path, monkeypatch):
         play.update(1000 / 60)
         seen.append(game.picked)
     assert seen == [71, 72, 70, 71]  # the second waiting, the third, back to the front...
+
+
+def test_a_frame_that_redraws_the_board_leaves_new_log_lines_to_the_next_never_two_running(tmp_path, monkeypatch):
+    app, play = _play(tmp_path)
+    _draw(app, play)
+    _draw(app, play)  # a frame with the board as it was
+    drawn = _recorded_text(app, monkeypatch)
+    play.session.log.add(play.game.time_ms, "INFO", "first new line")
+    app.view._layer_key = None  # the board layer is drawn again this frame
+    _draw(app, play)
+    assert not any("first new line" in t for t in drawn)  # the log waits a frame...
+    _draw(app, play)
+    assert any("first new line" in t for t in drawn)  # ...and only one
+    drawn.clear()
+    play.session.log.add(play.game.time_ms, "INFO", "second new line")
+    for _ in range(2):  # the board is drawn again two frames running: the second draws the log
+        app.view._layer_key = None
+        _draw(app, play)
+    assert any("second new line" in t for t in drawn)

@@ -57,7 +57,14 @@ def test_each_teaching_card_has_its_trigger_and_points_at_its_cells():
     assert card_for(ev.Alert("hold_used", "x")) is None
     assert set(CARDS) == {"finished", "reservation", "reservation_wasted", "sealed_hole", "paged_grow",
                           "preempted", "queue_filling", "deadline", "vram_high", "split", "paged_on_demand",
-                          "split_refused"}
+                          "split_refused", "prefix_hit", "chunked_prefill", "picked"}
+    # rules 4: a prompt found cached points at the blocks it maps; one prefilled in chunks at its
+    # table; a pick out of turn at nothing (first come, first served picks nothing)
+    assert card_for(ev.Admitted(table(), "split", 0.0, cached=2, chunked=True)) == ("prefix_hit", pages[:2])
+    assert card_for(ev.Admitted(table(), "split", 0.0, chunked=True)) == ("chunked_prefill", pages)
+    assert card_for(ev.Admitted(table(), "split", 0.0, resumed="recompute", chunked=True)) is None
+    assert card_for(ev.Picked(9, Kind.S, 2)) == ("picked", ())
+    assert card_for(ev.Picked(9, Kind.S, 0)) is None
 
 
 def test_no_card_speaks_of_rows():
@@ -222,9 +229,12 @@ def test_the_block_table_follows_the_engine_and_a_pick_only_reads_it():
     assert session.focus_table() == game.block_table  # the last admitted, read from the engine
     other = min(running.values(), key=lambda r: r.order)
     before = (game.focus, game.board.version, game.serving.step, [row[:] for row in game.board.grid])
-    assert session.pick(other.blocks[0]) == other.id
+    assert session.pick(other.blocks[-1]) == other.id  # its own last block
     assert session.focus_table() == game.table_of(other.id) == game.serving.table(other)
     assert (game.focus, game.board.version, game.serving.step, game.board.grid) == before
+    shared = next(r for r in running.values() if r.mapped)  # a shared prompt's block: its oldest mapper's
+    mappers = [r for r in running.values() if shared.blocks[0] in r.blocks]
+    assert session.pick(shared.blocks[0]) == min(mappers, key=lambda r: r.order).id
     free = next((x, y) for y in range(R.HIDDEN, R.HEIGHT) for x in range(R.WIDTH) if not game.board.grid[y][x])
     assert session.pick(free) is None and session.focus_table() == game.block_table
 

@@ -1,7 +1,8 @@
 """Frame benchmark: the cost of drawing one frame of a busy game, in microseconds.
 
-Busy means a half-full board of filling blocks, a full system log, a teaching card, a
-fresh block table with its highlighted cells, and finished requests' blocks fading out.
+Busy means a board at least 85 % held, shared prompt blocks among them, a full queue panel, the
+decode step's budget bar, a full system log, a teaching card, a fresh block table with its
+highlighted cells, and finished requests' blocks fading out.
 
     python -m ui.bench [--frames N] [--seed S] [--layout landscape|portrait]
 
@@ -14,6 +15,7 @@ import tempfile
 import time
 
 from engine import events as ev
+from engine import rules as R
 from engine import cli_args
 from engine.cli_args import Progress
 from ui import theme
@@ -24,25 +26,34 @@ from ui.play_scene import PlayScene
 DEFAULT_FRAMES = 600
 
 
-BUSY_SHARE = 0.30  # VRAM held by running requests when the board counts as busy
-BUSY_SKILL = 0.5  # a hurried bot admits at once, and memory fills sooner
+BUSY_SHARE = 0.85  # VRAM held by running requests when the board counts as busy
+BUSY_SKILL = 0.8  # a careful bot fills memory before the queue overflows
+BUSY_STEPS = 120_000  # fixed steps a try may take (about 33 game minutes)
+
+
+def busy(play: PlayScene) -> bool:
+    """The board is busy: memory nearly full with shared blocks on it, the queue panel full, a
+    block table to show and a full log."""
+    game = play.game
+    s = game.serving
+    return (game.telemetry().utilisation >= BUSY_SHARE and s.pool.shared > 0
+            and len(s.waiting) >= R.NEXT_QUEUE and game.block_table is not None
+            and len(play.session.log.entries) >= 12)
 
 
 def busy_play(app, seed: int) -> PlayScene:
-    """A paged game played by a hurried bot until a good share of VRAM is held by requests
-    filling their blocks."""
+    """A paged game played by the bot until memory is nearly full and requests queue."""
     for attempt in range(20):
-        play = PlayScene(app, mode="paged", seed=seed + attempt, autoplay=True)
+        play = PlayScene(app, mode="paged", seed=seed + attempt, autoplay=True, endless=True)
         assert play.autopilot is not None  # autoplay=True
         play.autopilot.steps_per_input = 1
         play.autopilot.bot.skill = BUSY_SKILL
         app.reset(play)
-        for _ in range(60000):
+        for i in range(BUSY_STEPS):
             play.update(theme.STEP_MS)
-            tele = play.game.telemetry()
             if play.game.over:
                 break
-            if tele.utilisation >= BUSY_SHARE and play.game.block_table is not None and len(play.session.log.entries) >= 12:
+            if i % 8 == 0 and busy(play):
                 return play
     raise RuntimeError("could not build a busy board")
 
@@ -94,8 +105,10 @@ def run(frames: int | None = None, seed: int | None = None, layout: str = "lands
             draw_cpu_us.append((c2 - c1) * 1e6)
         progress.close()
         tele = game.telemetry()
+    s = game.serving
     print(f"frame benchmark ({app.layout.name} {app.layout.width}x{app.layout.height}): {n} frames, "
-          f"board {tele.utilisation * 100:.0f} % used, "
+          f"board {tele.utilisation * 100:.0f} % used, {s.pool.shared} shared blocks, "
+          f"{len(s.waiting)} waiting, budget {s.prefill.budget if s.prefill else '-'} tokens, "
           f"{len(play.session.log.entries)} log entries, card and block table showing")
     print(f"draw   median {statistics.median(draw_us):8.0f} us   p99 {percentile(draw_us, 0.99):8.0f} us")
     print(f"  cpu  median {statistics.median(draw_cpu_us):8.0f} us   p99 {percentile(draw_cpu_us, 0.99):8.0f} us"

@@ -16,7 +16,7 @@ from engine import events as ev
 from ui import theme
 from ui.i18n import DEFAULT, Catalogue, catalogue
 from engine import rules as R
-from ui.keys import CARDS_KEY, PREEMPT_KEY, SPLIT_KEY
+from ui.keys import BUDGET_KEYS, CARDS_KEY, PICK_KEY, PREEMPT_KEY, SPLIT_KEY
 from ui.layout import CARD, RectT
 from ui.text import TextCache, fit, wrap
 
@@ -30,14 +30,14 @@ class Card:
 
 CARD_IDS: tuple[str, ...] = ("finished", "reservation", "reservation_wasted", "sealed_hole", "paged_grow",
                              "preempted", "queue_filling", "deadline", "vram_high", "split", "paged_on_demand",
-                             "split_refused")
+                             "split_refused", "prefix_hit", "chunked_prefill", "picked")
 
 
 def card_in(tr: Catalogue, card_id: str) -> Card:
     """A card's words in `tr`'s language (catalogue keys card.<id>.title and card.<id>.body)."""
     return Card(card_id, tr.t(f"card.{card_id}.title"),
                 tr.t(f"card.{card_id}.body", key=PREEMPT_KEY, split=SPLIT_KEY, max=R.QUEUE_MAX,
-                     deadline=round(R.DEADLINE_MS / 1000)))
+                     deadline=round(R.DEADLINE_MS / 1000), pick_key=PICK_KEY, budget_keys=BUDGET_KEYS))
 
 
 CARDS: dict[str, Card] = {card_id: card_in(catalogue(DEFAULT), card_id) for card_id in CARD_IDS}
@@ -63,6 +63,12 @@ def card_for(event: ev.Event, fragments: bool = True) -> tuple[str, tuple[Cell, 
         return "sealed_hole", event.result.sealed_cells
     if isinstance(event, ev.Admitted) and event.table.reserved:
         return "reservation", tuple(c for _, c in event.table.entries[-event.table.reserved:])
+    if isinstance(event, ev.Admitted) and event.cached:
+        return "prefix_hit", tuple(c for _, c in event.table.entries[:event.cached])
+    if isinstance(event, ev.Admitted) and event.chunked and not event.resumed:
+        return "chunked_prefill", tuple(c for _, c in event.table.entries)
+    if isinstance(event, ev.Picked) and event.place > 0:
+        return "picked", ()
     if isinstance(event, ev.Finished):
         if event.wasted:
             return "reservation_wasted", event.cells[-event.wasted:]

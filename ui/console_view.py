@@ -16,6 +16,7 @@ import pygame
 from engine import PIECES, Kind, modes
 from engine import rules as R
 from engine.events import BlockTable
+from engine.occupancy import fills
 from engine.prefix_cache import PREFIX, PREFIX_OWNER
 from engine.request import Request
 from ui import theme
@@ -170,6 +171,9 @@ class ConsoleView:
         self._table_key: object = ()
         self._layer = pygame.Surface((self.L.board[2], self.L.board[3])).convert()
         self._layer_owner: GameSession | None = None
+        self._colours: dict[int, Colour] = {}  # the board layer's owners' colours, by owner id
+        self._deferred = False  # the last frame left its text panels' changes to this one
+        self._needs: dict[tuple, tuple[int, int]] = {}  # waiting requests' cached and needed blocks
         self._layer_key: object = None
         self._toast_plate = pygame.Surface((1, 1)).convert()
         self._table: pygame.Surface | None = None
@@ -378,7 +382,12 @@ class ConsoleView:
             covered = 0
             if cards is not None and cards.current is not None:
                 covered = max(0, cards.rect[1] + cards.rect[3] - self.L.log[1])
-            session.log.draw(surface, self.text, covered, self.tr)
+            # A frame that draws the board layer again leaves new log lines (and a changed block
+            # table) to the next: the board's costliest frame stays within budget, the text lags a
+            # frame (16 ms).
+            heavy = self._layer_due(session) and not self._deferred  # never two frames running
+            self._deferred = heavy
+            session.log.draw(surface, self.text, covered, self.tr, defer=heavy)
             if cards is not None:
                 cards.draw(surface, self.text)
         self._draw_board(surface, session, state)
@@ -389,7 +398,7 @@ class ConsoleView:
             self._draw_hold(surface, game)
             self._draw_queue(surface, game, self.L.panels["queue"])
             self._draw_preempt(surface, game, state)
-            self._draw_block_table(surface, session)
+            self._draw_block_table(surface, session, defer=heavy)
         if state.pressed:
             for b in self.controls:
                 if b.name in state.pressed:
@@ -605,17 +614,20 @@ class ConsoleView:
         if fx.shake > 0:
             ox = int(math.sin(fx.shake / 18.0) * 5 * fx.shake / 450.0)
         bx += ox
-        hidden = frozenset(fx.hidden_cells()) if fx.cascades else frozenset()
         cell = self.L.cell
-        # Blocks fill as decoding steps: the layer follows the board and the decode step.
-        cache = game.serving.cache
-        key = (game.board.version, game.serving.step, hidden, session.board_version,
-               cache.version if cache is not None else 0)
-        if self._layer_owner is not session or self._layer_key != key:
-            self._render_layer(session, hidden)
+        key = self._layer_key_of(session)
+        if self._layer_due(session, key):
+            self._render_layer(session)
             self._layer_owner = session
             self._layer_key = key
         surface.blit(self._layer, (bx, by))
+        if session.effects.cascades:  # a split's pages are still on their way: their blocks look free
+            background = self._background
+            for x, y in session.effects.hidden_cells():
+                if y >= HIDDEN:
+                    at = (x * cell, (y - HIDDEN) * cell)
+                    surface.blit(background, (bx + at[0], by + at[1]),
+                                 pygame.Rect(self.L.board[0] + at[0], self.L.board[1] + at[1], cell, cell))
         sprite = self.cell_sprite
         blits = []
         a = game.active
@@ -642,6 +654,19 @@ class ConsoleView:
                                                           pulse(state.clock_ms, 600) * 0.6), ox)
         if fx.toasts:
             self._draw_toast(surface, fx.toasts[-1])
+
+    @staticmethod
+    def _layer_key_of(session: GameSession) -> tuple:
+        """What the board layer shows: blocks fill as decoding steps, so it follows the board, the
+        decode step and the cache."""
+        game = session.game
+        cache = game.serving.cache
+        return (game.board.version, game.serving.step, session.board_version,
+                cache.version if cache is not None else 0)
+
+    def _layer_due(self, session: GameSession, key: tuple | None = None) -> bool:
+        """The board layer is drawn again this frame."""
+        return self._layer_owner is not session or self._layer_key != (key or self._layer_key_of(session))
 
     def request_at(self, session: GameSession, pos: tuple[int, int]) -> int | None:
         """The running request holding the board block under a canvas point, if any."""
@@ -722,51 +747,63 @@ class ConsoleView:
         shade.set_alpha(None if alpha >= 255 else max(0, alpha))
         surface.blit(shade, plate)
 
-    def _render_layer(self, session: GameSession, hidden: frozenset[tuple[int, int]]) -> None:
+    def _render_layer(self, session: GameSession) -> None:
         """The board well with every held block, redrawn only when the board or the decode step
         changes: hatched where reserved and still empty, else filled as far as the engine says
-        its tokens reach (Serving.cell_tokens)."""
+        its tokens reach (engine.occupancy.fills); a shared prompt's block full, with how many
+        requests map it; a cached-free block dashed."""
         layer = self._layer
         layer.blit(self._background, (0, 0), pygame.Rect(self.L.board))
         cell = self.L.cell
         game = session.game
-        tokens_in = game.serving.cell_tokens
         colour_of = session.colour_of
-        colours: dict[int, Colour] = {}
+        sprite, fill_sprite = self.cell_sprite, self.fill_sprite
+        colours = self._colours  # an owner's colour never changes: kept from layer to layer
+        if len(colours) > 4096 or self._layer_owner is not session:
+            colours.clear()
         blits = []
         board = game.board
-        grid = board.grid
+        reserved = board.reserved
         cache = game.serving.cache
         badges: list[tuple[int, int, int]] = []
+        drawn = [0] * len(board.masks)
+        for (x, y), owner, tokens in fills(game.serving):
+            if y < HIDDEN:
+                continue
+            drawn[y] |= 1 << x
+            c = colours.get(owner)
+            if c is None:
+                c = colours[owner] = colour_of(owner)
+            if reserved[y] >> x & 1:
+                spr = sprite(c, "reserved")
+            elif owner >= PREFIX_OWNER:  # a shared prefix's block: full, mapped by refs requests
+                spr = sprite(c)
+                refs = cache.refs((x, y)) if cache is not None else 0
+                if refs > 1:
+                    badges.append((x, y, refs))
+            else:
+                spr = fill_sprite(c, tokens)
+            blits.append((spr, (x * cell, (y - HIDDEN) * cell)))
+        grid = board.grid
         for y in range(HIDDEN, len(grid)):
-            row = grid[y]
-            reserved = board.reserved[y]
-            cached = board.cached[y]
             py = (y - HIDDEN) * cell
-            for x, rid in enumerate(row):
-                if (x, y) in hidden:
-                    continue
-                if not rid:
-                    if cached >> x & 1 and cache is not None:  # free, its content still cached
-                        known = cache.content_of((x, y))
+            rest = board.masks[y] & ~drawn[y]  # held by no running request: a board's own block
+            cached = board.cached[y] if cache is not None else 0  # free, its content still cached
+            x = 0
+            while rest or cached:
+                if (rest | cached) & 1:
+                    if rest & 1:
+                        rid = grid[y][x]
+                        spr = sprite(colour_of(rid), "reserved" if reserved[y] >> x & 1 else "block")
+                    else:
+                        known = cache.content_of((x, y)) if cache is not None else None
                         tint = colour_of(PREFIX_OWNER + known[1]) \
                             if known is not None and known[0] == PREFIX else theme.TEXT_DIM
-                        blits.append((self.cell_sprite(tint, "cached"), (x * cell, py)))
-                    continue
-                c = colours.get(rid)
-                if c is None:
-                    c = colours[rid] = colour_of(rid)
-                if reserved >> x & 1:
-                    spr = self.cell_sprite(c, "reserved")
-                elif rid >= PREFIX_OWNER:  # a shared prefix's block: full, mapped by refs requests
-                    spr = self.cell_sprite(c)
-                    refs = cache.refs((x, y)) if cache is not None else 0
-                    if refs > 1:
-                        badges.append((x, y, refs))
-                else:
-                    found = tokens_in((x, y))
-                    spr = self.fill_sprite(c, found[2]) if found is not None else self.cell_sprite(c)
-                blits.append((spr, (x * cell, py)))
+                        spr = sprite(tint, "cached")
+                    blits.append((spr, (x * cell, py)))
+                rest >>= 1
+                cached >>= 1
+                x += 1
         layer.fblits(blits)
         for x, y, refs in badges:  # how many running requests map a shared block
             self.text.blit(layer, str(refs), self.T.small, (255, 255, 255),
@@ -881,8 +918,6 @@ class ConsoleView:
         shown, row_h = self._queue_layout(rows, rect)
         mini_cell = 5 if not self.L.portrait else 4
         bar_w = 44 if not self.L.portrait else 34
-        serving = game.serving
-        alloc = game.allocator.allocator
         for i, (req, now) in enumerate(shown):
             cy = y + 24 + i * row_h + row_h // 2
             row = (x + 3, cy - row_h // 2 + 1, w - 6, row_h - 2)
@@ -892,15 +927,13 @@ class ConsoleView:
                 pygame.draw.rect(surface, theme.MAGENTA, row, 1, border_radius=3)
             mini = self.mini_piece(req.kind, mini_cell)
             surface.blit(mini, mini.get_rect(center=(x + 16, cy)))
-            hits = serving.hits(req, alloc)
-            need = serving.need(req, alloc, hits)
+            found, need = self._queue_needs(game, req)
             if self.L.portrait:
                 label = tr.t("hud.queue_row_short", tokens=req.context)
             else:
                 label = tr.t("hud.queue_row", tokens=req.context, blocks=need)
             colour = theme.TEXT if now else (255, 150, 90) if req.preemptions else theme.TEXT_DIM
             room = w - 44 - bar_w
-            found = len(hits)
             if found:  # blocks of its context the prefix cache holds: not prefilled again
                 mark = tr.t("hud.queue_cached", n=found)
                 mark_w = t.render(mark, T.small, theme.CYAN).get_width()
@@ -913,6 +946,22 @@ class ConsoleView:
             cy = y + 24 + len(shown) * row_h + row_h // 2
             t.blit(surface, tr.t("hud.queue_more", n=len(rows) - len(shown)), T.small, theme.TEXT_DIM,
                    (x + 30, cy), "midleft")
+
+    def _queue_needs(self, game, req: Request) -> tuple[int, int]:
+        """(blocks of its context the prefix cache holds, blocks it needs to be admitted) of a
+        waiting request, asked of the engine once per state of the board and the cache."""
+        cache = game.serving.cache
+        key = (req.id, req.context, req.prefix, game.allocator.allocator.name, game.board.version,
+               cache.version if cache is not None else 0)
+        memo = self._needs
+        found = memo.get(key)
+        if found is None:
+            if len(memo) > 256:
+                memo.clear()
+            alloc = game.allocator.allocator
+            hits = game.serving.hits(req, alloc)
+            found = memo[key] = (len(hits), game.serving.need(req, alloc, hits))
+        return found
 
     def _queue_layout(self, rows: list[tuple[Request, bool]],
                       rect: tuple[int, int, int, int]) -> tuple[list[tuple[Request, bool]], int]:
@@ -1035,11 +1084,11 @@ class ConsoleView:
             else:
                 pygame.draw.rect(surface, theme.PANEL_EDGE, cell, 1)
 
-    def _draw_block_table(self, surface: pygame.Surface, session: GameSession) -> None:
+    def _draw_block_table(self, surface: pygame.Surface, session: GameSession, defer: bool = False) -> None:
         """The focused request's table, read from the engine every frame, rendered once per change
-        (its tokens change every decode step)."""
+        (its tokens change every decode step); with `defer`, a change waits for the next frame."""
         bt = session.focus_table()
-        if self._table is None or self._table_key != bt:
+        if self._table is None or (self._table_key != bt and not defer):
             self._table = self._render_block_table(bt)
             self._table_key = bt
         surface.blit(self._table, (self.L.panels["blocks"][0] + 2, self.L.panels["blocks"][1] + 22))

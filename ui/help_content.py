@@ -25,24 +25,26 @@ CONTROLS: tuple[tuple[str, str | None], ...] = (
     ("hold", key_hint("hold")),
     ("split", key_hint("split")),
     ("preempt", key_hint("preempt")),
+    ("schedule", f"{key_hint(Command.PICK_NEXT)}  /  {key_hint('budget_down')} {key_hint('budget_up')}"),
     ("modes", f"{key_hint('mode_contiguous')} / {key_hint('mode_paged')} / {key_hint('mode_toggle')}"),
-    ("pause", key_hint(Command.PAUSE)),
-    ("toggles", f"{key_hint(Command.MUTE)}  /  {key_hint(Command.TOGGLE_CARDS)}  /  "
-                f"{key_hint(Command.TOGGLE_ENDLESS)}"),
-    ("help", f"{key_hint(Command.HELP)}  /  {key_hint(Command.LAB)}  /  {key_hint(Command.LANGUAGE)}"),
-    ("start", f"{key_hint(Command.START, 1)}  /  {key_hint(Command.QUIT)}"),
+    ("toggles", f"{key_hint(Command.MUTE)} / {key_hint(Command.TOGGLE_CARDS)} / {key_hint(Command.TOGGLE_ENDLESS)} / "
+                f"{key_hint(Command.HELP, 1)} / {key_hint(Command.LAB)} / {key_hint(Command.LANGUAGE)}"),
+    ("start", f"{key_hint(Command.PAUSE)}  /  {key_hint(Command.START, 1)}  /  {key_hint(Command.QUIT)}"),
     ("touch", None),
 )
 
-CONCEPTS: tuple[str, ...] = ("piece", "board", "queue", "hatched", "hole", "finish", "paged", "preempt",
-                             "split", "hold")
+# (A request's finish is the board's row; split and hold are the game's own rules, on "vLLM or game?".)
+CONCEPTS: tuple[str, ...] = ("piece", "board", "queue", "hatched", "hole", "paged", "shared", "cached", "step",
+                             "preempt")
 
-# The page "vLLM or game?": which decisions a real serving engine makes, which are the game's own,
-# and what the paper measured. (section, how many lines it has)
-RULES: tuple[tuple[str, int], ...] = (("real", 3), ("game", 5), ("paper", 3))
+# The page "vLLM or game?": every decision the player makes, sorted by whose it is (vLLM V1's, the
+# engine a reader runs today; V0's and the paper's; SGLang's; the game's own), and what the paper
+# measured. (section, how many lines it has)
+RULES: tuple[tuple[str, int], ...] = (("v1", 4), ("v0", 2), ("sglang", 1), ("game", 3), ("paper", 2))
 
 # The same controls for a finger: the buttons under the board, and gestures on the board itself.
-TOUCH_CONTROLS: tuple[str, ...] = ("drag", "tap", "down", "flick", "swipe", "long", "allocator", "details")
+TOUCH_CONTROLS: tuple[str, ...] = ("drag", "tap", "down", "flick", "swipe", "long", "queue", "allocator",
+                                   "details")
 
 
 def facts(tr: Catalogue) -> dict[str, object]:
@@ -52,7 +54,10 @@ def facts(tr: Catalogue) -> dict[str, object]:
     return {"cells": R.VISIBLE_CELLS, "tokens": R.TOKENS_PER_BLOCK, "blocks": R.BLOCKS_PER_REQUEST,
             "max_tokens": R.MAX_SEQ_TOKENS, "queue": R.QUEUE_MAX, "deadline": round(R.DEADLINE_MS / 1000),
             "cpu": R.CPU_BLOCKS, "requests": tr.num(R.GOAL_REQUESTS), "step": f"{R.DECODE_STEP_MS / 1000:g}",
-            "preempt_key": key_hint("preempt") or "-", "split_key": key_hint("split"), **paper}
+            "preempt_key": key_hint("preempt") or "-", "split_key": key_hint("split"),
+            "pick_key": key_hint(Command.PICK_NEXT) or "-", "budget": R.DEFAULT_BUDGET,
+            "budget_keys": f"{key_hint('budget_down')} {key_hint('budget_up')}",
+            "step_base": R.STEP_BASE_MS / 1000, "step_token": R.STEP_MS_PER_TOKEN, **paper}
 
 
 def controls(tr: Catalogue) -> list[tuple[str, str]]:

@@ -51,6 +51,8 @@ LANGUAGE_KEY = key_hint(Command.LANGUAGE)
 SPLIT_KEY = key_hint("split")
 HOLD_KEY = key_hint("hold")
 PREEMPT_KEY = key_hint("preempt")  # the preemption mode: swap / recompute
+PICK_KEY = key_hint(Command.PICK_NEXT)  # the next waiting request picked to run next
+BUDGET_KEYS = f"{key_hint('budget_down')} {key_hint('budget_up')}"  # the step's token budget
 BOARD_KEY = "B"  # the run report's BOARD view (the report handles this key itself)
 # Sharing: the title's daily run, the report's COPY and WATCH (each screen handles its own key).
 DAILY_KEY = "D"

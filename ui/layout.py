@@ -184,7 +184,7 @@ def _landscape() -> Layout:
     }
     preempt_button = (right_x + 8, 272 + 24, 112, 24)
     controls_y, controls_h = 498, 74
-    dialog = (160, 70, 480, 410)
+    dialog = (150, 52, 500, 448)
     oom_report = (80, 38, 640, 536)  # under the header, over the controls (nothing under it answers)
     title_panel_h = h - top - 6
     return Layout(

@@ -106,15 +106,16 @@ class LogConsole:
         return out
 
     def draw(self, surface: pygame.Surface, text: TextCache, covered: int = 0,
-             tr: Catalogue | None = None) -> None:
-        """Blit the panel in `tr`'s language; `covered` px at its top are hidden by something drawn over it."""
+             tr: Catalogue | None = None, defer: bool = False) -> None:
+        """Blit the panel in `tr`'s language; `covered` px at its top are hidden by something drawn
+        over it. With `defer`, new lines wait for the next frame (the panel as it was is shown)."""
         if tr is not None and tr is not self.tr:
             self.tr = tr
             self._dirty = True
         if covered != self._covered:
             self._covered = covered
             self._dirty = True
-        if self._dirty or self._surface is None:
+        if self._surface is None or (self._dirty and not defer):
             self._surface = self._render(text)
             self._dirty = False
         surface.blit(self._surface, (self.rect[0], self.rect[1]))

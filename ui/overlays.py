@@ -357,13 +357,14 @@ class HelpScene(Overlay):
         return page
 
     def _render_rules(self, page: pygame.Surface, x: int, y: int, width: int, size: int,
-                      bottom: int) -> int:
+                      bottom: int, with_goal: bool = True) -> int:
         """The page "vLLM or game?" from (x, y), `width` px wide, above `bottom` (its gaps close
-        up when the text needs the room); returns the y under it."""
+        up when the text needs the room), the goal under it if `with_goal` (a phone's controls
+        page has it instead); returns the y under it."""
         t, tr = self.app.text, self.app.tr
         line_h = theme.font(size).get_linesize()
         sections = [(head, [wrap(text, size, width - 14) for text in lines]) for head, lines in rules(tr)]
-        ending = wrap(goal(tr), size, width)
+        ending = wrap(goal(tr), size, width) if with_goal else []
 
         def lay_out(item_gap: int, section_gap: int, draw: bool) -> int:
             """Walk the page with these gaps, drawing it if `draw`; the y under it."""
@@ -416,7 +417,7 @@ class HelpScene(Overlay):
                 y += 4
         elif self.page_name == "rules":
             tabs = min(b.rect[1] for b in self.buttons if b.name in self.PAGES)
-            self._render_rules(page, m, y, width, T.small, tabs - 6)
+            self._render_rules(page, m, y, width, T.small, tabs - 6, with_goal=False)
         else:
             for head, rows in ((tr.t("help.on_touch"), touch_controls(tr)), (tr.t("help.with_keyboard"), controls(tr)[:-1])):
                 t.blit(page, head, T.small, theme.PANEL_TITLE, (m, y))
@@ -432,6 +433,9 @@ class HelpScene(Overlay):
                         t.blit(page, line, T.small, theme.TEXT, (m + 10, y))
                         y += line_h
                 y += 8
+            for line in wrap(goal(tr), T.small, width):
+                t.blit(page, line, T.small, theme.GREEN, (m, y))
+                y += line_h
         return page
 
     def draw(self, surface: pygame.Surface) -> None:

@@ -12,6 +12,7 @@ from engine import PIECES, Game, Input, Kind
 from engine import events as ev
 from engine import modes
 from engine import rules as R
+from engine.occupancy import holder
 from engine.prefix_cache import PREFIX_OWNER
 from engine.replay import Tape
 from engine.workload import prefix_kind
@@ -102,8 +103,8 @@ class GameSession:
     def pick(self, cell: Cell | None) -> int | None:
         """Show the block table of the request holding board cell `cell` (x, board row); a free
         cell (or None) goes back to the last admitted. Reads the engine, changes nothing there."""
-        found = self.game.serving.cell_tokens(cell) if cell is not None else None
-        self.pinned = found[0].id if found is not None else None
+        found = holder(self.game.serving, cell) if cell is not None else None
+        self.pinned = found.id if found is not None else None
         return self.pinned
 
     # ------------------------------------------------------------------ driving

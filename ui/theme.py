@@ -83,7 +83,7 @@ def font(size: int, file: Path = FONT_FILE) -> pygame.font.Font:
 
 def needs_hangul(text: str) -> bool:
     """Whether `text` has characters only the Hangul font draws."""
-    return any(ch >= HANGUL_START for ch in text)
+    return not text.isascii() and any(ch >= HANGUL_START for ch in text)
 
 
 def uses_hangul(text: str) -> bool:

@@ -103,73 +103,72 @@ MESSAGES: dict[str, str] = {
     "help.concept_map": "CONCEPT MAP",
     "help.in_game": "in the game",
     "help.in_engine": "in a serving engine (vLLM, TensorRT-LLM, TGI)",
-    "help.goal": ("Goal: serve {requests} requests, or play endless. Contiguous runs seldom get there "
-                  "(that is the lesson); paged runs can. Switching allocator after the first request "
-                  "makes a MIXED run: no best score."),
+    "help.goal": ("Goal: serve {requests} requests, or play endless: contiguous seldom gets there, paged can. "
+                  "Switching allocator mid-run makes a MIXED run, with no best score."),
     "help.do.move": "move the request",
     "help.do.rotate": "rotate cw / ccw",
     "help.do.drops": "soft drop / hard drop",
     "help.do.hold": "hold: set the request aside",
-    "help.do.split": "split: page it at once, PAGED (Shift: a tap on its own)",
-    "help.do.preempt": "preemption: swap / recompute",
+    "help.do.split": "split: page it at once, PAGED",
+    "help.do.preempt": "preempt: recompute / swap (V0)",
+    "help.do.schedule": "pick the next waiting request / step budget down, up",
     "help.do.modes": "contiguous / paged / switch",
-    "help.do.pause": "pause",
-    "help.do.toggles": "sound / cards / goal (title)",
-    "help.do.help": "this help / memory lab / language",
-    "help.do.start": "start, restart / quit (in pause)",
+    "help.do.toggles": "sound / cards / goal (title) / help / memory lab / language",
+    "help.do.start": "pause / start / quit (paused)",
     "help.keys.touch": "Touch",
-    "help.do.touch": ("on-screen buttons, or on the board: drag to move, tap to rotate, flick down to "
-                      "drop, swipe up to hold, long press to split"),
+    "help.do.touch": ("buttons, or on the board: drag to move, tap to rotate, flick down to drop, "
+                      "swipe up to hold, long press to split"),
     "help.concept.piece": "Falling piece",
     "help.meaning.piece": ("An inference request: prompt length shown, output length hidden; at most {blocks} "
                            "blocks ({max_tokens} tokens)."),
     "help.concept.board": "Board, {cells} cells",
-    "help.meaning.board": "GPU memory: one cell is one KV block of {tokens} tokens; blocks fill as tokens decode.",
+    "help.meaning.board": ("GPU memory: a cell is a KV block of {tokens} tokens, filling as tokens decode; freed in "
+                           "place when its request ends. No row clears."),
     "help.concept.queue": "Next requests",
-    "help.meaning.queue": ("First come first served: more than {queue} waiting, or one waiting {deadline} s, "
-                           "overloads the engine."),
+    "help.meaning.queue": ("First come first served unless you pick. Over {queue} waiting, or one {deadline} s "
+                           "without a first token, overloads the engine."),
     "help.concept.hatched": "Hatched block",
-    "help.meaning.hatched": ("CONTIGUOUS: reserved for the maximum length, empty until decoding reaches it; "
-                             "never filled, it is wasted."),
+    "help.meaning.hatched": "CONTIGUOUS: reserved for the maximum length, empty until decoding reaches it, or wasted.",
     "help.concept.hole": "Free block out of reach",
-    "help.meaning.hole": ("External fragmentation: no placement reaches it (turned at the top, slid, dropped, "
-                          "tucks included; no spins)."),
-    "help.concept.finish": "Request finishes",
-    "help.meaning.finish": "All its blocks are freed at once, wherever they are. Nothing moves, no row clears.",
+    "help.meaning.hole": "External fragmentation: no placement reaches it (turns, slides, drops and tucks; no spins).",
     "help.concept.paged": "PAGED mode",
-    "help.meaning.paged": ("PagedAttention: blocks on demand, anywhere free, via a block table; OOM only when "
-                           "fewer are free than a request needs."),
-    "help.concept.split": "Split",
-    "help.meaning.split": ("Game rule: pages the falling request at once. Otherwise one that cannot be placed "
-                           "whole waits for the scheduler's next step."),
+    "help.meaning.paged": "PagedAttention: blocks on demand via a block table; OOM only when fewer are free than a request needs.",
+    "help.concept.shared": "Block with a number",
+    "help.meaning.shared": "PAGED: a full block of a shared prompt, computed once, mapped by that many requests.",
+    "help.concept.cached": "Dashed block",
+    "help.meaning.cached": ("Cached, yet free: a request with that prompt maps it back; the one freed longest "
+                            "ago is reused first."),
+    "help.concept.step": "DECODE STEP bar",
+    "help.meaning.step": ("A GPU step: a token for each running request, then prompt chunks within the "
+                          "token budget. More tokens, a longer step."),
     "help.concept.preempt": "Preemption",
-    "help.meaning.preempt": ("No free block for a growing request: the newest running one is swapped to the CPU "
-                             "({cpu} blocks) or recomputed, and waits again."),
-    "help.concept.hold": "Hold",
-    "help.meaning.hold": "Game rule: sets a request aside, breaking first come first served; its deadline runs on.",
+    "help.meaning.preempt": ("No block for a growing request: the newest is recomputed (its prompt often stays "
+                             "cached) or swapped, and waits."),
     "help.close_key": "CLOSE  {key}",
     "help.close_tap": "CLOSE",
     "help.in_game_short": "in the game: in a serving engine (vLLM)",
     "help.vllm_or_game": "VLLM OR GAME?",
-    "help.rules.real": "REAL DECISIONS OF A SERVING ENGINE",
-    "help.rules.real.1": ("When to admit the next request: vLLM keeps a few blocks free (its watermark) so running "
-                          "requests can grow without preemption."),
-    "help.rules.real.2": "Whether a preempted request is swapped to the CPU or recomputed ({preempt_key}).",
-    "help.rules.real.3": "The allocator: contiguous ranges reserved for the maximum length, or paging.",
+    "help.rules.v1": "VLLM V1, THE ENGINE YOU WOULD RUN TODAY",
+    "help.rules.v1.1": "Paging: blocks on demand, none kept for the max length.",
+    "help.rules.v1.2": "Prefix caching, on by default: a shared prompt's full blocks are computed once, kept cached when freed.",
+    "help.rules.v1.3": "Chunked prefill: a step's token budget ({budget} here, keys {budget_keys}) decodes first, then prefills.",
+    "help.rules.v1.4": "Preemption recomputes the newest request. No watermark by default: your margin is your own.",
+    "help.rules.v0": "VLLM V0 AND THE PAPER",
+    "help.rules.v0.1": ("Swap to the CPU ({preempt_key}, paper sec. 4.5): V1 dropped it, recomputing is cheaper. V0 "
+                        "aborted on a full swap space; the game recomputes."),
+    "help.rules.v0.2": "Prompts prefilled whole, stalling decoding; 1 % kept free.",
+    "help.rules.sglang": "SGLANG",
+    "help.rules.sglang.1": "Picking a request whose prefix is cached ({pick_key}, or tap the queue): SGLang's lpm. vLLM: FCFS.",
     "help.rules.game": "THE GAME'S OWN RULES",
-    "help.rules.game.1": "Placing a 2-D shape, where a real allocator hands out a 1-D range of blocks.",
-    "help.rules.game.2": "Hold, which breaks first come first served.",
-    "help.rules.game.3": ("A request that cannot be placed whole waits for the scheduler's next step (every {step} s "
-                          "of GPU time); split ({split_key}) pages it at once."),
-    "help.rules.game.4": ("Blocks of {tokens} tokens as in vLLM, but at most {blocks} blocks ({max_tokens} tokens) a "
-                          "request, where the paper's maximum is {paper_max_length}."),
-    "help.rules.game.5": "Game time runs far slower than a GPU's.",
+    "help.rules.game.1": "A 2-D shape, where an allocator hands out a 1-D range; hold, which breaks the order.",
+    "help.rules.game.2": "A request that cannot be placed whole waits a step; split ({split_key}) pages it at once.",
+    "help.rules.game.3": ("At most {blocks} blocks ({max_tokens} tokens) a request, the paper's {paper_max_length}; a "
+                          "step takes {step_base:g} s + {step_token:g} ms a token."),
     "help.rules.paper": "WHAT THE PAPER MEASURED",
     "help.rules.paper.1": ("Contiguous systems waste {paper_contiguous_waste} % of KV memory: reservations, internal "
                            "and external fragmentation. Paging lets {paper_concurrency}x more requests run at once."),
-    "help.rules.paper.2": ("Paging wastes under {paper_paged_waste} %: the unfilled tail of each request's last block, "
-                           "of about {paper_sharegpt_blocks} for a ShareGPT request."),
-    "help.rules.paper.3": "A game request is at most {blocks} blocks, so that tail weighs more here.",
+    "help.rules.paper.2": ("Paging wastes under {paper_paged_waste} %: the empty tail of a request's last block (of "
+                           "about {paper_sharegpt_blocks} in ShareGPT, {blocks} here)."),
     "help.mechanic": "{mechanic}:",
     "help.on_touch": "ON A TOUCH SCREEN",
     "help.with_keyboard": "WITH A KEYBOARD",
@@ -185,6 +184,8 @@ MESSAGES: dict[str, str] = {
     "help.touch_do.swipe": "hold: set the request aside ({hold} button)",
     "help.touch.long": "Long press",
     "help.touch_do.long": "split: page the request at once, PAGED mode ({split} button)",
+    "help.touch.queue": "Tap the queue",
+    "help.touch_do.queue": "pick which waiting request runs next (PAGED)",
     "help.touch.allocator": "ALLOCATOR",
     "help.touch_do.allocator": "tap to switch {contiguous} / {paged}",
     "help.touch.details": "DETAILS",
@@ -265,7 +266,7 @@ MESSAGES: dict[str, str] = {
     "hud.queue_empty": "no request waiting",
     "hud.preempt": "PREEMPTION",
     "hud.preempt_short": "PREEMPT",
-    "hud.preempt_mode.swap": "SWAP",
+    "hud.preempt_mode.swap": "SWAP (V0)",
     "hud.preempt_mode.recompute": "RECOMPUTE",
     "hud.preempt_counts": "{swap} swap  {recompute} recompute",
     "hud.cpu": "CPU {used}/{max}",
@@ -298,7 +299,7 @@ MESSAGES: dict[str, str] = {
     "toast.paged_on_demand": "PAGED ON DEMAND",
     "toast.preempted.swap": "PREEMPTED: SWAPPED TO CPU",
     "toast.preempted.recompute": "PREEMPTED: RECOMPUTE LATER",
-    "toast.preempt_mode.swap": "PREEMPT BY SWAP",
+    "toast.preempt_mode.swap": "PREEMPT BY SWAP: vLLM V0, THE PAPER 4.5",
     "toast.preempt_mode.recompute": "PREEMPT BY RECOMPUTE",
     "toast.oom": "CUDA OOM",
     "toast.overloaded": "OVERLOADED",
@@ -319,11 +320,23 @@ MESSAGES: dict[str, str] = {
     "card.paged_grow.title": "A new page, on demand",
     "card.paged_grow.body": "Its last block was full, so it got one more (outlined) wherever one was free, added to its block table: PagedAttention allocates KV memory a block at a time.",
     "card.preempted.title": "Preempted: no block was free",
-    "card.preempted.body": "A decoding request needed a block, none was free: the newest (outlined) lost its blocks and went back to the queue's front. Swap copies them to CPU, recompute prefills again (vLLM 4.5). {key} switches.",
+    "card.preempted.body": ("A decoding request needed a block, none was free: the newest (outlined) went back to "
+                            "the queue's front. vLLM V1 recomputes it, its prompt often still cached; V0 could "
+                            "swap it to CPU. {key} switches."),
     "card.queue_filling.title": "The queue is filling",
-    "card.queue_filling.body": "Requests arrive on their own, faster every minute. More than {max} waiting, or one waiting {deadline} s, and the server is overloaded. Memory held empty admits no one.",
+    "card.queue_filling.body": "Requests arrive on their own, faster every minute. More than {max} waiting, or one waiting {deadline} s for its first token, and the server is overloaded. Memory held empty admits no one.",
     "card.deadline.title": "A request is near its deadline",
-    "card.deadline.body": "A request that waits {deadline} s since it arrived (or was preempted) misses its deadline and the run ends. Its bar turns red: drop it, or split it in PAGED.",
+    "card.deadline.body": "A request that waits {deadline} s for its first token since it arrived (or was preempted) misses its deadline and the run ends. Its bar turns red: drop it, or split it in PAGED.",
+    "card.prefix_hit.title": "Shared prompt, found cached",
+    "card.prefix_hit.body": ("It starts with a system prompt already computed: it maps those blocks (outlined; the "
+                             "number counts who shares one) and skips their prefill. vLLM's prefix caching."),
+    "card.chunked_prefill.title": "Prefilled in chunks",
+    "card.chunked_prefill.body": ("Its prompt is computed a chunk a step, from the budget left after each running "
+                                  "request's next token (vLLM V1): nobody stalls, its first token waits. "
+                                  "Budget: {budget_keys}."),
+    "card.picked.title": "Picked out of turn",
+    "card.picked.body": ("You ran a later request first, as SGLang's longest-prefix-match does: its prompt still "
+                         "cached, it needs fewer new blocks. The front one's deadline runs on."),
     "card.split.title": "Split: PagedAttention",
     "card.split.body": ("You paged the request into the outlined free blocks, holes included. Its block "
                         "table maps logical pages to physical blocks anywhere, as in vLLM."),
@@ -366,8 +379,8 @@ MESSAGES: dict[str, str] = {
     "log.preempted_cpu_full": ("[PREEMPT] {req} preempted: CPU swap space full, so recompute ({tokens} "
                                "generated token(s)); back to the front of the queue"),
     "log.preempt_mode": "[SCHED] preemption mode -> {mode}",
-    "log.preempt.swap": "SWAP: blocks go to CPU memory and come back",
-    "log.preempt.recompute": "RECOMPUTE: blocks are freed, the context is prefilled again",
+    "log.preempt.swap": "SWAP (vLLM V0 / the paper, sec. 4.5): blocks go to CPU memory and come back",
+    "log.preempt.recompute": "RECOMPUTE (vLLM V1): blocks freed tail first, the context prefilled again",
     "log.split": "[PAGED] {req} split into {pages} page(s) ({holes} into holes under other blocks): {cells}",
     "log.paged": "[PAGED] {req} paged on demand into {pages} page(s) ({holes} into holes under other blocks): {cells}",
     "log.mode": "[MODE] allocator -> {label}: {summary}",
@@ -485,8 +498,8 @@ MESSAGES: dict[str, str] = {
     "tip.gaps": ("{free} blocks were free, but {open} of them in gaps too small for this shape and {sealed} "
                  "sealed off. A paged request can use any free block, whole or scattered."),
     "tip.paged_full": ("Paging used every free block and memory still ran out ({free} free, {need} needed). Keep "
-                       "a few blocks free (vLLM's watermark) so preemption makes room within {deadline} s."),
-    "tip.queue_full_memory": ("Memory was {percent} full: keep a few blocks free (vLLM's watermark) so running "
+                       "a few blocks free (a watermark, as vLLM V0 kept) so preemption makes room within {deadline} s."),
+    "tip.queue_full_memory": ("Memory was {percent} full: keep a few blocks free (a watermark, as vLLM V0 kept) so running "
                               "requests can grow without being preempted back to the queue."),
     "tip.queue_full_reserved": ("{reserved} blocks were reserved for maximum lengths, still empty, so fewer "
                                 "requests ran at once and the queue backed up. Paging lets {low}-{high}x "
@@ -496,8 +509,8 @@ MESSAGES: dict[str, str] = {
                             "less, drop sooner: arrivals speed up every minute."),
     "tip.queue_full_split": ("{free} blocks were free, yet {waiting} requests queued. Where a paged "
                              "request lands does not matter: {split} admits it at once."),
-    "tip.deadline_memory": ("Memory was short ({free} free, {need} needed): keep a few blocks free (vLLM's "
-                            "watermark), and let preemption free room for the queue."),
+    "tip.deadline_memory": ("Memory was short ({free} free, {need} needed): keep a few blocks free (a watermark, "
+                            "as vLLM V0 kept), pick requests whose prompt is cached, and let preemption free room."),
     "tip.deadline_split": ("{free} blocks were free, but a request waited too long: {drop} admits a request as "
                            "soon as it falls, and {split} pages one that cannot be placed whole at once."),
     "tip.deadline_slow": ("{free} blocks were free, but {req} was not admitted in time: it enters only when "

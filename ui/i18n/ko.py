@@ -110,74 +110,72 @@ MESSAGES: dict[str, str] = {
     "help.concept_map": "개념 지도",
     "help.in_game": "게임에서",
     "help.in_engine": "서빙 엔진에서 (vLLM, TensorRT-LLM, TGI)",
-    "help.goal": ("목표는 요청 {requests:,}개 처리, 또는 무한 모드입니다. 연속 모드로는 좀처럼 닿지 못하고"
-                  "(그것이 교훈입니다) 페이징 모드로는 닿을 수 있습니다. 첫 요청 뒤에 할당기를 바꾸면 "
-                  "혼합(MIXED) 게임이 되어 최고 점수가 남지 않습니다."),
+    "help.goal": ("목표는 요청 {requests:,}개 처리, 또는 무한 모드입니다. 연속 모드로는 좀처럼 닿지 못하고 페이징 "
+                  "모드로는 닿습니다. 도중에 할당기를 바꾸면 혼합(MIXED) 게임이 되어 최고 점수가 남지 않습니다."),
     "help.do.move": "요청 이동",
     "help.do.rotate": "시계 / 반시계 방향 회전",
     "help.do.drops": "소프트 드롭 / 하드 드롭",
     "help.do.hold": "보류: 요청을 잠시 옆에 두기",
-    "help.do.split": "분할: 바로 페이지로 분할, 페이징 모드 (Shift는 단독 탭)",
-    "help.do.preempt": "선점 방식: 스왑 / 재계산",
+    "help.do.split": "분할: 바로 페이지로, 페이징 모드",
+    "help.do.preempt": "선점: 재계산 / 스왑 (V0)",
+    "help.do.schedule": "다음에 실행할 대기 요청 고르기 / 스텝 예산 줄이기, 늘리기",
     "help.do.modes": "연속 / 페이징 / 전환",
-    "help.do.pause": "일시정지",
-    "help.do.toggles": "소리 / 설명 카드 / 목표 (타이틀)",
-    "help.do.help": "도움말 / 메모리 실험실 / 언어",
-    "help.do.start": "시작, 다시 시작 / 나가기 (일시정지 중)",
+    "help.do.toggles": "소리 / 설명 카드 / 목표 (타이틀) / 도움말 / 메모리 실험실 / 언어",
+    "help.do.start": "일시정지 / 시작 / 나가기 (일시정지 중)",
     "help.keys.touch": "터치",
-    "help.do.touch": ("화면 버튼, 또는 보드 위에서: 끌어서 이동, 탭해서 회전, 아래로 튕겨 하드 드롭, "
-                      "위로 밀어 보류, 길게 눌러 분할"),
+    "help.do.touch": ("버튼, 또는 보드에서: 끌어서 이동, 탭해서 회전, 튕겨서 드롭, 위로 밀어 보류, "
+                      "길게 눌러 분할"),
     "help.concept.piece": "떨어지는 테트로미노",
     "help.meaning.piece": ("추론 요청입니다. 프롬프트 길이는 보이고 출력 길이는 숨겨져 있습니다. 최대 {blocks:,}블록"
                            "({max_tokens:,}토큰)."),
     "help.concept.board": "보드, {cells:,}칸",
-    "help.meaning.board": "GPU 메모리입니다. 한 칸이 {tokens:,}토큰짜리 KV 블록 하나이고, 디코딩하면서 채워집니다.",
+    "help.meaning.board": ("GPU 메모리입니다. 한 칸이 {tokens:,}토큰짜리 KV 블록이고, 디코딩하면서 채워지며, 요청이 "
+                           "끝나면 제자리에서 해제됩니다. 줄은 지워지지 않습니다."),
     "help.concept.queue": "다음 요청",
-    "help.meaning.queue": ("선착순 대기열입니다. {queue:,}개가 넘게 기다리거나 한 요청이 {deadline:,}초를 기다리면 "
-                           "엔진이 과부하됩니다."),
+    "help.meaning.queue": ("직접 고르지 않으면 선착순입니다. {queue:,}개가 넘게 기다리거나, 한 요청이 첫 토큰 없이 "
+                           "{deadline:,}초를 보내면 엔진이 과부하됩니다."),
     "help.concept.hatched": "빗금 친 블록",
-    "help.meaning.hatched": ("연속 모드에서 최대 시퀀스 길이를 위해 예약한 블록입니다. 디코딩이 닿을 때까지 비어 "
-                             "있고, 끝내 채우지 못하면 낭비입니다."),
+    "help.meaning.hatched": "연속 모드에서 최대 시퀀스 길이를 위해 예약한 블록입니다. 디코딩이 닿을 때까지 비어 있고, 못 닿으면 낭비입니다.",
     "help.concept.hole": "닿을 수 없는 빈 블록",
-    "help.meaning.hole": ("외부 파편화입니다. 어떤 배치로도 닿을 수 없습니다(맨 위에서의 회전, 이동, 낙하, 밀어 "
-                          "넣기를 모두 따짐. 스핀은 제외)."),
-    "help.concept.finish": "요청 완료",
-    "help.meaning.finish": ("블록이 어디에 있든 한꺼번에 가비지 컬렉션됩니다. 아무것도 움직이지 않고, 줄도 "
-                            "지워지지 않습니다."),
+    "help.meaning.hole": "외부 파편화입니다. 어떤 배치로도 닿지 않습니다(회전, 이동, 낙하, 밀어 넣기. 스핀 제외).",
     "help.concept.paged": "페이징 모드",
-    "help.meaning.paged": ("PagedAttention입니다. 필요할 때 빈 블록 어디에든 블록 테이블로 할당합니다. OOM은 빈 "
-                           "블록이 요청에 필요한 수보다 적을 때만 납니다."),
+    "help.meaning.paged": "PagedAttention입니다. 필요할 때 빈 블록 어디든 블록 테이블로 할당하고, 빈 블록이 모자랄 때만 OOM입니다.",
+    "help.concept.shared": "숫자가 적힌 블록",
+    "help.meaning.shared": "페이징 모드에서 공유 프롬프트의 꽉 찬 블록입니다. 한 번만 계산하고, 적힌 수만큼의 요청이 매핑합니다.",
+    "help.concept.cached": "점선 블록",
+    "help.meaning.cached": ("캐시되어 있지만 빈 블록입니다. 같은 프롬프트의 요청이 다시 매핑하고, 가장 오래전에 "
+                            "해제된 블록부터 재사용됩니다."),
+    "help.concept.step": "디코드 스텝 막대",
+    "help.meaning.step": ("GPU 스텝입니다. 실행 중인 요청마다 토큰 하나, 그다음 토큰 예산 안에서 프롬프트 청크. "
+                          "토큰이 많을수록 스텝이 깁니다."),
     "help.concept.preempt": "선점",
-    "help.meaning.preempt": ("자라는 요청에 줄 빈 블록이 없으면, 가장 최근 요청을 CPU로 스왑하거나(CPU 공간 "
-                             "{cpu:,}블록) 나중에 재계산하도록 되돌려 다시 대기시킵니다."),
-    "help.concept.split": "분할",
-    "help.meaning.split": ("게임 규칙입니다. 떨어지는 요청을 바로 페이지로 분할합니다. 분할하지 않으면, 한 덩어리로 "
-                           "놓을 수 없는 요청은 스케줄러의 다음 스텝을 기다립니다."),
-    "help.concept.hold": "보류",
-    "help.meaning.hold": "게임 규칙입니다. 요청을 옆에 두어 선착순을 깨뜨립니다. 마감 시간은 계속 흐릅니다.",
+    "help.meaning.preempt": ("자라는 요청에 줄 블록이 없으면 가장 최근 요청을 재계산하거나(프롬프트는 캐시에 남기 "
+                             "쉬움) 스왑하고, 다시 대기시킵니다."),
     "help.close_key": "닫기  {key}",
     "help.close_tap": "닫기",
     "help.in_game_short": "게임에서: 서빙 엔진에서 (vLLM)",
     "help.vllm_or_game": "vLLM vs 게임",
-    "help.rules.real": "서빙 엔진이 실제로 내리는 결정",
-    "help.rules.real.1": ("다음 요청을 언제 받을지: vLLM은 블록 몇 개를 비워 두어(워터마크) 실행 중인 요청이 선점 "
-                          "없이 자라게 합니다."),
-    "help.rules.real.2": "선점된 요청을 CPU로 스왑할지, 재계산할지 ({preempt_key}).",
-    "help.rules.real.3": "할당기: 최대 시퀀스 길이만큼 예약하는 연속 범위, 또는 페이징.",
+    "help.rules.v1": "vLLM V1: 오늘 실제로 돌리는 엔진",
+    "help.rules.v1.1": "페이징: 필요할 때 블록을 받고, 최대 시퀀스 길이만큼 예약하지 않습니다.",
+    "help.rules.v1.2": "프리픽스 캐싱(기본값으로 켜짐): 공유 프롬프트의 꽉 찬 블록은 한 번만 계산하고, 해제돼도 캐시에 남깁니다.",
+    "help.rules.v1.3": "청크 프리필: 스텝의 토큰 예산(여기서는 {budget:,}, {budget_keys} 키)을 디코딩에 먼저, 남으면 프리필에 씁니다.",
+    "help.rules.v1.4": "선점하면 가장 최근 요청을 재계산합니다. 워터마크는 기본값으로 없고, 여분의 빈 블록은 플레이어의 몫입니다.",
+    "help.rules.v0": "vLLM V0과 논문",
+    "help.rules.v0.1": ("CPU로 스왑({preempt_key}, 논문 4.5절): 재계산이 더 싼 V1에서 빠졌습니다. V0은 스왑 공간이 "
+                        "차면 중단했고, 게임은 재계산합니다."),
+    "help.rules.v0.2": "프롬프트를 한 번에 프리필해 디코딩이 모두 멈췄고, 블록의 1%를 비워 두었습니다.",
+    "help.rules.sglang": "SGLang",
+    "help.rules.sglang.1": "프리픽스가 캐시된 요청 고르기({pick_key}, 또는 대기열 탭): SGLang의 lpm. vLLM은 선착순입니다.",
     "help.rules.game": "게임에만 있는 규칙",
-    "help.rules.game.1": "실제 할당기는 1차원 블록 범위를 내주지만, 게임에서는 2차원 모양을 놓습니다.",
-    "help.rules.game.2": "보류는 선착순을 깨뜨립니다.",
-    "help.rules.game.3": ("한 덩어리로 놓을 수 없는 요청은 스케줄러의 다음 스텝(GPU 시간으로 {step:,}초마다)을 "
-                          "기다립니다. 분할({split_key})하면 바로 페이지로 나뉩니다."),
-    "help.rules.game.4": ("블록은 vLLM처럼 {tokens:,}토큰이지만, 요청은 최대 {blocks:,}블록({max_tokens:,}토큰)입니다. "
-                          "논문의 최대 시퀀스 길이는 {paper_max_length:,}토큰입니다."),
-    "help.rules.game.5": "게임 시간은 GPU보다 훨씬 느리게 흐릅니다.",
+    "help.rules.game.1": "할당기는 1차원 범위를 내주지만 게임은 2차원 모양을 놓습니다. 보류는 순서를 깨뜨립니다.",
+    "help.rules.game.2": "한 덩어리로 놓을 수 없는 요청은 한 스텝을 기다립니다. 분할({split_key})하면 바로 페이지로 나뉩니다.",
+    "help.rules.game.3": ("요청은 최대 {blocks:,}블록({max_tokens:,}토큰), 논문은 {paper_max_length:,}토큰입니다. 스텝은 "
+                          "{step_base:,g}초에 토큰당 {step_token:,g}ms씩 더 걸립니다."),
     "help.rules.paper": "논문이 측정한 것",
     "help.rules.paper.1": ("연속 할당 시스템은 KV 메모리의 {paper_contiguous_waste}%를 낭비합니다: 예약, 내부·외부 "
                            "파편화. 페이징은 서빙 동시성을 {paper_concurrency}배로 높입니다."),
-    "help.rules.paper.2": ("페이징의 낭비는 {paper_paged_waste}% 미만입니다. 요청마다 마지막 블록의 빈 꼬리뿐이고, "
-                           "ShareGPT 요청은 약 {paper_sharegpt_blocks:,}블록입니다."),
-    "help.rules.paper.3": "게임의 요청은 최대 {blocks:,}블록이라 이 꼬리의 비중이 더 큽니다.",
+    "help.rules.paper.2": ("페이징의 낭비는 {paper_paged_waste}% 미만으로, 요청마다 마지막 블록의 빈 꼬리뿐입니다"
+                           "(ShareGPT 요청은 약 {paper_sharegpt_blocks:,}블록, 여기서는 {blocks:,}블록)."),
     "help.mechanic": "{mechanic}:",
     "help.on_touch": "터치스크린에서",
     "help.with_keyboard": "키보드로",
@@ -193,6 +191,8 @@ MESSAGES: dict[str, str] = {
     "help.touch_do.swipe": "보류: 요청을 옆에 두기 ({hold} 버튼)",
     "help.touch.long": "길게 누르기",
     "help.touch_do.long": "분할: 요청을 바로 페이지로 분할, 페이징 모드 ({split} 버튼)",
+    "help.touch.queue": "대기열 탭",
+    "help.touch_do.queue": "다음에 실행할 대기 요청 고르기 (페이징 모드)",
     "help.touch.allocator": "할당기",
     "help.touch_do.allocator": "탭해서 {contiguous} / {paged} 전환",
     "help.touch.details": "자세히",
@@ -273,7 +273,7 @@ MESSAGES: dict[str, str] = {
     "hud.queue_empty": "대기 중인 요청 없음",
     "hud.preempt": "선점",
     "hud.preempt_short": "선점",
-    "hud.preempt_mode.swap": "스왑",
+    "hud.preempt_mode.swap": "스왑 (V0)",
     "hud.preempt_mode.recompute": "재계산",
     "hud.preempt_counts": "스왑 {swap:,}  재계산 {recompute:,}",
     "hud.cpu": "CPU {used:,}/{max:,}",
@@ -306,7 +306,7 @@ MESSAGES: dict[str, str] = {
     "toast.paged_on_demand": "필요할 때 페이징",
     "toast.preempted.swap": "선점: CPU로 스왑",
     "toast.preempted.recompute": "선점: 나중에 재계산",
-    "toast.preempt_mode.swap": "스왑으로 선점",
+    "toast.preempt_mode.swap": "스왑으로 선점: vLLM V0, 논문 4.5절",
     "toast.preempt_mode.recompute": "재계산으로 선점",
     "toast.oom": "CUDA OOM",
     "toast.overloaded": "과부하",
@@ -334,16 +334,25 @@ MESSAGES: dict[str, str] = {
     "card.paged_grow.body": ("요청이 마지막 블록을 다 채워서, 빈 블록이 있는 곳 어디서든 하나(테두리)를 더 받아 "
                              "블록 테이블에 넣었습니다. PagedAttention은 KV 메모리를 한 블록씩 할당합니다."),
     "card.preempted.title": "선점: 빈 블록이 없음",
-    "card.preempted.body": ("디코딩 중인 요청에 블록이 필요한데 빈 블록이 없어서, 가장 최근 요청(테두리)이 블록을 "
-                            "모두 내놓고 대기열 맨 앞으로 돌아갔습니다. 스왑은 CPU로 복사하고, 재계산은 프리필을 "
-                            "다시 합니다(vLLM 논문 4.5절). {key:로} 전환합니다."),
+    "card.preempted.body": ("디코딩 중인 요청에 줄 빈 블록이 없어서, 가장 최근 요청(테두리)이 대기열 맨 앞으로 "
+                            "돌아갔습니다. vLLM V1은 재계산하고 프롬프트는 캐시에 남기 쉽습니다. V0은 CPU로 스왑할 "
+                            "수 있었습니다. {key:로} 전환합니다."),
     "card.queue_filling.title": "대기열이 차고 있음",
     "card.queue_filling.body": ("요청은 저절로, 매분 더 빨리 도착합니다. {max:,}개가 넘게 기다리거나 한 요청이 "
-                                "{deadline:,}초를 기다리면 서버가 과부하됩니다. 비어 있는 채로 잡힌 메모리는 "
+                                "첫 토큰을 {deadline:,}초 동안 받지 못하면 서버가 과부하됩니다. 비어 있는 채로 잡힌 메모리는 "
                                 "어떤 요청도 받아들이지 못합니다."),
     "card.deadline.title": "마감이 다가온 요청",
-    "card.deadline.body": ("도착한(또는 선점된) 뒤 {deadline:,}초를 기다린 요청은 마감을 놓치고, 게임이 끝납니다. "
+    "card.deadline.body": ("도착한(또는 선점된) 뒤 {deadline:,}초 동안 첫 토큰을 받지 못한 요청은 마감을 놓치고, 게임이 끝납니다. "
                            "대기 막대가 빨개지면 하드 드롭하거나, 페이징 모드에서 분할하세요."),
+    "card.prefix_hit.title": "공유 프롬프트: 캐시에서 찾음",
+    "card.prefix_hit.body": ("이미 계산된 시스템 프롬프트로 시작해서, 그 블록(테두리)을 매핑하고 프리필을 "
+                             "건너뜁니다. 숫자는 블록을 공유하는 요청 수입니다. vLLM의 프리픽스 캐싱입니다."),
+    "card.chunked_prefill.title": "청크 단위 프리필",
+    "card.chunked_prefill.body": ("실행 중인 요청마다 다음 토큰을 만들고 남은 예산으로, 프롬프트를 스텝마다 한 청크씩 "
+                                  "계산합니다(vLLM V1). 아무도 멈추지 않고 첫 토큰이 늦어집니다. 예산: {budget_keys} 키."),
+    "card.picked.title": "순서를 건너뛰어 고름",
+    "card.picked.body": ("SGLang의 최장 프리픽스 일치처럼 뒤에 온 요청을 먼저 실행했습니다. 프롬프트가 아직 "
+                         "캐시에 있어 새 블록이 덜 듭니다. 맨 앞 요청의 마감 시간은 계속 흐릅니다."),
     "card.split.title": "분할: PagedAttention",
     "card.split.body": ("요청을 테두리 친 빈 블록들에, 구멍까지 페이징했습니다. vLLM처럼 블록 테이블이 논리 "
                         "블록을 어디에 있든 물리 블록에 매핑합니다."),
@@ -388,8 +397,8 @@ MESSAGES: dict[str, str] = {
     "log.preempted_cpu_full": ("[PREEMPT] {req} 선점: CPU 스왑 공간이 가득 차서 재계산(생성한 {tokens:,}토큰), "
                                "대기열 맨 앞으로"),
     "log.preempt_mode": "[SCHED] 선점 방식 -> {mode}",
-    "log.preempt.swap": "스왑: 블록을 CPU 메모리로 보냈다가 되돌림",
-    "log.preempt.recompute": "재계산: 블록을 해제하고 컨텍스트를 다시 프리필",
+    "log.preempt.swap": "스왑(vLLM V0 / 논문 4.5절): 블록을 CPU 메모리로 보냈다가 되돌림",
+    "log.preempt.recompute": "재계산(vLLM V1): 블록을 끝부터 해제하고 컨텍스트를 다시 프리필",
     "log.split": "[PAGED] {req} 페이지 {pages:,}개로 분할 (다른 블록 아래 구멍에 {holes:,}개): {cells}",
     "log.paged": "[PAGED] {req} 필요할 때 페이지 {pages:,}개로 페이징 (다른 블록 아래 구멍에 {holes:,}개): {cells}",
     "log.mode": "[MODE] 할당기 -> {label}: {summary}",
@@ -508,9 +517,9 @@ MESSAGES: dict[str, str] = {
     "tip.gaps": ("빈 블록이 {free:,}개였지만 {open:,}개는 이 모양에 너무 작은 틈에, {sealed:,}개는 갇힌 곳에 "
                  "있었습니다. 페이징 요청은 빈 블록이 모여 있든 흩어져 있든 모두 쓸 수 있습니다."),
     "tip.paged_full": ("페이징으로 빈 블록을 모두 썼는데도 메모리가 모자랐습니다(빈 블록 {free:,}개, 필요 "
-                       "{need:,}개). 블록 몇 개를 비워 두면(vLLM의 워터마크) {deadline:,}초 안에 선점이 자리를 "
+                       "{need:,}개). 블록 몇 개를 비워 두면(vLLM V0의 워터마크처럼) {deadline:,}초 안에 선점이 자리를 "
                        "만듭니다."),
-    "tip.queue_full_memory": ("메모리가 {percent} 찼습니다. 블록 몇 개를 비워 두면(vLLM의 워터마크) 실행 중인 요청이 "
+    "tip.queue_full_memory": ("메모리가 {percent} 찼습니다. 블록 몇 개를 비워 두면(vLLM V0의 워터마크처럼) 실행 중인 요청이 "
                               "선점되어 대기열로 돌아가지 않고 자랄 수 있습니다."),
     "tip.queue_full_reserved": ("블록 {reserved:,}개가 최대 시퀀스 길이를 위해 예약된 채 비어 있어서, 동시 처리 "
                                 "요청 수가 줄고 대기열이 밀렸습니다. 페이징은 서빙 동시성을 {low:,}~{high:,}배로 "
@@ -521,7 +530,7 @@ MESSAGES: dict[str, str] = {
     "tip.queue_full_split": ("빈 블록이 {free:,}개였는데 요청 {waiting:,}개가 밀렸습니다. 페이징에서는 요청이 놓이는 "
                              "자리가 상관없습니다. {split}하면 바로 실행을 시작합니다."),
     "tip.deadline_memory": ("메모리가 모자랐습니다(빈 블록 {free:,}개, 필요 {need:,}개). 블록 몇 개를 비워 두고"
-                            "(vLLM의 워터마크), 선점으로 대기열에 자리를 내주세요."),
+                            "(vLLM V0의 워터마크처럼), 프롬프트가 캐시된 요청을 고르고, 선점으로 자리를 내주세요."),
     "tip.deadline_split": ("빈 블록이 {free:,}개 있었지만 요청이 너무 오래 기다렸습니다. {drop}하면 요청이 떨어지는 "
                            "즉시 실행을 시작하고, {split}하면 한 덩어리로 놓을 수 없는 요청도 바로 실행을 시작합니다."),
     "tip.deadline_slow": ("빈 블록이 {free:,}개였지만 {req:이} 제때 실행을 시작하지 못했습니다. 요청은 자리 잡아 "
