@@ -382,3 +382,34 @@ def test_the_phone_title_keeps_clear_of_the_header_switch_and_words_whole(tmp_pa
     for name in ("title.switch.sound", "title.switch.cards", "title.switch.goal"):
         label = tr.t(name)
         assert label in texts or all(word in texts for word in label.split()), (name, label)
+
+
+def test_a_phone_sets_the_step_budget_on_the_details_sheet_and_the_replay_has_it(tmp_path, monkeypatch):
+    from engine import Game, Input
+    from engine import rules as R
+    from engine.features import RULES3
+
+    app = make_app(tmp_path, layout="portrait")
+    play = PlayScene(app, mode="paged", seed=4)
+    app.reset(play)
+    app.show_details(play)
+    details = app.top
+    assert isinstance(details, DetailsScene)
+    up = next(b for b in details.buttons if b.name == "budget_up")
+    down = next(b for b in details.buttons if b.name == "budget_down")
+    assert up.rect[2] >= app.layout.touch and down.rect[3] >= app.layout.touch  # finger-sized
+    budget = play.game.serving.prefill.budget
+    click(app, centre(up.rect))
+    assert app.top is details and play.game.serving.prefill.budget == R.BUDGETS[R.BUDGETS.index(budget) + 1]
+    click(app, centre(down.rect))
+    click(app, centre(down.rect))
+    assert play.game.serving.prefill.budget == R.BUDGETS[R.BUDGETS.index(budget) - 1]
+    pressed = [i for _, inputs in play.tape.replay.steps for i in inputs]
+    assert pressed.count(Input.BUDGET_UP) == 1 and pressed.count(Input.BUDGET_DOWN) == 2
+    app.draw(app.surface)
+    # Rules without chunked prefill have no budget: no buttons for it.
+    monkeypatch.setattr(Game.__init__, "__defaults__", (0, "contiguous", False, RULES3))
+    plain = PlayScene(app, mode="paged", seed=4)
+    app.reset(plain)
+    app.show_details(plain)
+    assert [b.name for b in app.top.buttons] == ["close"]

@@ -470,6 +470,24 @@ class DetailsScene(PlayOverlay):
     def build(self) -> None:
         lay = self.app.layout
         self.buttons = [Button("close", lay.details["close"], self.app.tr.t("details.back"), touch=lay.touch)]
+        row = self.budget_row()
+        if row is not None:  # the step's token budget, a phone's only control of it
+            x, y, w, h = row
+            self.buttons += [Button("budget_down", (x + w - 2 * h - 8, y, h, h), "-", touch=lay.touch),
+                             Button("budget_up", (x + w - h, y, h, h), "+", touch=lay.touch)]
+
+    def stats_height(self) -> int:
+        """Pixels the statistics panel takes."""
+        return 24 + (self.app.layout.text.small + 3) * len(self.stats_rows()) + 4
+
+    def budget_row(self) -> RectT | None:
+        """Where the step's token budget and its buttons go, under the statistics (chunked
+        prefill only)."""
+        prefill = self.play.game.serving.prefill
+        if prefill is None:
+            return None
+        sx, sy, sw, _ = self.app.layout.details["stats"]
+        return (sx, sy + self.stats_height() + 6, sw, self.app.layout.touch)
 
     def relayout(self) -> None:
         if not self.app.layout.details:  # turned to landscape: the console shows all of it
@@ -487,6 +505,9 @@ class DetailsScene(PlayOverlay):
             self.play.state.muted = self.app.toggle_mute()
 
     def click(self, name: str) -> None:
+        if name in ("budget_down", "budget_up"):
+            self.play.set_budget(1 if name == "budget_up" else -1)
+            return
         self.app.back()
 
     def stats_rows(self) -> list[tuple[tuple[str, str], ...]]:
@@ -547,7 +568,7 @@ class DetailsScene(PlayOverlay):
         sx, sy, sw, _ = lay.details["stats"]
         bx, by, bw, bh = lay.details["blocks"]
         area_bottom = by + bh  # the statistics take what they need of both panels' room
-        sh = 24 + line_h * len(stats) + 4
+        sh = self.stats_height()
         draw_panel(surface, (sx, sy, sw, sh), t, tr.t("details.telemetry"), size=T.small)
         for i, pair in enumerate(stats):
             y = sy + 24 + i * line_h
@@ -557,6 +578,11 @@ class DetailsScene(PlayOverlay):
                 lr = t.blit(surface, fit(label, T.small, sw // 2 - 70), T.small, theme.TEXT_DIM, (x0, y))
                 t.blit(surface, fit(value, T.small, right - lr.right - 6), T.small, theme.TEXT, (right, y), "topright")
         ty = sy + sh + 6
+        row = self.budget_row()
+        if row is not None:
+            self._draw_budget(surface, row)
+            ty = row[1] + row[3] + 6
+            area_bottom += row[3] + 6
         draw_panel(surface, (bx, ty, bw, area_bottom - ty), t, tr.t("details.tables", n=len(game.serving.running)),
                    size=T.small)
         rows = (area_bottom - ty - 24) // line_h - 1  # the last row says how to read the coordinates
@@ -565,10 +591,23 @@ class DetailsScene(PlayOverlay):
                    (bx + 8, ty + 22 + i * line_h))
         note = tr.t("details.coords", bottom=R.VISIBLE - 1)
         t.blit(surface, fit(note, T.small, bw - 16), T.small, theme.TEXT_DIM, (bx + 8, ty + 22 + rows * line_h))
-        self.play.session.log.restyle(lay.log, T.small)
+        lx, ly, lw, lh = lay.log
+        lower = row[3] + 6 if row is not None else 0  # the budget's row takes the log's first lines
+        self.play.session.log.restyle((lx, ly + lower, lw, lh - lower), T.small)
         self.play.session.log.draw(surface, t, tr=tr)
         for b in self.buttons:
             draw_row_button(surface, self.app, b, self.hover)
+
+    def _draw_budget(self, surface: pygame.Surface, row: RectT) -> None:
+        """The decode step's token budget as the engine has it, beside its - and + buttons."""
+        t, T, tr = self.app.text, self.app.layout.text, self.app.tr
+        prefill = self.play.game.serving.prefill
+        assert prefill is not None  # budget_row() is None without chunked prefill
+        x, y, w, h = row
+        room = w - 2 * h - 20
+        t.blit(surface, fit(tr.t("hud.step"), T.small, room), T.small, theme.PANEL_TITLE, (x + 8, y + 3))
+        value = tr.t("details.budget", budget=prefill.budget)
+        t.blit(surface, fit(value, T.small, room), T.small, theme.TEXT, (x + 8, y + h - 3), "bottomleft")
 
 
 KEY_GRACE_MS = 500.0  # keys pressed this soon after the crash were meant for the game

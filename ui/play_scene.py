@@ -242,6 +242,12 @@ class PlayScene(Scene):
         self.app.set_mode(self.game.mode)
         self.state.best = self.app.best(self.game.mode, self.game.goal)
 
+    def set_budget(self, turn: int) -> None:
+        """The step's token budget a notch up (turn > 0) or down, at once: a zero-length step, so
+        the replay has it (a phone sets it on the paused DETAILS sheet)."""
+        if not self.game.over:
+            self.session.step(0.0, [Input.BUDGET_UP if turn > 0 else Input.BUDGET_DOWN])
+
     def toggle_preempt(self) -> None:
         """Swap <-> recompute: queued like a key press, so the replay has it."""
         if not self.game.over:

@@ -198,6 +198,7 @@ MESSAGES: dict[str, str] = {
     "control.short.hard_drop": "DROP",
     "control.short.hold": "HOLD",
     "control.short.split": "SPLIT",
+    "details.budget": "{budget} tokens a step",
     "details.title": "DETAILS",
     "details.paused": "game paused",
     "details.back": "BACK TO THE GAME",

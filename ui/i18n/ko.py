@@ -205,6 +205,7 @@ MESSAGES: dict[str, str] = {
     "control.short.hard_drop": "드롭",
     "control.short.hold": "보류",
     "control.short.split": "분할",
+    "details.budget": "스텝당 {budget:,}토큰",
     "details.title": "자세히",
     "details.paused": "게임 일시정지",
     "details.back": "게임으로 돌아가기",
