@@ -63,7 +63,7 @@ def run_report(game: Game, outcome: str, code: str, req: Request | None, kind: K
         reserved_wasted=s.reserved_wasted, mixed=game.mixed,
         modes_used=tuple(game.modes_used), goal=game.goal,
         reserved_cells=tuple(c for c in board.reserved_cells() if c[1] >= R.HIDDEN),
-        **_serving_figures(game),
+        **serving_figures(game),
     )
     count = partial(memory.final_counts, board.copy() if fragmented else board,
                     free, kind, s.reserved, need, code, cause(game, code, req, free, need),
@@ -74,8 +74,9 @@ def run_report(game: Game, outcome: str, code: str, req: Request | None, kind: K
     return RunReport(**fields, **counted)
 
 
-def _serving_figures(game: Game) -> dict[str, Any]:
-    """What prefix caching and chunked prefill did over the run (rules 4's switches)."""
+def serving_figures(game: Game) -> dict[str, Any]:
+    """What prefix caching and chunked prefill have done so far in the run (rules 4's switches):
+    the run report's figures, and the live ones the console shows."""
     s = game.serving
     cache, prefill = s.cache, s.prefill
     out: dict[str, Any] = dict(prefix_copies=s.prefix_copies, prefix_hit_rate=None, prefill_skipped=0,

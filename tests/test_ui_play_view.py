@@ -426,3 +426,22 @@ def test_a_frame_that_redraws_the_board_leaves_new_log_lines_to_the_next_never_t
         app.view._layer_key = None
         _draw(app, play)
     assert any("second new line" in t for t in drawn)
+
+
+def test_the_console_shows_the_prefix_hit_rate_and_the_time_to_first_token_as_they_stand(tmp_path, monkeypatch):
+    from engine.ending import serving_figures
+
+    app, play = _play(tmp_path)
+    game = play.game
+    for _ in range(400):  # requests split as they fall, until some found their prompt cached
+        play.session.step(250.0, [Input.SPLIT])
+        figures = serving_figures(game)
+        if figures["prefix_hit_rate"] and figures["ttft_ms_mean"] is not None:
+            break
+    drawn = _recorded_text(app, monkeypatch)
+    _draw(app, play)
+    tr = app.tr
+    assert tr.t("hud.hit_rate", percent=tr.pct(figures["prefix_hit_rate"])) in drawn
+    counts = tr.t("hud.counts_ttft", running=game.telemetry().resident, seconds=figures["ttft_ms_mean"] / 1000,
+                  tokens=tr.num(game.telemetry().tokens))
+    assert any(t == counts or (t.endswith("...") and len(t) > 20 and counts.startswith(t[:-3])) for t in drawn)

@@ -15,6 +15,7 @@ import pygame
 
 from engine import PIECES, Kind, modes
 from engine import rules as R
+from engine.ending import serving_figures
 from engine.events import BlockTable
 from engine.occupancy import fills
 from engine.prefix_cache import PREFIX, PREFIX_OWNER
@@ -590,8 +591,12 @@ class ConsoleView:
                (x + 8, y + 22))
         draw_bar(surface, (x + 8, y + h - 12, w - 16, 6), waste, theme.AMBER)
         rx, ry, rw, _ = self.L.panels["resident"]
-        counts = tr.t("hud.counts", running=tele.resident, waiting=tele.waiting, max=R.QUEUE_MAX,
-                      tokens=tr.num(tele.tokens))
+        ttft = serving_figures(game)["ttft_ms_mean"]
+        if ttft is None:
+            counts = tr.t("hud.counts", running=tele.resident, waiting=tele.waiting, max=R.QUEUE_MAX,
+                          tokens=tr.num(tele.tokens))
+        else:  # the queue panel counts the waiting: here, how long they wait for a first token
+            counts = tr.t("hud.counts_ttft", running=tele.resident, seconds=ttft / 1000, tokens=tr.num(tele.tokens))
         t.blit(surface, self.fit(counts, T.small, rw - 8), T.small, theme.TEXT_DIM, (rx + 4, ry + 3))
 
     def _draw_mode(self, surface: pygame.Surface, mode: str, state: ViewState, mixed: bool = False) -> None:
@@ -907,8 +912,14 @@ class ConsoleView:
         waiting = len(game.serving.waiting)
         count_colour = (theme.RED if waiting >= R.QUEUE_MAX - 1 else
                         theme.AMBER if waiting >= R.QUEUE_MAX // 2 else theme.TEXT)
-        t.blit(surface, tr.t("hud.queue_count", n=waiting, max=R.QUEUE_MAX), T.small, count_colour,
-               (x + w - 8, y + 4), "topright")
+        count = t.blit(surface, tr.t("hud.queue_count", n=waiting, max=R.QUEUE_MAX), T.small, count_colour,
+                       (x + w - 8, y + 4), "topright")
+        hits = serving_figures(game)["prefix_hit_rate"]
+        if hits is not None and not self.L.portrait:  # of the shared prompts' blocks looked up, found
+            title_w = t.render(tr.t("hud.queue"), T.small, theme.PANEL_TITLE).get_width()
+            room = count.x - 8 - (x + 8 + title_w + 10)
+            t.blit(surface, self.fit(tr.t("hud.hit_rate", percent=tr.pct(hits)), T.small, room), T.small,
+                   theme.CYAN, (count.x - 8, y + 4), "topright")
         rows = self.queue_rows(game)
         if not rows:
             t.blit(surface, self.fit(tr.t("hud.queue_empty"), T.small, w - 16), T.small, theme.TEXT_DIM,

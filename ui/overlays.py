@@ -7,6 +7,7 @@ import re
 import pygame
 
 from engine import PIECES, RunReport, modes
+from engine.ending import serving_figures
 from engine import rules as R
 from ui import theme
 from ui.console_view import outline_cells
@@ -530,6 +531,15 @@ class DetailsScene(PlayOverlay):
             (tr.t("details.minutes"), tr.t("report.value.minutes", value=f"{tele.minutes:.1f}")),
             (tr.t("details.best"), tr.num(self.app.best(game.mode, game.goal))),
         ]
+        figures = serving_figures(game)
+        if not game.allocator.allocator.reserves_max_length and figures["prefix_hit_rate"] is not None:
+            # Paged mode reserves nothing and seals nothing off: its slots say what rules 4 do.
+            mean = figures["ttft_ms_mean"]
+            live = {tr.t("details.reserved"): (tr.t("details.shared"), str(game.serving.pool.shared)),
+                    tr.t("details.fragmentation"): (tr.t("details.hit_rate"), tr.pct(figures["prefix_hit_rate"])),
+                    tr.t("details.never_used"): (tr.t("details.ttft"), "-" if mean is None else
+                                                 tr.t("details.seconds", seconds=mean / 1000))}
+            pairs = [live.get(label, (label, value)) for label, value in pairs]
         return [tuple(pairs[i:i + 2]) for i in range(0, len(pairs), 2)]
 
     def table_lines(self, rows: int, width: int) -> list[str]:
