@@ -11,8 +11,10 @@ wherever blocks are free), and it sets the preemption mode by what the next vict
 (swap keeps a long context, recompute is cheaper for a short one). It never reads a request's
 hidden output length.
 
-`skill` is the chance of each good decision. Otherwise the bot is hurried: a random placement
-from the better half (what fills a real stack with holes), admitting at once, no mode change.
+`skill` is the chance that a request gets a careful hand, drawn once a request and kept for every
+decision about it (a blocked request is a second look). Otherwise the request is hurried: a
+random placement from the better half (what fills a real stack with holes), a whole drop at once,
+no pick, no mode change.
 """
 
 from __future__ import annotations
@@ -141,7 +143,7 @@ class Bot:
         self.skill = skill
         self.weights = weights
         self._rng = random.Random(f"bot:{seed}")  # its own stream, not the game's workload
-        self._mood: tuple[int, bool] = (-1, False)  # (request, whether it gets a careful hand)
+        self._mood: tuple[object, bool] = (None, False)  # (request in hand, whether it gets a careful hand)
 
     def plan(self, game: Game) -> list[Input]:
         """The key presses for the current request, ending in HARD_DROP or SPLIT (empty: wait)."""
@@ -156,10 +158,13 @@ class Bot:
         """Whether the request in hand gets a careful hand: one draw a request, kept for every
         decision about it (a hurried player stays hurried until the next one)."""
         req = game.falling if game.active is not None else game.blocked
-        # a request that comes back blocked is a second look at it
-        rid = -1 if req is None else req.id * 2 + (game.active is None)
-        if self._mood[0] != rid or rid < 0:
-            self._mood = (rid, self._rng.random() < self.skill)
+        if req is None:  # nothing in hand: a decision of its own
+            return self._rng.random() < self.skill
+        # A request that comes back blocked is a second look at it; one that comes back after a
+        # preemption, a new request to the player; another game's (another arrival), another.
+        key = (req.id, req.arrived_ms, req.preemptions, game.active is None)
+        if self._mood[0] != key:
+            self._mood = (key, self._rng.random() < self.skill)
         return self._mood[1]
 
     def headroom(self, game: Game) -> int:

@@ -6,7 +6,7 @@ its blocks are freed and its prompt and generated tokens are prefilled again whe
 with prefix caching its full blocks are freed tail first with their content known, so the head
 is evicted last and often comes straight back (engine.prefix_cache). *Swap* (vLLM V0 and the
 paper, sec. 4.5): its blocks move to the CPU swap space, a strip of CPU_BLOCKS, and back,
-paying PCIe time both ways. V0 aborted a request when that space was full; the game recomputes
+paying PCIe time both ways. V0 stopped the whole engine with an error when that space was full; the game recomputes
 it instead (a rule of the game's), as it does a request whose prompt is still being prefilled
 in chunks (V0 swapped only decoding requests).
 """

@@ -271,3 +271,19 @@ def test_engine_imports_without_pygame_or_numpy():
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
     assert run.returncode == 0, run.stderr
     assert run.stdout.strip() == "ok"
+
+
+def test_a_request_gets_one_hand_careful_or_hurried_for_every_decision_about_it():
+    # At skill 0.5, asking again about the same request (nothing changed) gives the same plan:
+    # one draw a request, not one a decision; the next request draws again.
+    game = Game(seed=3, mode="paged", endless=True)
+    bot = Bot(skill=0.5, seed=3)
+    plans = []
+    for _ in range(40):
+        while game.active is None and not game.over:
+            game.update(100)
+        first = bot.plan(game)
+        assert all(bot.plan(game) == first for _ in range(6))
+        plans.append(first[-1] if first else None)
+        game.update(0.0, [Input.SPLIT])
+    assert {Input.SPLIT, Input.HARD_DROP} <= set(plans)  # both hands came up over the requests

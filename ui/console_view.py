@@ -962,8 +962,8 @@ class ConsoleView:
         """(blocks of its context the prefix cache holds, blocks it needs to be admitted) of a
         waiting request, asked of the engine once per state of the board and the cache."""
         cache = game.serving.cache
-        key = (req.id, req.context, req.prefix, game.allocator.allocator.name, game.board.version,
-               cache.version if cache is not None else 0)
+        key = (id(game.serving), req.id, req.context, req.prefix, game.allocator.allocator.name,
+               game.board.version, cache.version if cache is not None else 0)
         memo = self._needs
         found = memo.get(key)
         if found is None:

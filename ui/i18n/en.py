@@ -151,11 +151,11 @@ MESSAGES: dict[str, str] = {
     "help.rules.v1": "VLLM V1, THE ENGINE YOU WOULD RUN TODAY",
     "help.rules.v1.1": "Paging: blocks on demand, none kept for the max length.",
     "help.rules.v1.2": "Prefix caching, on by default: a shared prompt's full blocks are computed once, kept cached when freed.",
-    "help.rules.v1.3": "Chunked prefill: a step's token budget ({budget} here, keys {budget_keys}) decodes first, then prefills.",
+    "help.rules.v1.3": "Chunked prefill: a step's token budget ({budget} by default, keys {budget_keys}) decodes first, then prefills.",
     "help.rules.v1.4": "Preemption recomputes the newest request. No watermark by default: your margin is your own.",
     "help.rules.v0": "VLLM V0 AND THE PAPER",
-    "help.rules.v0.1": ("Swap to the CPU ({preempt_key}, paper sec. 4.5): V1 dropped it, recomputing is cheaper. V0 "
-                        "aborted on a full swap space; the game recomputes."),
+    "help.rules.v0.1": ("Swap to the CPU ({preempt_key}, paper sec. 4.5): V1 dropped it, recomputing is cheaper. V0's "
+                        "engine stopped when swap space ran out; the game recomputes."),
     "help.rules.v0.2": "Prompts prefilled whole, stalling decoding; 1 % kept free.",
     "help.rules.sglang": "SGLANG",
     "help.rules.sglang.1": "Picking a request whose prefix is cached ({pick_key}, or tap the queue): SGLang's lpm. vLLM: FCFS.",
@@ -168,7 +168,7 @@ MESSAGES: dict[str, str] = {
     "help.rules.paper.1": ("Contiguous systems waste {paper_contiguous_waste} % of KV memory: reservations, internal "
                            "and external fragmentation. Paging lets {paper_concurrency}x more requests run at once."),
     "help.rules.paper.2": ("Paging wastes under {paper_paged_waste} %: the empty tail of a request's last block (of "
-                           "about {paper_sharegpt_blocks} in ShareGPT, {blocks} here)."),
+                           "about {paper_sharegpt_blocks} in ShareGPT, at most {blocks} here)."),
     "help.mechanic": "{mechanic}:",
     "help.on_touch": "ON A TOUCH SCREEN",
     "help.with_keyboard": "WITH A KEYBOARD",
@@ -185,7 +185,7 @@ MESSAGES: dict[str, str] = {
     "help.touch.long": "Long press",
     "help.touch_do.long": "split: page the request at once, PAGED mode ({split} button)",
     "help.touch.queue": "Tap the queue",
-    "help.touch_do.queue": "pick which waiting request runs next (PAGED)",
+    "help.touch_do.queue": "pick which waiting request runs next",
     "help.touch.allocator": "ALLOCATOR",
     "help.touch_do.allocator": "tap to switch {contiguous} / {paged}",
     "help.touch.details": "DETAILS",
@@ -306,7 +306,7 @@ MESSAGES: dict[str, str] = {
     "toast.paged_on_demand": "PAGED ON DEMAND",
     "toast.preempted.swap": "PREEMPTED: SWAPPED TO CPU",
     "toast.preempted.recompute": "PREEMPTED: RECOMPUTE LATER",
-    "toast.preempt_mode.swap": "PREEMPT BY SWAP: vLLM V0, THE PAPER 4.5",
+    "toast.preempt_mode.swap": "PREEMPT BY SWAP: vLLM V0, PAPER SEC. 4.5",
     "toast.preempt_mode.recompute": "PREEMPT BY RECOMPUTE",
     "toast.oom": "CUDA OOM",
     "toast.overloaded": "OVERLOADED",
@@ -342,8 +342,8 @@ MESSAGES: dict[str, str] = {
                                   "request's next token (vLLM V1): nobody stalls, its first token waits. "
                                   "Budget: {budget_keys}."),
     "card.picked.title": "Picked out of turn",
-    "card.picked.body": ("You ran a later request first, as SGLang's longest-prefix-match does: its prompt still "
-                         "cached, it needs fewer new blocks. The front one's deadline runs on."),
+    "card.picked.body": ("You ran a later request first, as SGLang's longest-prefix-match does when its prompt is "
+                         "still cached (fewer new blocks to find). The front one's deadline runs on."),
     "card.split.title": "Split: PagedAttention",
     "card.split.body": ("You paged the request into the outlined free blocks, holes included. Its block "
                         "table maps logical pages to physical blocks anywhere, as in vLLM."),
@@ -598,17 +598,17 @@ MESSAGES.update({
                             "tetromino, {blocks} blocks) until it finishes on its own, then frees it all; what is "
                             "still hatched then was wasted. No rows clear, nothing moves. No room for a request is "
                             "a CUDA OOM and ends the run; here it waits."),
-    "lab.game.paged": ("{mode} mode is {engine}: a request gets its prompt's blocks, then one more whenever its last "
-                       "fills, anywhere free, and frees them all when it finishes. With no block free the newest "
-                       "request is preempted, there and here: there you choose swap (a {cpu}-block CPU strip) or "
-                       "recompute, here it is recomputed. Overload ends a run there: more than {queue} waiting, or "
-                       "one waiting {deadline} s."),
+    "lab.game.paged": ("{mode} mode is {engine}: a request gets blocks as its prompt is prefilled, then one more "
+                       "whenever its last fills, anywhere free, and frees them all when it finishes. With no block "
+                       "free the newest request is preempted, there and here: there it is recomputed, or swapped "
+                       "(vLLM V0) to a {cpu}-block CPU strip; here it is recomputed. Overload ends a run there: "
+                       "more than {queue} waiting, or one waiting {deadline} s for its first token."),
     "lab.game_short.contiguous": ("{mode} is {engine}: a request holds its tetromino's {blocks} blocks until it "
                                   "finishes on its own; the hatched rest is waste. No rows clear. No room is a CUDA "
                                   "OOM there; here it waits."),
     "lab.game_short.paged": ("{mode} is {engine}: blocks as it decodes, anywhere free, all freed when it finishes. "
-                             "Out of blocks, the newest is preempted (swap or recompute there, recompute here); "
-                             "over {queue} waiting or a {deadline} s wait ends a run."),
+                             "Out of blocks, the newest is preempted (recomputed, or swapped as in V0, there; "
+                             "recomputed here); over {queue} waiting or {deadline} s to a first token ends a run."),
     "lab.keys_short": "{scenario} sharing  {dataset} data  {contiguous} baseline  {pause} pause",
     "lab.request": "REQUEST #{id}",
     "lab.prompt_output": "prompt {prompt}, output {output} tokens",

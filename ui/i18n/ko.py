@@ -111,7 +111,7 @@ MESSAGES: dict[str, str] = {
     "help.in_game": "게임에서",
     "help.in_engine": "서빙 엔진에서 (vLLM, TensorRT-LLM, TGI)",
     "help.goal": ("목표는 요청 {requests:,}개 처리, 또는 무한 모드입니다. 연속 모드로는 좀처럼 닿지 못하고 페이징 "
-                  "모드로는 닿습니다. 도중에 할당기를 바꾸면 혼합(MIXED) 게임이 되어 최고 점수가 남지 않습니다."),
+                  "모드로는 닿을 수 있습니다. 도중에 할당기를 바꾸면 혼합(MIXED) 게임이 되어 최고 점수가 남지 않습니다."),
     "help.do.move": "요청 이동",
     "help.do.rotate": "시계 / 반시계 방향 회전",
     "help.do.drops": "소프트 드롭 / 하드 드롭",
@@ -123,7 +123,7 @@ MESSAGES: dict[str, str] = {
     "help.do.toggles": "소리 / 설명 카드 / 목표 (타이틀) / 도움말 / 메모리 실험실 / 언어",
     "help.do.start": "일시정지 / 시작 / 나가기 (일시정지 중)",
     "help.keys.touch": "터치",
-    "help.do.touch": ("버튼, 또는 보드에서: 끌어서 이동, 탭해서 회전, 튕겨서 드롭, 위로 밀어 보류, "
+    "help.do.touch": ("버튼, 또는 보드에서: 끌어서 이동, 탭해서 회전, 아래로 튕겨 드롭, 위로 밀어 보류, "
                       "길게 눌러 분할"),
     "help.concept.piece": "떨어지는 테트로미노",
     "help.meaning.piece": ("추론 요청입니다. 프롬프트 길이는 보이고 출력 길이는 숨겨져 있습니다. 최대 {blocks:,}블록"
@@ -157,12 +157,12 @@ MESSAGES: dict[str, str] = {
     "help.vllm_or_game": "vLLM vs 게임",
     "help.rules.v1": "vLLM V1: 오늘 실제로 돌리는 엔진",
     "help.rules.v1.1": "페이징: 필요할 때 블록을 받고, 최대 시퀀스 길이만큼 예약하지 않습니다.",
-    "help.rules.v1.2": "프리픽스 캐싱(기본값으로 켜짐): 공유 프롬프트의 꽉 찬 블록은 한 번만 계산하고, 해제돼도 캐시에 남깁니다.",
-    "help.rules.v1.3": "청크 프리필: 스텝의 토큰 예산(여기서는 {budget:,}, {budget_keys} 키)을 디코딩에 먼저, 남으면 프리필에 씁니다.",
+    "help.rules.v1.2": "프리픽스 캐싱(prefix caching, 기본값으로 켜짐): 공유 프롬프트의 꽉 찬 블록은 한 번만 계산하고, 해제돼도 캐시에 남깁니다.",
+    "help.rules.v1.3": "청크 프리필(chunked prefill): 스텝의 토큰 예산(기본 {budget:,}, {budget_keys} 키)을 디코딩에 먼저, 남으면 프리필에 씁니다.",
     "help.rules.v1.4": "선점하면 가장 최근 요청을 재계산합니다. 워터마크는 기본값으로 없고, 여분의 빈 블록은 플레이어의 몫입니다.",
     "help.rules.v0": "vLLM V0과 논문",
     "help.rules.v0.1": ("CPU로 스왑({preempt_key}, 논문 4.5절): 재계산이 더 싼 V1에서 빠졌습니다. V0은 스왑 공간이 "
-                        "차면 중단했고, 게임은 재계산합니다."),
+                        "차면 엔진이 오류로 멈췄고, 게임은 재계산합니다."),
     "help.rules.v0.2": "프롬프트를 한 번에 프리필해 디코딩이 모두 멈췄고, 블록의 1%를 비워 두었습니다.",
     "help.rules.sglang": "SGLang",
     "help.rules.sglang.1": "프리픽스가 캐시된 요청 고르기({pick_key}, 또는 대기열 탭): SGLang의 lpm. vLLM은 선착순입니다.",
@@ -175,7 +175,7 @@ MESSAGES: dict[str, str] = {
     "help.rules.paper.1": ("연속 할당 시스템은 KV 메모리의 {paper_contiguous_waste}%를 낭비합니다: 예약, 내부·외부 "
                            "파편화. 페이징은 서빙 동시성을 {paper_concurrency}배로 높입니다."),
     "help.rules.paper.2": ("페이징의 낭비는 {paper_paged_waste}% 미만으로, 요청마다 마지막 블록의 빈 꼬리뿐입니다"
-                           "(ShareGPT 요청은 약 {paper_sharegpt_blocks:,}블록, 여기서는 {blocks:,}블록)."),
+                           "(ShareGPT 요청은 약 {paper_sharegpt_blocks:,}블록, 여기서는 최대 {blocks:,}블록)."),
     "help.mechanic": "{mechanic}:",
     "help.on_touch": "터치스크린에서",
     "help.with_keyboard": "키보드로",
@@ -192,7 +192,7 @@ MESSAGES: dict[str, str] = {
     "help.touch.long": "길게 누르기",
     "help.touch_do.long": "분할: 요청을 바로 페이지로 분할, 페이징 모드 ({split} 버튼)",
     "help.touch.queue": "대기열 탭",
-    "help.touch_do.queue": "다음에 실행할 대기 요청 고르기 (페이징 모드)",
+    "help.touch_do.queue": "다음에 실행할 대기 요청 고르기",
     "help.touch.allocator": "할당기",
     "help.touch_do.allocator": "탭해서 {contiguous} / {paged} 전환",
     "help.touch.details": "자세히",
@@ -352,14 +352,15 @@ MESSAGES: dict[str, str] = {
     "card.deadline.body": ("도착한(또는 선점된) 뒤 {deadline:,}초 동안 첫 토큰을 받지 못한 요청은 마감을 놓치고, 게임이 끝납니다. "
                            "대기 막대가 빨개지면 하드 드롭하거나, 페이징 모드에서 분할하세요."),
     "card.prefix_hit.title": "공유 프롬프트: 캐시에서 찾음",
-    "card.prefix_hit.body": ("이미 계산된 시스템 프롬프트로 시작해서, 그 블록(테두리)을 매핑하고 프리필을 "
-                             "건너뜁니다. 숫자는 블록을 공유하는 요청 수입니다. vLLM의 프리픽스 캐싱입니다."),
-    "card.chunked_prefill.title": "청크 단위 프리필",
+    "card.prefix_hit.body": ("이미 계산된 시스템 프롬프트로 시작해서, 그 블록(테두리)을 매핑하고 프리필을 건너뜁니다. "
+                             "숫자는 블록을 공유하는 요청 수입니다. vLLM의 프리픽스 캐싱(prefix caching)입니다."),
+    "card.chunked_prefill.title": "청크 프리필",
     "card.chunked_prefill.body": ("실행 중인 요청마다 다음 토큰을 만들고 남은 예산으로, 프롬프트를 스텝마다 한 청크씩 "
                                   "계산합니다(vLLM V1). 아무도 멈추지 않고 첫 토큰이 늦어집니다. 예산: {budget_keys} 키."),
     "card.picked.title": "순서를 건너뛰어 고름",
-    "card.picked.body": ("SGLang의 최장 프리픽스 일치처럼 뒤에 온 요청을 먼저 실행했습니다. 프롬프트가 아직 "
-                         "캐시에 있어 새 블록이 덜 듭니다. 맨 앞 요청의 마감 시간은 계속 흐릅니다."),
+    "card.picked.body": ("뒤에 온 요청을 먼저 실행했습니다. SGLang의 최장 프리픽스 일치(longest prefix match)는 "
+                         "프롬프트가 아직 캐시에 있는 요청을 이렇게 앞세웁니다(새 블록이 덜 듦). 맨 앞 요청의 "
+                         "마감 시간은 계속 흐릅니다."),
     "card.split.title": "분할: PagedAttention",
     "card.split.body": ("요청을 테두리 친 빈 블록들에, 구멍까지 페이징했습니다. vLLM처럼 블록 테이블이 논리 "
                         "블록을 어디에 있든 물리 블록에 매핑합니다."),
@@ -619,17 +620,17 @@ MESSAGES.update({
                             "범위 하나를 쥐고 있다가 스스로 끝나면 전부 해제하고, 그때 아직 빗금인 칸은 낭비입니다. "
                             "줄은 지워지지 않고 아무것도 움직이지 않습니다. 놓을 자리가 없는 요청은 CUDA OOM이고 "
                             "게임이 끝납니다. 여기서는 대기열에서 기다립니다."),
-    "lab.game.paged": ("{mode} 모드가 {engine}입니다. 요청은 프롬프트의 블록을 받고, 마지막 블록이 차면 빈 곳 "
+    "lab.game.paged": ("{mode} 모드가 {engine}입니다. 요청은 프롬프트를 프리필하면서 블록을 받고, 마지막 블록이 차면 빈 곳 "
                        "어디서든 하나 더 받으며, 끝나면 전부 해제합니다. 빈 블록이 없으면 가장 최근 요청이 "
-                       "선점됩니다(게임도 여기도). 게임에서는 CPU로 스왑({cpu:,}블록까지)과 재계산 중에서 고르고, "
-                       "여기서는 재계산합니다. 게임은 과부하로 끝납니다: {queue:,}개 넘게 대기, 또는 "
+                       "선점됩니다(게임도 여기도). 게임에서는 재계산하거나 vLLM V0처럼 CPU로 스왑({cpu:,}블록까지)하고, "
+                       "여기서는 재계산합니다. 게임은 과부하로 끝납니다: {queue:,}개 넘게 대기, 또는 첫 토큰까지 "
                        "{deadline:,}초 대기."),
     "lab.game_short.contiguous": ("{mode:은} {engine}입니다. 요청은 테트로미노의 {blocks:,}블록을 끝날 때까지 쥐고, "
                                   "빗금으로 남은 칸은 낭비입니다. 줄은 지워지지 않습니다. 자리가 없으면 게임에서는 "
                                   "CUDA OOM, 여기서는 대기입니다."),
     "lab.game_short.paged": ("{mode:은} {engine}입니다. 토큰을 만들며 빈 곳 어디에든 블록을 받고, 끝나면 전부 "
-                             "해제합니다. 블록이 없으면 가장 최근 요청을 선점합니다(게임은 스왑/재계산, 여기는 "
-                             "재계산). {queue:,}개 넘게 대기하거나 {deadline:,}초를 기다리면 게임이 끝납니다."),
+                             "해제합니다. 블록이 없으면 가장 최근 요청을 선점합니다(게임은 재계산/V0식 스왑, 여기는 "
+                             "재계산). {queue:,}개 넘게 대기하거나 첫 토큰까지 {deadline:,}초가 걸리면 게임이 끝납니다."),
     "lab.keys_short": "{scenario} 공유  {dataset} 데이터  {contiguous} 기준선  {pause} 일시정지",
     "lab.request": "요청 #{id}",
     "lab.prompt_output": "프롬프트 {prompt:,}, 출력 {output:,}토큰",
