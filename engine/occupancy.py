@@ -34,6 +34,24 @@ def fills(serving: Serving) -> Iterator[tuple[Cell, int, int]]:
                 yield cell, owner, size
 
 
+def pending(serving: Serving) -> Iterator[tuple[Cell, int]]:
+    """(cell, request) for each block a request being prefilled in chunks is still to take at its
+    placement, while that block is free: where its prompt's next chunks will land (if a block
+    there is taken meanwhile, the chunk lands anywhere free)."""
+    prefill = serving.prefill
+    if prefill is None:
+        return
+    masks = serving.board.masks
+    for req in prefill.queue:
+        still = R.blocks_for(req.context) - len(req.blocks)
+        for x, y in req.preferred:
+            if still <= 0:
+                break
+            if not masks[y] >> x & 1:
+                yield (x, y), req.id
+                still -= 1
+
+
 def holder(serving: Serving, cell: Cell) -> Request | None:
     """The running request whose block table has `cell`: its owner, or for a shared prefix's
     block the oldest of those that map it; None when free."""

@@ -49,3 +49,21 @@ def test_a_shared_block_is_held_by_its_oldest_mapper_and_a_free_one_by_nobody():
     assert holder(game.serving, own).id == game.board.grid[own[1]][own[0]]
     free = next((x, y) for y in range(R.HIDDEN, R.HEIGHT) for x in range(R.WIDTH) if not game.board.grid[y][x])
     assert holder(game.serving, free) is None
+
+
+def test_a_prompt_waiting_for_its_chunk_shows_where_its_blocks_will_land_until_they_do():
+    from engine import Input
+    from engine.occupancy import pending
+
+    game = Game(seed=2, mode="paged", endless=True)
+    while game.active is None:
+        game.update(100)
+    req = game.falling
+    need = R.blocks_for(req.context)
+    game.update(0.0, [Input.HARD_DROP])
+    assert req.prefill_left and not req.blocks  # admitted; its first chunk lands at the next step
+    shown = [cell for cell, rid in pending(game.serving) if rid == req.id]
+    assert len(shown) == need and all(not game.board.grid[y][x] for x, y in shown)
+    while req.prefill_left and not game.over:
+        game.update(50)
+    assert set(req.blocks[req.mapped:]) <= set(shown) and not list(pending(game.serving))

@@ -17,7 +17,7 @@ from engine import PIECES, Kind, modes
 from engine import rules as R
 from engine.ending import serving_figures
 from engine.events import BlockTable
-from engine.occupancy import fills
+from engine.occupancy import fills, pending
 from engine.prefix_cache import PREFIX, PREFIX_OWNER
 from engine.request import Request
 from ui import theme
@@ -626,6 +626,10 @@ class ConsoleView:
             self._layer_owner = session
             self._layer_key = key
         surface.blit(self._layer, (bx, by))
+        waiting_blocks = [(self.cell_sprite(session.colour_of(rid), "ghost"), (bx + x * cell, by + (y - HIDDEN) * cell))
+                          for (x, y), rid in pending(game.serving) if y >= HIDDEN]
+        if waiting_blocks:  # where a prompt's next chunks land: outlined until they do
+            surface.fblits(waiting_blocks)
         if session.effects.cascades:  # a split's pages are still on their way: their blocks look free
             background = self._background
             for x, y in session.effects.hidden_cells():
@@ -811,7 +815,7 @@ class ConsoleView:
                 x += 1
         layer.fblits(blits)
         for x, y, refs in badges:  # how many running requests map a shared block
-            self.text.blit(layer, str(refs), self.T.small, (255, 255, 255),
+            self.text.blit(layer, f"\u00d7{refs}", self.T.small, (255, 255, 255),
                            (x * cell + cell // 2, (y - HIDDEN) * cell + cell // 2 + 1), "center")
 
     def _draw_effects(self, surface: pygame.Surface, session: GameSession, bx: int, by: int,

@@ -133,8 +133,8 @@ MESSAGES: dict[str, str] = {
     "help.meaning.hole": "External fragmentation: no placement reaches it (turns, slides, drops and tucks; no spins).",
     "help.concept.paged": "PAGED mode",
     "help.meaning.paged": "PagedAttention: blocks on demand via a block table; OOM only when fewer are free than a request needs.",
-    "help.concept.shared": "Block with a number",
-    "help.meaning.shared": "PAGED: a full block of a shared prompt, computed once, mapped by that many requests.",
+    "help.concept.shared": "Block marked \u00d7N",
+    "help.meaning.shared": "PAGED: a full block of a shared prompt, computed once, mapped by N requests.",
     "help.concept.cached": "Dashed block",
     "help.meaning.cached": ("Cached, yet free: a request with that prompt maps it back; the one freed longest "
                             "ago is reused first."),
@@ -335,8 +335,8 @@ MESSAGES: dict[str, str] = {
     "card.deadline.title": "A request is near its deadline",
     "card.deadline.body": "A request that waits {deadline} s for its first token since it arrived (or was preempted) misses its deadline and the run ends. Its bar turns red: drop it, or split it in PAGED.",
     "card.prefix_hit.title": "Shared prompt, found cached",
-    "card.prefix_hit.body": ("It starts with a system prompt already computed: it maps those blocks (outlined; the "
-                             "number counts who shares one) and skips their prefill. vLLM's prefix caching."),
+    "card.prefix_hit.body": ("It starts with a system prompt already computed: it maps those blocks (outlined; \u00d7N: "
+                             "N requests share one) and skips their prefill. vLLM's prefix caching."),
     "card.chunked_prefill.title": "Prefilled in chunks",
     "card.chunked_prefill.body": ("Its prompt is computed a chunk a step, from the budget left after each running "
                                   "request's next token (vLLM V1): nobody stalls, its first token waits. "

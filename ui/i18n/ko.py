@@ -140,8 +140,8 @@ MESSAGES: dict[str, str] = {
     "help.meaning.hole": "외부 파편화입니다. 어떤 배치로도 닿지 않습니다(회전, 이동, 낙하, 밀어 넣기. 스핀 제외).",
     "help.concept.paged": "페이징 모드",
     "help.meaning.paged": "PagedAttention입니다. 필요할 때 빈 블록 어디든 블록 테이블로 할당하고, 빈 블록이 모자랄 때만 OOM입니다.",
-    "help.concept.shared": "숫자가 적힌 블록",
-    "help.meaning.shared": "페이징 모드에서 공유 프롬프트의 꽉 찬 블록입니다. 한 번만 계산하고, 적힌 수만큼의 요청이 매핑합니다.",
+    "help.concept.shared": "\u00d7N 표시 블록",
+    "help.meaning.shared": "페이징 모드에서 공유 프롬프트의 꽉 찬 블록입니다. 한 번만 계산하고, 요청 N개가 함께 매핑합니다.",
     "help.concept.cached": "점선 블록",
     "help.meaning.cached": ("캐시되어 있지만 빈 블록입니다. 같은 프롬프트의 요청이 다시 매핑하고, 가장 오래전에 "
                             "해제된 블록부터 재사용됩니다."),
@@ -353,7 +353,7 @@ MESSAGES: dict[str, str] = {
                            "대기 막대가 빨개지면 하드 드롭하거나, 페이징 모드에서 분할하세요."),
     "card.prefix_hit.title": "공유 프롬프트: 캐시에서 찾음",
     "card.prefix_hit.body": ("이미 계산된 시스템 프롬프트로 시작해서, 그 블록(테두리)을 매핑하고 프리필을 건너뜁니다. "
-                             "숫자는 블록을 공유하는 요청 수입니다. vLLM의 프리픽스 캐싱(prefix caching)입니다."),
+                             "\u00d7N은 그 블록을 공유하는 요청 수입니다. vLLM의 프리픽스 캐싱(prefix caching)입니다."),
     "card.chunked_prefill.title": "청크 프리필",
     "card.chunked_prefill.body": ("실행 중인 요청마다 다음 토큰을 만들고 남은 예산으로, 프롬프트를 스텝마다 한 청크씩 "
                                   "계산합니다(vLLM V1). 아무도 멈추지 않고 첫 토큰이 늦어집니다. 예산: {budget_keys} 키."),
