@@ -115,9 +115,11 @@ def test_archive_within_budget(build) -> None:
     assert res.returncode == 0, res.stdout + res.stderr
     assert (out / ARCHIVE).stat().st_size <= BUDGET
     # What an English reader downloads from us before the first frame: 150 KB, with room to grow
-    # (the prefix cache, chunked prefill, the block pool and PyTorch's error took 4 KB of it).
+    # (the prefix cache, chunked prefill, the block pool and PyTorch's error took 4 KB of it; rules
+    # 4's help, cards, live figures and the phone's budget control 4 KB more). The next to leave
+    # the first frame, when room is needed: the replay screen and the LAB's English text.
     assert BUDGET == 150 * 1024
-    assert (out / ARCHIVE).stat().st_size <= 140 * 1024
+    assert (out / ARCHIVE).stat().st_size <= 145 * 1024
     # Only the tar.gz is fetched by the page: pygbag's zip twin is not shipped.
     assert not list(out.glob("*.apk"))
 
