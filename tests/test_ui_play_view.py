@@ -406,7 +406,7 @@ def test_n_picks_the_next_waiting_request_in_turn(tmp_path, monkeypatch):
         play.command(Command.PICK_NEXT)
         play.update(1000 / 60)
         seen.append(game.picked)
-    assert seen == [71, 72, 70, 71]  # the second waiting, the third, back to the front...
+    assert seen == [70, 71, 72, 70]  # the front (next anyway), the second, the third, the front...
 
 
 def test_a_frame_that_redraws_the_board_leaves_new_log_lines_to_the_next_never_two_running(tmp_path, monkeypatch):

@@ -254,13 +254,15 @@ class PlayScene(Scene):
             self.queued.append(Input.PREEMPT_TOGGLE)
 
     def pick_next(self) -> None:
-        """N: the waiting request after the one picked (wrapping over the first few) runs next;
-        queued like a key press, so the replay has it. Nothing without features.pick."""
+        """N: the waiting request after the one picked (wrapping over the first few) runs next,
+        the first press marking the front one, which runs next anyway, so the outline walks down
+        the rows from where the eye is; queued like a key press, so the replay has it. Nothing
+        without features.pick."""
         game = self.game
         ids = [r.id for r in list(game.serving.waiting)[:R.NEXT_QUEUE]]
         if not game.features.pick or not ids or game.over:
             return
-        place = (ids.index(game.picked) + 1) % len(ids) if game.picked in ids else min(1, len(ids) - 1)
+        place = (ids.index(game.picked) + 1) % len(ids) if game.picked in ids else 0
         self.queued.append((Input.PICK_1, Input.PICK_2, Input.PICK_3)[place])
 
     def pick(self, pos: tuple[int, int]) -> bool:
