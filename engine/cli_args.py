@@ -288,11 +288,29 @@ def stop_on_signals(on_signal: Callable[[int], None] | None = None) -> None:
         on_signal(signum)
 
     handler = raise_stop if on_signal is None else call
+    if on_signal is None:
+        _quiet_lost_stops()
     for sig in STOP_SIGNALS:
         try:
             signal.signal(sig, handler)
         except (ValueError, OSError):  # not the main thread, or no signals (the browser)
             pass
+
+
+def _quiet_lost_stops() -> None:
+    """A Stopped raised where Python cannot pass it on (a weak reference's callback during an
+    import, a destructor) is dropped, not printed as "Exception ignored": the timer repeats the
+    request until it lands where run() can honour it. Anything else is reported as before."""
+    before = sys.unraisablehook
+    if getattr(before, "quiet_stops", False):
+        return
+
+    def hook(unraisable: Any) -> None:
+        if not isinstance(unraisable.exc_value, Stopped):
+            before(unraisable)
+
+    hook.quiet_stops = True  # type: ignore[attr-defined]
+    sys.unraisablehook = hook
 
 
 def disarm_stop_repeats() -> None:

@@ -346,3 +346,28 @@ def test_a_number_that_is_not_plain_exits_2_in_one_line(argv: list[str]) -> None
     res = run(argv)
     assert res.returncode == 2 and len(res.stderr.strip().splitlines()) == 1, res.stderr
     assert "Traceback" not in res.stderr and res.stdout == ""
+
+
+def test_a_stop_that_lands_in_a_callback_is_repeated_not_printed() -> None:
+    # A signal handled inside a weak reference's callback (as during an import) raises Stopped
+    # where Python can only print it as "Exception ignored"; the tool still stops, quietly.
+    code = (
+        "import os, signal, time, weakref\n"
+        "from engine import cli_args\n"
+        "cli_args.stop_on_signals()\n"
+        "class A: pass\n"
+        "a = A()\n"
+        "def cb(_):\n"
+        "    os.kill(os.getpid(), signal.SIGTERM)\n"
+        "    [x for x in range(100000)]\n"
+        "r = weakref.ref(a, cb)\n"
+        "try:\n"
+        "    del a\n"
+        "    for _ in range(100): time.sleep(0.01)\n"
+        "    print('not stopped')\n"
+        "except cli_args.Stopped as e:\n"
+        "    cli_args.disarm_stop_repeats()\n"
+        "    print('stopped', e.signum)\n")
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=30)
+    assert done.stdout.strip() == f"stopped {int(signal.SIGTERM)}", done.stdout + done.stderr
+    assert "Exception ignored" not in done.stderr and "Traceback" not in done.stderr, done.stderr
