@@ -267,7 +267,8 @@ ENTRY_POINTS = {
     "ui.lab_cli": (["-m", "ui.lab_cli"], ("ui/lab_cli.py",)),
     "ui.lab_scene": (["-m", "ui.lab_scene"], ("ui/lab_scene.py",)),
     "ui.sound": (["-m", "ui.sound"], ("ui/sound.py",)),
-    **{f"tools/{p.name}": ([str(p)], (f"tools/{p.name}",)) for p in sorted((ROOT / "tools").glob("*.py"))},
+    **{f"tools/{p.name}": ([str(p)], (f"tools/{p.name}",)) for p in sorted((ROOT / "tools").glob("*.py"))
+       if not p.name.startswith("_")},  # a leading underscore: a module the tools import
     "tools/social_card.py card": ([str(ROOT / "tools" / "social_card.py"), "card"], ()),
     "tools/wasm_python.py bench": ([str(ROOT / "tools" / "wasm_python.py"), "bench"], ()),
 }

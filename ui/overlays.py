@@ -471,24 +471,23 @@ class DetailsScene(PlayOverlay):
     def build(self) -> None:
         lay = self.app.layout
         self.buttons = [Button("close", lay.details["close"], self.app.tr.t("details.back"), touch=lay.touch)]
-        row = self.budget_row()
+        row = self.budget_row(len(self.stats_rows()))
         if row is not None:  # the step's token budget, a phone's only control of it
             x, y, w, h = row
             self.buttons += [Button("budget_down", (x + w - 2 * h - 8, y, h, h), "-", touch=lay.touch),
                              Button("budget_up", (x + w - h, y, h, h), "+", touch=lay.touch)]
 
-    def stats_height(self) -> int:
-        """Pixels the statistics panel takes."""
-        return 24 + (self.app.layout.text.small + 3) * len(self.stats_rows()) + 4
+    def stats_height(self, rows: int) -> int:
+        """Pixels the statistics panel takes with `rows` rows."""
+        return 24 + (self.app.layout.text.small + 3) * rows + 4
 
-    def budget_row(self) -> RectT | None:
-        """Where the step's token budget and its buttons go, under the statistics (chunked
-        prefill only)."""
-        prefill = self.play.game.serving.prefill
-        if prefill is None:
+    def budget_row(self, rows: int) -> RectT | None:
+        """Where the step's token budget and its buttons go, under `rows` rows of statistics
+        (chunked prefill only)."""
+        if self.play.game.serving.prefill is None:
             return None
         sx, sy, sw, _ = self.app.layout.details["stats"]
-        return (sx, sy + self.stats_height() + 6, sw, self.app.layout.touch)
+        return (sx, sy + self.stats_height(rows) + 6, sw, self.app.layout.touch)
 
     def relayout(self) -> None:
         if not self.app.layout.details:  # turned to landscape: the console shows all of it
@@ -518,28 +517,27 @@ class DetailsScene(PlayOverlay):
         served = tr.num(tele.served)
         if game.goal == "serve":
             served = tr.t("report.value.of_goal", n=served, goal=tr.num(R.GOAL_REQUESTS))
-        pairs = [
-            (tr.t("details.vram_held"), tr.pct(tele.utilisation)), (tr.t("details.reserved"), str(tele.reserved)),
-            (tr.t("details.fragmentation"), tr.pct(tele.fragmentation)), (tr.t("details.usable_free"), str(tele.usable_free)),
-            (tr.t("details.waste"), tr.pct(tele.waste_share)), (tr.t("details.throughput"), tr.per_second(tele.throughput)),
-            (tr.t("details.running"), str(tele.resident)), (tr.t("details.waiting"), str(tele.waiting)),
-            (tr.t("details.preempted_swap"), str(tele.preempted_swap)),
-            (tr.t("details.preempted_recompute"), str(tele.preempted_recompute)),
-            (tr.t("details.cpu"), tr.t("report.value.of_goal", n=tele.cpu_used, goal=R.CPU_BLOCKS)),
-            (tr.t("details.never_used"), str(tele.reserved_wasted)),
-            (tr.t("details.served"), served), (tr.t("details.tokens"), tr.num(tele.tokens)),
-            (tr.t("details.minutes"), tr.t("report.value.minutes", value=f"{tele.minutes:.1f}")),
-            (tr.t("details.best"), tr.num(self.app.best(game.mode, game.goal))),
+        named = [
+            ("vram_held", tr.pct(tele.utilisation)), ("reserved", str(tele.reserved)),
+            ("fragmentation", tr.pct(tele.fragmentation)), ("usable_free", str(tele.usable_free)),
+            ("waste", tr.pct(tele.waste_share)), ("throughput", tr.per_second(tele.throughput)),
+            ("running", str(tele.resident)), ("waiting", str(tele.waiting)),
+            ("preempted_swap", str(tele.preempted_swap)), ("preempted_recompute", str(tele.preempted_recompute)),
+            ("cpu", tr.t("report.value.of_goal", n=tele.cpu_used, goal=R.CPU_BLOCKS)),
+            ("never_used", str(tele.reserved_wasted)),
+            ("served", served), ("tokens", tr.num(tele.tokens)),
+            ("minutes", tr.t("report.value.minutes", value=f"{tele.minutes:.1f}")),
+            ("best", tr.num(self.app.best(game.mode, game.goal))),
         ]
         figures = serving_figures(game)
         if not game.allocator.allocator.reserves_max_length and figures["prefix_hit_rate"] is not None:
             # Paged mode reserves nothing and seals nothing off: its slots say what rules 4 do.
             mean = figures["ttft_ms_mean"]
-            live = {tr.t("details.reserved"): (tr.t("details.shared"), str(game.serving.pool.shared)),
-                    tr.t("details.fragmentation"): (tr.t("details.hit_rate"), tr.pct(figures["prefix_hit_rate"])),
-                    tr.t("details.never_used"): (tr.t("details.ttft"), "-" if mean is None else
-                                                 tr.t("details.seconds", seconds=mean / 1000))}
-            pairs = [live.get(label, (label, value)) for label, value in pairs]
+            live = {"reserved": ("shared", str(game.serving.pool.shared)),
+                    "fragmentation": ("hit_rate", tr.pct(figures["prefix_hit_rate"])),
+                    "never_used": ("ttft", "-" if mean is None else tr.t("details.seconds", seconds=mean / 1000))}
+            named = [live.get(name, (name, value)) for name, value in named]
+        pairs = [(tr.t(f"details.{name}"), value) for name, value in named]
         return [tuple(pairs[i:i + 2]) for i in range(0, len(pairs), 2)]
 
     def table_lines(self, rows: int, width: int) -> list[str]:
@@ -578,7 +576,7 @@ class DetailsScene(PlayOverlay):
         sx, sy, sw, _ = lay.details["stats"]
         bx, by, bw, bh = lay.details["blocks"]
         area_bottom = by + bh  # the statistics take what they need of both panels' room
-        sh = self.stats_height()
+        sh = self.stats_height(len(stats))
         draw_panel(surface, (sx, sy, sw, sh), t, tr.t("details.telemetry"), size=T.small)
         for i, pair in enumerate(stats):
             y = sy + 24 + i * line_h
@@ -588,7 +586,7 @@ class DetailsScene(PlayOverlay):
                 lr = t.blit(surface, fit(label, T.small, sw // 2 - 70), T.small, theme.TEXT_DIM, (x0, y))
                 t.blit(surface, fit(value, T.small, right - lr.right - 6), T.small, theme.TEXT, (right, y), "topright")
         ty = sy + sh + 6
-        row = self.budget_row()
+        row = self.budget_row(len(stats))
         if row is not None:
             self._draw_budget(surface, row)
             ty = row[1] + row[3] + 6
@@ -612,7 +610,7 @@ class DetailsScene(PlayOverlay):
         """The decode step's token budget as the engine has it, beside its - and + buttons."""
         t, T, tr = self.app.text, self.app.layout.text, self.app.tr
         prefill = self.play.game.serving.prefill
-        assert prefill is not None  # budget_row() is None without chunked prefill
+        assert prefill is not None  # no budget row without chunked prefill
         x, y, w, h = row
         room = w - 2 * h - 20
         t.blit(surface, fit(tr.t("hud.step"), T.small, room), T.small, theme.PANEL_TITLE, (x + 8, y + 3))
