@@ -1,11 +1,13 @@
 """Seeded games in both allocator modes: how much sooner does a contiguous stack cause a CUDA OOM?
 
-    python -m engine.autoplay [--mode contiguous|paged|both] [--policy idle|centre|bot]
+    python -m engine.autoplay [--mode contiguous|paged|both] [--policy idle|centre|split|bot]
                               [--skill K] [--seeds N] [--max-minutes M] [--json] [--record DIR]
 
 Every game is endless, seeded and deterministic, and stops when the run ends (OOM or overload)
 or after M game minutes. Policies: `idle` presses nothing at all; `centre` hard-drops every
-request at its spawn pose at once; `bot` is engine.bot (`--skill`: the chance of each good
+request at its spawn pose at once; `split` splits every request the moment it appears and again
+whenever it is refused (vLLM's own scheduler: admit first come, first served while blocks are
+free; in contiguous mode, where nothing splits, it drops like `centre`); `bot` is engine.bot (`--skill`: the chance of each good
 decision, as the placement bot and as the scheduler). The first printed line answers the
 article's question for the same seeds: minutes survived and tokens served, contiguous beside
 paged.
@@ -39,7 +41,7 @@ from .replay import Recorder
 MAX_SEEDS = 1_000
 MAX_MINUTES = 240
 MAX_BUDGET = 100_000  # tokens a step: more than any run can use
-POLICIES = ("idle", "centre", "bot")
+POLICIES = ("idle", "centre", "split", "bot")
 THINK_MS = 150.0  # game time the bot spends on each request before its final key...
 MOVE_MS = 60.0  # ...and per key it presses before that (steering a piece takes longer)
 IDLE_STEP_MS = 100.0  # how far time moves on while nothing is pressed
@@ -158,6 +160,11 @@ def play_one(mode: str, seed: int, policy: str, skill: float, max_minutes: float
                     step(0.0, plan[-1:])
         elif policy == "centre" and game.active is not None:
             step(0.0, (Input.HARD_DROP,))
+        elif policy == "split" and (game.active is not None or game.blocked is not None):
+            held = game.falling if game.active is not None else game.blocked
+            step(0.0, (Input.SPLIT if game.allocator.player_split else Input.HARD_DROP,))
+            if held in (game.falling if game.active is not None else None, game.blocked):
+                step(IDLE_STEP_MS)  # refused: it waits for blocks to free
         else:
             step(IDLE_STEP_MS)
         sampler.read(game)

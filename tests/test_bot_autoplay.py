@@ -181,7 +181,7 @@ def inputs_of(replay: Replay) -> set[Input]:
 
 
 def test_policies_press_what_they_say(tmp_path):
-    for policy in ("idle", "centre", "bot"):
+    for policy in ("idle", "centre", "split", "bot"):
         out = tmp_path / policy
         out.mkdir()
         play_one("paged", 2, policy, 0.8, 3.0, str(out))
@@ -192,6 +192,8 @@ def test_policies_press_what_they_say(tmp_path):
             assert pressed == set()
         elif policy == "centre":
             assert pressed == {Input.HARD_DROP}
+        elif policy == "split":
+            assert pressed == {Input.SPLIT}
         else:
             assert Input.SPLIT in pressed
 
@@ -209,6 +211,30 @@ def test_the_centre_policy_drops_at_the_spawn_pose_at_once():
         else:
             game.update(100)
     assert (game.pieces, game.tokens) == (stats.pieces, stats.tokens)
+
+
+def test_the_split_policy_admits_every_request_while_blocks_are_free_and_drops_in_contiguous():
+    game = Game(seed=1, mode="paged", endless=True)
+    stats = play_one("paged", 1, "split", 0.8, 30.0)
+    refusals = 0
+    # By hand: split the moment a request appears; a refusal waits for blocks to free.
+    while not game.over and game.time_ms < 30 * 60_000:
+        if game.active is not None or game.blocked is not None:
+            held = game.falling if game.active is not None else game.blocked
+            free, need = R.VISIBLE_CELLS - game.serving.held, game.serving.need(held)
+            events = game.update(0, (Input.SPLIT,))
+            refused = [e for e in of(events, ev.Alert) if e.code == "split_no_room"]
+            assert bool(refused) == (held in (game.falling if game.active else None, game.blocked))
+            if refused:
+                assert free < need
+                refusals += 1
+                game.update(100)
+        else:
+            game.update(100)
+    assert (game.pieces, game.tokens) == (stats.pieces, stats.tokens)
+    assert stats.ended and refusals  # memory ran short before the run ended
+    # Where nothing splits, it is the centre policy.
+    assert play_one("contiguous", 1, "split", 0.8, 30.0) == play_one("contiguous", 1, "centre", 0.8, 30.0)
 
 
 def test_max_minutes_caps_a_run_that_would_go_on():
