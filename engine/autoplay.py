@@ -2,15 +2,16 @@
 
     python -m engine.autoplay [--mode contiguous|paged|both] [--policy idle|centre|split|bot]
                               [--skill K] [--seeds N] [--max-minutes M] [--json] [--record DIR]
+                              [--chapter N|all]
 
 Every game is endless, seeded and deterministic, and stops when the run ends (OOM or overload)
-or after M game minutes. Policies: `idle` presses nothing at all; `centre` hard-drops every
-request at its spawn pose at once; `split` splits every request the moment it appears and again
-whenever it is refused (vLLM's own scheduler: admit first come, first served while blocks are
-free; in contiguous mode, where nothing splits, it drops like `centre`); `bot` is engine.bot (`--skill`: the chance of each good
-decision, as the placement bot and as the scheduler). The first printed line answers the
+or after M game minutes. The policies are engine.playing's (`idle`, `centre`, `split`, `bot`;
+`--skill`: the chance of each good decision, as the placement bot and as the scheduler). The first printed line answers the
 article's question for the same seeds: minutes survived and tokens served, contiguous beside
 paged.
+
+With --chapter, the policy plays chapter N of the guided run (engine.chapters), or with `all`
+every chapter in order, one line each (engine.chapter_play); --mode does not apply.
 
 With --record, every game is also saved as a replay (DIR/<mode>-seed<N>.json), so bot games can
 be watched (`python main.py --replay FILE`) and checked (`python -m engine.replay FILE`).
@@ -29,50 +30,20 @@ import sys
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, replace
 
-from . import cli_args, replay_json
+from . import chapter_play, cli_args, replay_json
 from .bot import DEFAULT_SKILL, Bot
+from .chapters import CHAPTERS
 from .cli_args import number, whole
 from .features import DEFAULT as DEFAULT_FEATURES, Features
-from .game import MODES, OVERLOAD_CAUSES, Game, Input
+from .game import MODES, OVERLOAD_CAUSES, Game
 from .memory import OOM_CAUSES
-from .rules import DECODE_STEP_MS, DEFAULT_BUDGET, TOKENS_PER_BLOCK, VISIBLE_CELLS
+from .playing import POLICIES, GameStats, drive, stats_of
+from .rules import DEFAULT_BUDGET
 from .replay import Recorder
 
 MAX_SEEDS = 1_000
 MAX_MINUTES = 240
 MAX_BUDGET = 100_000  # tokens a step: more than any run can use
-POLICIES = ("idle", "centre", "split", "bot")
-THINK_MS = 150.0  # game time the bot spends on each request before its final key...
-MOVE_MS = 60.0  # ...and per key it presses before that (steering a piece takes longer)
-IDLE_STEP_MS = 100.0  # how far time moves on while nothing is pressed
-SAMPLE_MS = 1_000.0  # the time averages (waste, resident requests) read the game this often
-
-
-@dataclass(frozen=True, slots=True)
-class GameStats:
-    minutes: float
-    pieces: int
-    served: int
-    tokens: int
-    ended: bool
-    outcome: str | None  # "oom", "overload" or None (reached the cap)
-    cause: str | None
-    resident_mean: float
-    resident_peak: int
-    frag_peak: float
-    waste_share: float  # time average
-    oom_free_minus_need: int | None
-    preempted_swap: int
-    preempted_recompute: int
-    finished_holding: int
-    peak_utilisation: float  # the most VRAM held at once
-    prefix_hit_rate: float  # shared-prefix blocks found cached, of those asked for
-    prefill_tokens_skipped: int  # context tokens found cached instead of prefilled
-    reused_after_preemption: int  # of those, found by requests back from a preemption
-    shared_blocks_peak: int  # the most blocks two or more requests mapped at once
-    budget: int | None  # the step's token budget (None: prefill stalls instead)
-    ttft_ms: float  # mean game time from a request's arrival to its first token (chunked prefill)
-    step_ms: float  # mean game time of a decode step
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,31 +77,6 @@ class ModeSummary:
     budget: int | None
 
 
-class _Sampler:
-    """Time averages of the gauges, read every SAMPLE_MS of game time."""
-
-    def __init__(self) -> None:
-        self.next_ms = 0.0
-        self.n = 0
-        self.resident = 0
-        self.frag_peak = 0.0
-        self.waste_num = 0
-        self.waste_den = 0
-
-    def read(self, game: Game) -> None:
-        while game.time_ms >= self.next_ms:
-            self.next_ms += SAMPLE_MS
-            tokens, slots, lost = game.waste()
-            total = slots + lost * TOKENS_PER_BLOCK
-            self.waste_num += total - tokens
-            self.waste_den += total
-            free = VISIBLE_CELLS - game.serving.held
-            if free:
-                self.frag_peak = max(self.frag_peak, lost / free)
-            self.resident += len(game.serving.running)
-            self.n += 1
-
-
 def play_one(mode: str, seed: int, policy: str, skill: float, max_minutes: float,
              record: str | None = None, features: Features = DEFAULT_FEATURES,
              budget: int | None = None) -> GameStats:
@@ -142,56 +88,10 @@ def play_one(mode: str, seed: int, policy: str, skill: float, max_minutes: float
     if budget is not None and game.serving.prefill is not None:
         game.serving.prefill.budget = budget
     step: Callable[..., object] = recorder.update if recorder is not None else game.update
-    bot = Bot(skill=skill, seed=seed)
-    cap_ms = max_minutes * 60_000.0
-    sampler = _Sampler()
-    while not game.over and game.time_ms < cap_ms:
-        if policy == "bot" and (game.active is not None or game.blocked is not None):
-            plan = bot.plan(game)
-            if not plan or plan[-1] not in (Input.HARD_DROP, Input.SPLIT):
-                step(IDLE_STEP_MS * 2, plan)  # waiting: the request falls meanwhile
-            else:
-                request = game.active.request_id if game.active is not None else None
-                step(0.0, plan[:-1])
-                step(THINK_MS + MOVE_MS * (len(plan) - 1))  # the piece falls while the bot "thinks"
-                still = (game.active is not None and game.active.request_id == request) or (
-                    request is None and game.blocked is not None)
-                if still and not game.over:
-                    step(0.0, plan[-1:])
-        elif policy == "centre" and game.active is not None:
-            step(0.0, (Input.HARD_DROP,))
-        elif policy == "split" and (game.active is not None or game.blocked is not None):
-            held = game.falling if game.active is not None else game.blocked
-            step(0.0, (Input.SPLIT if game.allocator.player_split else Input.HARD_DROP,))
-            if held in (game.falling if game.active is not None else None, game.blocked):
-                step(IDLE_STEP_MS)  # refused: it waits for blocks to free
-        else:
-            step(IDLE_STEP_MS)
-        sampler.read(game)
+    sampler = drive(game, policy, Bot(skill=skill, seed=seed), max_minutes * 60_000.0, step)
     if recorder is not None and record is not None:
         replay_json.save(recorder.finish(), os.path.join(record, f"{mode}-seed{seed}.json"))
-    r = game.result if game.over else None
-    outcome = r.outcome if r is not None and r.outcome != "victory" else None
-    n = max(1, sampler.n)
-    s = game.serving
-    cache = s.cache
-    return GameStats(
-        minutes=game.time_ms / 60_000.0, pieces=game.pieces, served=s.served,
-        tokens=s.tokens_served, ended=outcome is not None, outcome=outcome,
-        cause=r.cause_code if outcome is not None and r is not None else None,
-        resident_mean=sampler.resident / n, resident_peak=game.peak_resident,
-        frag_peak=sampler.frag_peak,
-        waste_share=sampler.waste_num / sampler.waste_den if sampler.waste_den else 0.0,
-        oom_free_minus_need=(r.free_cells - r.need) if r is not None and outcome == "oom" else None,
-        preempted_swap=s.preempted_swap, preempted_recompute=s.preempted_recompute,
-        finished_holding=s.finished_holding_max, peak_utilisation=game.peak_utilisation,
-        prefix_hit_rate=cache.found / cache.lookups if cache is not None and cache.lookups else 0.0,
-        prefill_tokens_skipped=cache.skipped if cache is not None else 0,
-        reused_after_preemption=cache.reused if cache is not None else 0,
-        shared_blocks_peak=s.pool.shared_peak if cache is not None else 0,
-        budget=s.prefill.budget if s.prefill is not None else None,
-        ttft_ms=s.prefill.ttft_mean() if s.prefill is not None else 0.0,
-        step_ms=s.prefill.step_mean() if s.prefill is not None else DECODE_STEP_MS)
+    return stats_of(game, sampler)
 
 
 def summarise(games: list[GameStats]) -> ModeSummary:
@@ -287,15 +187,38 @@ def build_parser() -> argparse.ArgumentParser:
                    help="turn prefix caching off: the same workload, nothing shared or kept cached")
     p.add_argument("--budget", type=whole(1, MAX_BUDGET), metavar="TOKENS",
                    help=f"the step's token budget of chunked prefill (default: {DEFAULT_BUDGET})")
+    p.add_argument("--chapter", type=_chapter_arg, metavar="N|all",
+                   help=f"play chapter N (1-{len(CHAPTERS)}) of the guided run, or all of them")
     p.add_argument("--json", action="store_true", help="print one JSON object keyed by mode")
     p.add_argument("--record", metavar="DIR", type=cli_args.output_dir(),
                    help="save every game as a replay in DIR (created if missing)")
     return p
 
 
+def _chapter_arg(text: str) -> list[int]:
+    if text == "all":
+        return [c.number for c in CHAPTERS]
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a chapter number or 'all', got {text!r}") from None
+    if not 1 <= n <= len(CHAPTERS):
+        raise argparse.ArgumentTypeError(f"there are chapters 1 to {len(CHAPTERS)}, not {n}")
+    return [n]
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    if args.chapter is not None:
+        for name, given in (("--record", args.record is not None), ("--budget", args.budget is not None),
+                            ("--no-prefix-cache", args.no_prefix_cache), ("--mode", args.mode != "both")):
+            if given:
+                parser.error(f"{name}: a chapter sets its own mode, mechanisms and load")
+        rows = chapter_play.play_chapters(args.chapter, args.seeds, args.policy, args.skill,
+                                          args.max_minutes)
+        print(chapter_play.render(rows, args.json))
+        return 0
     modes = MODES if args.mode == "both" else (args.mode,)
     if args.record is not None:
         try:

@@ -100,10 +100,13 @@ class Game:
     Drive it with update(dt_ms, inputs); read the public attributes and telemetry() to draw it.
     """
 
-    __slots__ = ('_blocked_origin', '_blocked_step', '_ev', '_gravity_acc', '_gravity_ms', '_kind_reach', '_level_check_ms', '_lock_resets', '_lock_timer', '_lowest_y', '_mode', '_reach', '_reach_v', '_solid', '_stats', '_throughput', '_vram_warned', '_workload', 'active', 'blocked', 'board', 'can_hold', 'endless', 'features', 'focus', 'goal', 'hold', 'level', 'mixed', 'mode', 'modes_used', 'over', 'peak_resident', 'peak_utilisation', 'picked', 'pieces', 'result', 'score', 'seed', 'serving', 'time_ms')
+    __slots__ = ('_blocked_origin', '_blocked_step', '_ev', '_gravity_acc', '_gravity_ms', '_kind_reach', '_level_check_ms', '_lock_resets', '_lock_timer', '_lowest_y', '_mode', '_reach', '_reach_v', '_solid', '_stats', '_throughput', '_vram_warned', '_workload', 'active', 'blocked', 'board', 'can_hold', 'endless', 'features', 'focus', 'goal', 'hold', 'level', 'mixed', 'mode', 'modes_used', 'over', 'peak_resident', 'peak_utilisation', 'picked', 'pieces', 'ready', 'goal_requests', 'result', 'score', 'seed', 'serving', 'time_ms')
 
     def __init__(self, seed: int = 0, mode: str = M.DEFAULT, endless: bool = False,
-                 features: Features = DEFAULT_FEATURES) -> None:
+                 features: Features = DEFAULT_FEATURES, load: R.Load = R.LOAD,
+                 goal_requests: int = R.GOAL_REQUESTS, ready: bool = False) -> None:
+        # load: how requests arrive; goal_requests: what a non-endless run serves to win;
+        # ready: game time stands still until the first input (a chapter waits for its reader).
         self._mode = M.get(mode)
         self.features = features
         self.seed = seed
@@ -112,9 +115,11 @@ class Game:
         self.mixed = False  # the allocator changed after the first request was admitted
         self.endless = endless
         self.goal = "endless" if endless else "serve"
+        self.goal_requests = goal_requests
+        self.ready = ready
         self.board = Board()
         self.serving = Serving(self.board, features)
-        self._workload = Workload(seed, features.prefixes)
+        self._workload = Workload(seed, features.prefixes, load)
         self.score = 0
         self.level = 1
         self.pieces = 0  # admissions
@@ -407,6 +412,10 @@ class Game:
     # ------------------------------------------------------------------ driving
     def update(self, dt_ms: float, inputs: Iterable[Input] = ()) -> list[ev.Event]:
         """Apply this step's inputs, then let `dt_ms` of game time pass."""
+        if self.ready:
+            inputs = tuple(inputs)
+            self.ready = not inputs
+            dt_ms = 0.0 if self.ready else dt_ms
         if not self.over:
             dispatch = self._DISPATCH
             for inp in inputs:
@@ -559,12 +568,6 @@ class Game:
                 self.modes_used = [mode]
             self._ev.append(ev.ModeSwitched(mode))
 
-    def _to_contiguous(self) -> None:
-        self._set_mode(MODE_OF_INPUT[Input.MODE_CONTIGUOUS])
-
-    def _to_paged(self) -> None:
-        self._set_mode(MODE_OF_INPUT[Input.MODE_PAGED])
-
     def _toggle_mode(self) -> None:
         self._set_mode(M.following(self.mode))
 
@@ -673,7 +676,7 @@ class Game:
         events = s.events
         self._ev.extend(events)
         events.clear()
-        if not self.endless and s.served >= R.GOAL_REQUESTS and not self.over:
+        if not self.endless and s.served >= self.goal_requests and not self.over:
             self._end("victory", "victory", None)
 
     def _fall(self, dt: float) -> None:
@@ -927,8 +930,8 @@ class Game:
         Input.ROTATE_CCW: partial(_rotate, direction=-1),
         Input.HOLD: _hold,
         Input.SPLIT: _split,
-        Input.MODE_CONTIGUOUS: _to_contiguous,
-        Input.MODE_PAGED: _to_paged,
+        Input.MODE_CONTIGUOUS: partial(_set_mode, mode=MODE_OF_INPUT[Input.MODE_CONTIGUOUS]),
+        Input.MODE_PAGED: partial(_set_mode, mode=MODE_OF_INPUT[Input.MODE_PAGED]),
         Input.MODE_TOGGLE: _toggle_mode,
         Input.PREEMPT_TOGGLE: _toggle_preempt,
         Input.PICK_1: partial(_pick, n=0),

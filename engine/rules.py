@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 # Bumped whenever a rule change makes the same seed and inputs play out differently: a replay
 # records the version it was played under, so an old run reports why it no longer verifies.
@@ -38,8 +39,8 @@ LENGTH_DATASET = "sharegpt"
 LENGTH_SCALE = 6.0
 
 # Arrivals: a Poisson process whose rate rises with game time, RATE_START requests a second
-# at the start and RATE_PER_MINUTE more every game minute. The level is the game minute (1 in the
-# first), and gravity follows the level.
+# at the start and RATE_PER_MINUTE more every game minute, up to RATE_CAP (a chapter's plateau;
+# free play has none). The level is the game minute (1 in the first), and gravity follows it.
 RATE_START = 0.20
 RATE_PER_MINUTE = 0.06
 # Traffic comes in waves: the rate swings BURST above and below its trend once every
@@ -112,15 +113,37 @@ def level_for(time_ms: float) -> int:
     return min(MAX_LEVEL, 1 + int(time_ms // LEVEL_MS))
 
 
+@dataclass(frozen=True, slots=True)
+class Load:
+    """How requests arrive: a rate (requests a second) rising by `per_minute` every game minute
+    from `start`, up to `cap`, in waves of +-`burst` of it once every `period_ms`."""
+
+    start: float = RATE_START
+    per_minute: float = RATE_PER_MINUTE
+    burst: float = BURST
+    period_ms: float = BURST_PERIOD_MS
+    cap: float = math.inf
+
+    def trend(self, time_ms: float) -> float:
+        """The rate at `time_ms` without its waves."""
+        return min(self.cap, self.start + self.per_minute * time_ms / 60_000.0)
+
+    def rate(self, time_ms: float) -> float:
+        """Requests a second arriving at game time `time_ms`: the rising trend, in waves."""
+        wave = 1.0 + self.burst * math.sin(2.0 * math.pi * time_ms / self.period_ms)
+        return self.trend(time_ms) * wave
+
+    def bound(self, time_ms: float, horizon_ms: float) -> float:
+        """A rate rate() never exceeds from `time_ms` to `time_ms + horizon_ms`."""
+        return self.trend(time_ms + horizon_ms) * (1.0 + self.burst)
+
+
+LOAD = Load()  # free play's
+
+
 def arrival_rate(time_ms: float) -> float:
-    """Requests a second arriving at game time `time_ms`: the rising trend, in waves."""
-    wave = 1.0 + BURST * math.sin(2.0 * math.pi * time_ms / BURST_PERIOD_MS)
-    return (RATE_START + RATE_PER_MINUTE * time_ms / 60_000.0) * wave
-
-
-def arrival_bound(time_ms: float, horizon_ms: float) -> float:
-    """A rate arrival_rate() never exceeds from `time_ms` to `time_ms + horizon_ms`."""
-    return (RATE_START + RATE_PER_MINUTE * (time_ms + horizon_ms) / 60_000.0) * (1.0 + BURST)
+    """Requests a second arriving at game time `time_ms` in free play (LOAD.rate)."""
+    return LOAD.rate(time_ms)
 
 
 def blocks_for(tokens: int) -> int:

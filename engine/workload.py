@@ -4,7 +4,7 @@ A run's requests depend on its seed only, never on how it is played: the same se
 player the same workload (the daily run relies on it). Three seeded streams keep that so:
 shapes come from the 7-bag (engine.bag), lengths from the LAB's ShareGPT model
 (engine.lab.workload) scaled to the board, arrival gaps from a Poisson process whose rate rises
-with game time, in waves (rules.arrival_rate).
+with game time, in waves (rules.Load: free play's, or a chapter's).
 """
 
 from __future__ import annotations
@@ -119,33 +119,36 @@ def scaled_lengths(spec: DatasetSpec, rng: random.Random, scale: float = R.LENGT
 HORIZON_MS = 10_000.0  # how far ahead one bound on the rate is taken (thinning)
 
 
-def next_arrival_ms(now_ms: float, rng: random.Random) -> float:
-    """The next arrival after `now_ms` of the Poisson process of rate rules.arrival_rate(t),
-    drawn by thinning: candidates at a bounding rate, each kept with probability rate / bound."""
+def next_arrival_ms(now_ms: float, rng: random.Random, load: R.Load = R.LOAD) -> float:
+    """The next arrival after `now_ms` of the Poisson process of rate load.rate(t), drawn by
+    thinning: candidates at a bounding rate, each kept with probability rate / bound."""
     t = now_ms
+    rate = load.rate
     while True:
-        bound = R.arrival_bound(t, HORIZON_MS) / 1000.0  # per ms
+        bound = load.bound(t, HORIZON_MS) / 1000.0  # per ms
         step = -math.log(1.0 - rng.random()) / bound
         if step > HORIZON_MS:
             t += HORIZON_MS  # no candidate in this window: the process is memoryless
             continue
         t += step
-        if rng.random() * bound <= R.arrival_rate(t) / 1000.0:
+        if rng.random() * bound <= rate(t) / 1000.0:
             return t
 
 
 class Workload:
     """The endless, seeded stream of a run's requests, drawn as game time reaches them."""
 
-    __slots__ = ("_bag", "_lengths", "_gaps", "_prefixes", "_spec", "_next_id", "_upcoming", "next_at")
+    __slots__ = ("_bag", "_lengths", "_gaps", "_prefixes", "_spec", "_load", "_next_id", "_upcoming",
+                 "next_at")
 
-    def __init__(self, seed: int, prefixes: bool = False) -> None:
+    def __init__(self, seed: int, prefixes: bool = False, load: R.Load = R.LOAD) -> None:
         self._bag = PieceBag(random.Random(seed))
         self._lengths = random.Random(f"{seed}:lengths")
         self._gaps = random.Random(f"{seed}:arrivals")
         # Shared prefixes come from a stream of their own: the other draws stay the same.
         self._prefixes = random.Random(f"{seed}:prefixes") if prefixes else None
         self._spec = DATASETS[R.LENGTH_DATASET]
+        self._load = load
         self._next_id = 1
         self._upcoming: deque[Arrival] = deque()
         self._upcoming.append(self._draw(0.0))
@@ -157,7 +160,7 @@ class Workload:
         prefix = 0
         if self._prefixes is not None:
             prefix, prompt, output = with_prefix(kind, prompt, output, self._prefixes)
-        t = after_ms if self._next_id == 1 else next_arrival_ms(after_ms, self._gaps)
+        t = after_ms if self._next_id == 1 else next_arrival_ms(after_ms, self._gaps, self._load)
         a = Arrival(self._next_id, kind, t, prompt, output, prefix)
         self._next_id += 1
         return a
