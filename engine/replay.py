@@ -18,6 +18,7 @@ from array import array
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
+from . import chapters
 from . import modes as M
 from .daily import SEED_LIMIT, daily_seed, parse_day
 from .events import Event
@@ -239,13 +240,20 @@ class Replay:
     daily: str | None = None  # ISO date of a daily-challenge run
     modes: tuple[str, ...] | None = None  # allocators used, when recorded
     claim: Claim | None = None  # what a share code says the run reached
+    chapter: int | None = None  # a chapter's run (engine.chapters): its rules, load and goal
 
     def __post_init__(self) -> None:
         if not isinstance(self.steps, Timeline):
             self.steps = Timeline(self.steps)
 
+    def new_game(self) -> Game:
+        """The game this run starts from."""
+        if self.chapter is not None:
+            return chapters.chapter(self.chapter).new_game(self.seed)
+        return Game(seed=self.seed, mode=self.mode, endless=self.endless)
+
     def simulate(self) -> Outcome:
-        game = Game(seed=self.seed, mode=self.mode, endless=self.endless)
+        game = self.new_game()
         update = game.update
         for dt, inputs, rep in self.steps.runs():
             for _ in range(rep):
@@ -342,9 +350,10 @@ class Recorder:
     """Drives a Game and writes down every step, so the run can be saved as a replay."""
 
     def __init__(self, seed: int = 0, mode: str = "contiguous", endless: bool = False,
-                 daily: str | None = None) -> None:
-        self.game = Game(seed=seed, mode=mode, endless=endless)
-        self.tape = Tape(self.game, daily=daily)
+                 daily: str | None = None, chapter: int | None = None) -> None:
+        self.game = (chapters.chapter(chapter).new_game(seed) if chapter is not None
+                     else Game(seed=seed, mode=mode, endless=endless))
+        self.tape = Tape(self.game, daily=daily, chapter=chapter)
 
     @property
     def replay(self) -> Replay:
@@ -368,9 +377,9 @@ class Tape:
     What the game keeps for every run: O(1) per step, a few bytes per run of identical steps.
     """
 
-    def __init__(self, game: Game, daily: str | None = None) -> None:
+    def __init__(self, game: Game, daily: str | None = None, chapter: int | None = None) -> None:
         self.game = game
-        self.replay = Replay(game.seed, game.mode, game.endless, daily=daily)
+        self.replay = Replay(game.seed, game.mode, game.endless, daily=daily, chapter=chapter)
 
     @property
     def mixed(self) -> bool:

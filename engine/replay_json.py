@@ -2,13 +2,14 @@
 
 Format (version 2; version 1 files, without `rules`, `daily` and `modes`, still read):
     {"format": "vram-tetris-replay", "version": 2, "rules": 1, "seed": 7, "mode": "paged",
-     "endless": false, "daily": "2026-12-01" or null,
+     "endless": false, "daily": "2026-12-01" or null, "chapter": 2 or null,
      "steps": [[dt_ms, ["LEFT", "HARD_DROP"]], [dt_ms, [], repeat], ...],
      "modes": ["paged"], "final": {"score": ..., "served": ..., "board": "<digest>", ...}}
 A step with a third number stands for that many identical steps. `mode` is the allocator the run
 started in; `modes` the allocators it used (the engine's Game.modes_used: more than one when it
 changed allocator after its first request, a mixed run). `final` is the state replaying must
-reach (engine.replay.final_state).
+reach (engine.replay.final_state). `chapter` names a chapter's run (engine.chapters: its rules,
+load and goal); a file without it is a free-play run.
 
 Reading is streamed: a file is parsed one step at a time into a Timeline, which keeps runs of
 identical steps as one entry in compact arrays, so memory follows the steps that matter
@@ -25,6 +26,7 @@ from collections.abc import Iterator
 from typing import IO
 
 from . import files
+from .chapters import CHAPTERS
 from .daily import parse_day
 from .game import MODES, Input
 from .replay import (MAX_DT_MS, MAX_INPUTS_PER_STEP, MAX_SEED, MAX_STEPS, MIN_SEED, Replay, ReplayError,
@@ -66,6 +68,8 @@ def save(replay: Replay, path: str) -> None:
 def _json_parts(replay: Replay) -> Iterator[str]:
     head = {"format": FORMAT, "version": VERSION, "rules": replay.rules, "seed": replay.seed,
             "mode": replay.mode, "endless": replay.endless, "daily": replay.daily}
+    if replay.chapter is not None:
+        head["chapter"] = replay.chapter
     yield json.dumps(head, separators=(",", ":"))[:-1] + ',"steps":['
     first = True
     for dt, inputs, rep in replay.steps.runs():
@@ -167,7 +171,12 @@ def _from_doc(doc: dict[str, object], steps: Timeline) -> Replay:
     final = doc.get("final")
     if final is not None and not isinstance(final, dict):
         raise ReplayError("'final' must be an object or null")
-    return Replay(seed, mode, endless, steps, final, rules, daily, modes)  # type: ignore[arg-type]
+    chapter = doc.get("chapter")
+    if chapter is not None and (not isinstance(chapter, int) or isinstance(chapter, bool)
+                                or not 1 <= chapter <= len(CHAPTERS)):
+        raise ReplayError(f"'chapter' must be a chapter number from 1 to {len(CHAPTERS)}, or null")
+    return Replay(seed, mode, endless, steps, final, rules, daily, modes,  # type: ignore[arg-type]
+                  chapter=chapter)
 
 
 def _check_header(doc: dict[str, object]) -> None:

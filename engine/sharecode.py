@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterator
 from typing import NamedTuple
 from urllib.parse import parse_qs, urlsplit
 
+from .chapters import CHAPTERS
 from .daily import daily_seed, day_number, from_day_number
 from .game import Input
 from .replay import (MAX_INPUTS_PER_STEP, MAX_SEED, MAX_STEPS, MIXED, OUTCOMES, Claim, Outcome,
@@ -59,7 +60,7 @@ FORMATS = {1: Ops(12, 12, 13, 14), 2: Ops(len(INPUT_CODES), 32, 33, 34)}
 OP_MULTI, OP_DT, OP_END = FORMATS[1].multi, FORMATS[1].dt, FORMATS[1].end  # format 1's
 
 _FLAG_DEFLATED = 1
-_RUN_ENDLESS, _RUN_DAILY = 1, 2
+_RUN_ENDLESS, _RUN_DAILY, _RUN_CHAPTER = 1, 2, 4
 
 _BLOCK = 8
 _BLOCK_CHARS = 11
@@ -267,11 +268,14 @@ def encode(replay: Replay, claim: Claim | Outcome | None = None) -> str:
     if isinstance(claim, Outcome):
         claim = Claim.of(claim.game)
     first_dt = next((dt for dt, _, _ in replay.steps.runs()), 1000.0 / 60.0)
-    flags = (_RUN_ENDLESS if replay.endless else 0) | (_RUN_DAILY if replay.daily else 0)
+    flags = ((_RUN_ENDLESS if replay.endless else 0) | (_RUN_DAILY if replay.daily else 0)
+             | (_RUN_CHAPTER if replay.chapter is not None else 0))
     if not isinstance(replay.rules, int) or not 1 <= replay.rules < 2**31:
         raise ReplayError(f"rules version must be from 1 to {2**31 - 1}")
     head = bytearray(_varint(replay.rules))
     head.append(flags)
+    if replay.chapter is not None:
+        head += _varint(_check_chapter(replay.chapter))
     if replay.daily:
         from .daily import parse_day
 
@@ -352,6 +356,12 @@ def decode(text: str) -> Replay:
     return _parse_body(body, FORMATS[version])
 
 
+def _check_chapter(n: int) -> int:
+    if not 1 <= n <= len(CHAPTERS):
+        raise ReplayError(f"no chapter {n}: this game has chapters 1 to {len(CHAPTERS)}")
+    return n
+
+
 def _name(r: _Reader) -> str:
     try:
         return r.take(r.varint(64)).decode("ascii")
@@ -378,8 +388,9 @@ def _parse_body(body: bytes, fmt: Ops) -> Replay:
     if rules != RULES_VERSION:
         raise ReplayError(rules_mismatch(rules))
     run = r.byte()
-    if run & ~(_RUN_ENDLESS | _RUN_DAILY):
+    if run & ~(_RUN_ENDLESS | _RUN_DAILY | _RUN_CHAPTER):
         raise ReplayError("corrupt: unknown run flags")
+    chapter = _check_chapter(r.varint(2**16)) if run & _RUN_CHAPTER else None
     daily = None
     if run & _RUN_DAILY:
         day = r.varint(3_000_000)
@@ -416,7 +427,8 @@ def _parse_body(body: bytes, fmt: Ops) -> Replay:
     steps = _read_tokens(r, n_ops, gaps, args, dt, fmt)
     if gaps.pos != ops_at + n_ops + n_gaps or not args.get().at_end():
         raise ReplayError("corrupt: data after the end of the run")
-    return Replay(seed, mode, bool(run & _RUN_ENDLESS), steps, None, rules, daily, None, claim)
+    return Replay(seed, mode, bool(run & _RUN_ENDLESS), steps, None, rules, daily, None, claim,
+                  chapter)
 
 
 class _Lazy:

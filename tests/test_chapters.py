@@ -151,3 +151,32 @@ def test_the_free_play_load_is_the_rules_arrival_rate():
     assert R.LOAD.rate(0) == R.RATE_START == R.arrival_rate(0)
     capped = R.Load(start=0.5, per_minute=1.0, cap=0.8)
     assert capped.trend(60_000) == 0.8 and capped.bound(0, 60_000) == pytest.approx(0.8 * (1 + R.BURST))
+
+
+def test_a_chapter_run_keeps_its_chapter_in_its_share_code_and_replay_file(tmp_path):
+    from engine import replay_json, sharecode
+    from engine.replay import Recorder, ReplayError
+
+    rec = Recorder(seed=5, chapter=2)
+    assert rec.game.ready and rec.game.mode == "paged"
+    for i in range(200):
+        rec.update(250.0, (Input.SPLIT,) if i % 2 else ())
+    replay = rec.finish()
+    code = sharecode.encode(replay, rec.tape.claim())
+    back = sharecode.decode(code)
+    assert back.chapter == 2 and back.verify()
+    assert back.simulate().game.serving.served == rec.game.serving.served > 0
+    path = tmp_path / "run.json"
+    replay_json.save(replay, str(path))
+    assert replay_json.load(str(path)).chapter == 2 and replay_json.load(str(path)).verify()
+    # The same inputs as a free-play run (no chapter) play out differently.
+    replay.chapter = None
+    assert not replay.verify()
+    replay.chapter = len(CHAPTERS) + 1
+    with pytest.raises(ReplayError, match="chapter"):
+        sharecode.encode(replay, rec.tape.claim())
+    doc = json.loads(path.read_text())
+    doc["chapter"] = 0
+    path.write_text(json.dumps(doc))
+    with pytest.raises(ReplayError, match="'chapter'"):
+        replay_json.load(str(path))
