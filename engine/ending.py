@@ -61,7 +61,7 @@ def run_report(game: Game, outcome: str, code: str, req: Request | None, kind: K
         waited_ms=game.wait_ms(req) if req is not None else 0.0,
         preempted_swap=s.preempted_swap, preempted_recompute=s.preempted_recompute,
         reserved_wasted=s.reserved_wasted, mixed=game.mixed,
-        modes_used=tuple(game.modes_used), goal=game.goal,
+        modes_used=tuple(game.modes_used), goal=game.goal, goal_requests=game.goal_requests,
         reserved_cells=tuple(c for c in board.reserved_cells() if c[1] >= R.HIDDEN),
         **serving_figures(game),
     )

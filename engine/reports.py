@@ -81,6 +81,7 @@ class RunReport(_Counted):
     mixed: bool = False  # the allocator changed after the run started
     modes_used: tuple[str, ...] = ()  # allocators in the order the run used them
     goal: str = "serve"
+    goal_requests: int = 300  # what a "serve" run had to serve (rules.GOAL_REQUESTS; a chapter's own)
     sealed_cells: tuple[Cell, ...] = ()  # board cells, for the report's BOARD view
     reserved_cells: tuple[Cell, ...] = ()
     # Prefix caching and chunked prefill (rules 4's switches; None or 0 without them):

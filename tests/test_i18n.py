@@ -25,14 +25,14 @@ import subset_font  # noqa: E402
 
 # ---------------------------------------------------------------------------- catalogues
 def test_every_key_exists_in_both_languages():
-    en, ko = (set(i18n.catalogue(c).messages) for c in ("en", "ko"))
+    en, ko = set(i18n.english()), set(i18n.catalogue("ko").messages)
     assert en - ko == set(), f"missing in Korean: {sorted(en - ko)}"
     assert ko - en == set(), f"missing in English: {sorted(ko - en)}"
 
 
-@pytest.mark.parametrize("key", sorted(i18n.catalogue("en").messages))
+@pytest.mark.parametrize("key", sorted(i18n.english()))
 def test_both_languages_fill_the_same_placeholders(key):
-    en, ko = (i18n.catalogue(c).messages[key] for c in ("en", "ko"))
+    en, ko = i18n.english()[key], i18n.catalogue("ko").messages[key]
     assert i18n.placeholders(en) == i18n.placeholders(ko), key
 
 
@@ -46,8 +46,8 @@ def test_korean_text_is_whole_syllables():
 
 def test_korean_catalogue_is_korean():
     """Not an English copy: every message with words has Hangul, except names kept as they are."""
-    kept = {k for k, v in i18n.catalogue("en").messages.items() if v == i18n.catalogue("ko").messages[k]}
-    wordy = {k for k, v in i18n.catalogue("en").messages.items() if sum(ch.isalpha() for ch in v) > 12}
+    kept = {k for k, v in i18n.english().items() if v == i18n.catalogue("ko").messages[k]}
+    wordy = {k for k, v in i18n.english().items() if sum(ch.isalpha() for ch in v) > 12}
     as_in_the_article = {"game.title_prefix", "report.oom"}  # PagedAttention:, CUDA OUT OF MEMORY
     assert wordy & kept <= as_in_the_article, sorted(wordy & kept - as_in_the_article)
 
@@ -335,7 +335,7 @@ def test_every_key_the_code_names_is_in_the_catalogue():
     """A literal key in a tr.t("...") or Msg.of("...") call that no catalogue holds would show itself."""
     import re
     pattern = re.compile(r"""(?:\.t|Msg\.of)\(\s*["']([a-z_]+\.[a-z_.]+)["']""")
-    keys = set(i18n.catalogue("en").messages)
+    keys = set(i18n.english())
     for path in sorted((ROOT / "ui").rglob("*.py")):
         for key in pattern.findall(path.read_text(encoding="utf-8")):
             assert key in keys, f"{path.relative_to(ROOT)} names {key!r}, which no catalogue holds"

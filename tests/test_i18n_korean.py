@@ -20,7 +20,7 @@ NAMES = ("CDN", "llama_7b_prompt", "stable_diff_unet", "vLLM", "Orca (Max)", "KV
 # Placeholders that take text (names, keys, nested messages, preformatted percentages, identifiers);
 # every other placeholder takes a number, and the Korean groups it in thousands ("{n:,}").
 TEXT_PLACEHOLDERS = frozenset({"back", "baseline", "cause", "cell", "cells", "clock", "contiguous", "dataset",
-    "board", "day", "drop", "engine", "exact", "extra", "game", "goal", "gpu", "hard_drop", "head", "hint", "hold",
+    "board", "control", "day", "drop", "engine", "figure", "move", "source", "turn", "exact", "extra", "game", "goal", "gpu", "hard_drop", "head", "hint", "hold",
     "id", "ids", "key", "label", "line", "mechanic", "mode", "model", "modes", "more", "name", "outcome", "paged",
     "paper_concurrency", "paper_contiguous_waste", "paper_paged_waste", "pause", "peak", "percent",
     "preempt_key", "pick_key", "budget_keys", "ranges", "reason", "reference", "req", "rotate_ccw", "rotate_cw", "scenario", "scores",

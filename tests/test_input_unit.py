@@ -93,6 +93,7 @@ SPEC_COMMANDS = [
     (pygame.K_q, 0, "q", Command.QUIT),
     (pygame.K_k, 0, "k", Command.LANGUAGE),
     (pygame.K_n, 0, "n", Command.PICK_NEXT),
+    (pygame.K_g, 0, "g", Command.CHAPTERS),
 ]
 
 

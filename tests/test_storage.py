@@ -458,6 +458,10 @@ FULL = {
     "games_played": 9, "language": "ko",
     "best": {"contiguous": {"serve": 1234, "endless": 50}, "paged": {"serve": 5678, "endless": 4000}},
     "daily": {"2026-11-30": {"contiguous": 0, "paged": 4321}, "2026-12-01": {"contiguous": 999, "paged": 0}},
+    "chapters": {"1": 24, "2": 40, "3": 12, "4": 0, "5": 0},
+    "chapter_scores": {"1": 48, "2": 90, "3": 30, "4": 0, "5": 0},
+    "chapter_pair": {"seed": 77, "end_ms": 101500, "running": 30, "held": 612, "waste": 680, "tokens": 412,
+                     "served": 24},
     "seen_cards": ["sealed_hole", "split"],
 }
 

@@ -16,6 +16,8 @@ from ui.play_scene import PlayScene
 
 HIDDEN = R.HIDDEN
 
+GAME_DEFAULTS = Game.__init__.__defaults__ or ()  # seed, mode, endless, features, then the rest
+
 
 def _recorded_text(app, monkeypatch) -> list[str]:
     drawn: list[str] = []
@@ -256,7 +258,7 @@ def _shared_and_cached(tmp_path, monkeypatch) -> tuple:
     from tests.enginekit import drop, run_until
 
     features = Features(prefixes=True, prefix_cache=True)
-    monkeypatch.setattr(Game.__init__, "__defaults__", (0, "contiguous", False, features))
+    monkeypatch.setattr(Game.__init__, "__defaults__", (0, "contiguous", False, features, *GAME_DEFAULTS[4:]))
     app, play = _play(tmp_path)
     game = play.game
     game.set_workload(Scripted(()))
@@ -305,7 +307,7 @@ def test_a_click_on_a_waiting_request_picks_it_to_run_next(tmp_path, monkeypatch
     from engine.workload import Arrival, Scripted
 
     features = Features(pick=True)
-    monkeypatch.setattr(Game.__init__, "__defaults__", (0, "contiguous", False, features))
+    monkeypatch.setattr(Game.__init__, "__defaults__", (0, "contiguous", False, features, *GAME_DEFAULTS[4:]))
     app, play = _play(tmp_path, layout=layout)
     game = play.game
     game.set_workload(Scripted([Arrival(50 + i, Kind.O, game.time_ms, 8, 8) for i in range(3)]))
@@ -327,7 +329,7 @@ def test_a_click_on_a_waiting_request_picks_it_to_run_next(tmp_path, monkeypatch
     assert outline == theme.MAGENTA  # the picked row is outlined
     assert drawn  # the panel drew its rows
     plain = Features()
-    monkeypatch.setattr(Game.__init__, "__defaults__", (0, "contiguous", False, plain))
+    monkeypatch.setattr(Game.__init__, "__defaults__", (0, "contiguous", False, plain, *GAME_DEFAULTS[4:]))
     app2, play2 = _play(tmp_path, layout=layout)
     assert app2.view.queue_pick_at(play2.game, spots[1]) is None  # rules 3: first come, first served
 
@@ -338,7 +340,7 @@ def test_the_queue_shows_how_many_blocks_of_a_request_are_cached(tmp_path, monke
     from engine.workload import Arrival, Scripted, prefix_id
 
     features = Features(prefixes=True, prefix_cache=True)
-    monkeypatch.setattr(Game.__init__, "__defaults__", (0, "contiguous", False, features))
+    monkeypatch.setattr(Game.__init__, "__defaults__", (0, "contiguous", False, features, *GAME_DEFAULTS[4:]))
     app, play = _play(tmp_path)
     game = play.game
     game.set_workload(Scripted(()))
@@ -358,7 +360,7 @@ def test_the_queue_shows_how_many_blocks_of_a_request_are_cached(tmp_path, monke
 def test_the_decode_step_panel_shows_the_steps_length_and_without_a_budget_no_buttons(tmp_path, monkeypatch):
     from engine.features import RULES3
 
-    monkeypatch.setattr(Game.__init__, "__defaults__", (0, "contiguous", False, RULES3))
+    monkeypatch.setattr(Game.__init__, "__defaults__", (0, "contiguous", False, RULES3, *GAME_DEFAULTS[4:]))
     app, play = _play(tmp_path)
     drawn = _recorded_text(app, monkeypatch)
     _draw(app, play)
@@ -371,7 +373,7 @@ def test_the_step_budget_buttons_set_the_budget_through_the_game(tmp_path, monke
     from engine.features import Features
 
     features = Features(chunked_prefill=True)
-    monkeypatch.setattr(Game.__init__, "__defaults__", (0, "contiguous", False, features))
+    monkeypatch.setattr(Game.__init__, "__defaults__", (0, "contiguous", False, features, *GAME_DEFAULTS[4:]))
     app, play = _play(tmp_path)
     game = play.game
     down, up = app.view.step_buttons()
@@ -396,7 +398,7 @@ def test_n_picks_the_next_waiting_request_in_turn(tmp_path, monkeypatch):
     from engine.workload import Arrival, Scripted
     from ui.input import Command
 
-    monkeypatch.setattr(Game.__init__, "__defaults__", (0, "contiguous", False, Features(pick=True)))
+    monkeypatch.setattr(Game.__init__, "__defaults__", (0, "contiguous", False, Features(pick=True), *GAME_DEFAULTS[4:]))
     app, play = _play(tmp_path)
     game = play.game
     game.set_workload(Scripted([Arrival(70 + i, Kind.O, game.time_ms, 8, 8) for i in range(4)]))

@@ -8,6 +8,7 @@ import pygame
 import pytest
 from tests.uikit import centre, click, key, make_app, pump
 
+from engine import Game
 from ui import layout as layouts
 from ui.cli import Options
 from ui.headless import build
@@ -21,6 +22,8 @@ pytestmark = pytest.mark.usefixtures("clean_event_queue")
 LAYOUTS = ("landscape", "portrait")
 SCENES = ("title", "play", "help", "pause", "oom", "victory")
 MIN_CSS_PX = 11  # smallest readable text in the article's iframe
+
+GAME_DEFAULTS = Game.__init__.__defaults__ or ()  # seed, mode, endless, features, then the rest
 
 
 def _scene(tmp_path, layout: str, scene: str, frames: int = 60, language: str = "en"):
@@ -408,7 +411,7 @@ def test_a_phone_sets_the_step_budget_on_the_details_sheet_and_the_replay_has_it
     assert pressed.count(Input.BUDGET_UP) == 1 and pressed.count(Input.BUDGET_DOWN) == 2
     app.draw(app.surface)
     # Rules without chunked prefill have no budget: no buttons for it.
-    monkeypatch.setattr(Game.__init__, "__defaults__", (0, "contiguous", False, RULES3))
+    monkeypatch.setattr(Game.__init__, "__defaults__", (0, "contiguous", False, RULES3, *GAME_DEFAULTS[4:]))
     plain = PlayScene(app, mode="paged", seed=4)
     app.reset(plain)
     app.show_details(plain)

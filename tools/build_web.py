@@ -68,7 +68,7 @@ GAME_DIRS = ("engine", "ui", "assets")
 # leaves the same files out of a plain `pygbag .` (it matches file names in any folder, so every
 # name here must belong to desktop-only files alone; engine/lab/ goes as a whole there, the LAB
 # being fetched later: see LATER).
-DESKTOP_ONLY = ("engine/bench.py", "engine/autoplay.py", "engine/replay_cli.py", "engine/replay_json.py",
+DESKTOP_ONLY = ("engine/bench.py", "engine/autoplay.py", "engine/chapter_play.py", "engine/playing.py", "engine/replay_cli.py", "engine/replay_json.py",
                 "engine/lab/report.py", "engine/lab/sweep.py", "engine/lab/__main__.py", "engine/lab/cli.py",
                 "engine/cli_args.py", "ui/cli.py", "ui/bench.py", "ui/headless.py", "ui/lab_cli.py")
 TEMPLATE = ROOT / "web" / "vram-tetris.tmpl"

@@ -23,7 +23,7 @@ from ui.layout import LANDSCAPE, Layout, layout_for
 from ui.log_console import LogConsole
 from ui.scene import Scene
 from ui.sound import Sound
-from ui.storage import Settings, Storage, record_best, record_daily
+from ui.storage import Settings, Storage, record_best, record_chapter, record_daily
 from ui.text import TextCache
 
 if TYPE_CHECKING:  # screens are imported where they are opened
@@ -77,6 +77,7 @@ class GameApp:
         self.font_problem = ""
         self.wanted_packs: list[str] = []  # parts of the game the browser is to fetch (ui.packs)
         self._lab_waiting: Callable[[i18n.Msg], None] | None = None  # who asked for the LAB meanwhile
+        self._chapters_then: Callable[[], None] | None = None  # what the player asked of the chapters meanwhile
         self.sound = Sound(muted=self.settings.muted)
         self.audio_wanted = audio
         self.audio_started = False
@@ -190,6 +191,70 @@ class GameApp:
                          endless=endless, daily=daily)
         self.reset(play)
         return play
+
+    def _chapter_screens(self, then: Callable[[], None]):
+        """The chapters' screens module; in the browser it is fetched the first time a player asks
+        for it (None meanwhile: the title says so, and `then` runs when it has arrived)."""
+        try:
+            import ui.chapter_scenes as screens
+        except ModuleNotFoundError:
+            if sys.platform != "emscripten" or not packs.missing("chapters"):
+                raise
+            self._chapters_then = then
+            self.want_pack("chapters")
+            self.show_title(notice=i18n.Msg.of("title.chapters_loading"))
+            return None
+        return screens
+
+    def show_chapters(self) -> None:
+        """The chapter list, over the title."""
+        screens = self._chapter_screens(self.show_chapters)
+        if screens is not None:
+            self.show_title()
+            self.push(screens.ChapterListScene(self))
+
+    def show_chapter_intro(self, number: int, fresh: bool = False) -> None:
+        """Chapter `number`'s intro: over the current screen (BACK returns to it), or with `fresh`
+        over the title (after a chapter's run)."""
+        screens = self._chapter_screens(lambda: self.show_chapter_intro(number, fresh=True))
+        if screens is None:
+            return
+        if fresh:
+            self.show_title()
+        self.push(screens.ChapterIntroScene(self, number))
+
+    def start_chapter(self, number: int, seed: int | None = None) -> PlayScene:
+        """A run of chapter `number` in place of everything on screen (chapter 2: on the seed of
+        the last chapter-1 run, unless `seed` is given)."""
+        from ui.play_scene import PlayScene
+        play = PlayScene(self, chapter=number, seed=seed)
+        self.reset(play)
+        return play
+
+    def show_chapter_outro(self, play: Scene, report) -> None:
+        """A chapter's outro over the board of the run it closes."""
+        from ui.chapter_scenes import ChapterOutroScene
+        self.push(ChapterOutroScene(self, play, report))
+
+    def chapter_pair(self):
+        """The last chapter-1 run, which chapter 2 replays (None before the first)."""
+        from ui.chapter_text import Pair
+        return Pair.from_saved(self.settings.chapter_pair)
+
+    def record_chapter_run(self, number: int, game) -> bool:
+        """Keep a finished chapter run: its served requests and score, and a chapter-1 run as the
+        pair chapter 2 replays. True when the score is the chapter's best."""
+        from engine.chapters import chapter
+        from engine.outro import figures
+        from ui.chapter_text import Pair
+        self.settings.games_played += 1
+        best = record_chapter(self.settings, number, game.serving.served, game.score)
+        if chapter(number).adds == "contiguous":
+            fig = figures(game)
+            pair = Pair(game.seed, game.time_ms, fig.running, fig.held, fig.waste, fig.tokens, fig.served)
+            self.settings.chapter_pair = pair.to_saved()
+        self.save_settings()
+        return best
 
     def start_daily(self) -> None:
         """Play today's daily challenge (same requests for every player today)."""
@@ -377,6 +442,12 @@ class GameApp:
             self.wanted_packs.remove(name)
         if name == "ko":
             self.font_arrived(problem)
+        elif name == "chapters":
+            then, self._chapters_then = self._chapters_then, None
+            if problem:
+                self.show_title(notice=i18n.Msg.of("title.chapters_unavailable", reason=problem))
+            elif then is not None:
+                then()
         elif name == "lab":
             waiting, self._lab_waiting = self._lab_waiting, None
             if problem:

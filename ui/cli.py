@@ -15,6 +15,7 @@ from datetime import date
 from pathlib import Path
 
 from engine import cli_args
+from engine.chapters import CHAPTERS
 from engine.daily import parse_day
 from engine.replay import MAX_SEED as REPLAY_MAX_SEED
 from engine.modes import NAMES as MODES
@@ -23,7 +24,8 @@ from ui.options import Options
 
 from ui.layout import LANDSCAPE, NAMES as LAYOUTS
 
-SCENES = ("title", "play", "help", "pause", "oom", "victory")
+SCENES = ("title", "play", "help", "pause", "oom", "victory", "chapters", "intro", "outro")
+CHAPTER_SCENES = ("intro", "outro")  # need --chapter N; --chapter also plays chapter N (--scene play)
 MAX_FRAMES = 1_000_000  # about 4.6 hours of 60 Hz frames
 MAX_SEED = REPLAY_MAX_SEED
 LAB_COMMAND = "python -m ui.lab_scene"
@@ -33,7 +35,8 @@ python main.py [--mode contiguous|paged] [--layout landscape|portrait] [--seed S
                       [--replay CODE_OR_FILE] [--scene title|play] [--autoplay] [--endless] [--frames N]
                       [--lang en|ko]
        python main.py --headless --frames N [--screenshot out.png] [--record run.json]
-                      [--scene title|play|help|pause|oom|victory] [--mode contiguous|paged]
+                      [--scene title|play|help|pause|oom|victory|chapters|intro|outro] [--chapter N]
+                      [--mode contiguous|paged]
                       [--layout landscape|portrait] [--autoplay] [--endless] [--seed S] [--daily]
                       [--replay CODE_OR_FILE] [--data-dir DIR] [--lang en|ko] [--day YYYY-MM-DD]
        python main.py --bench-frame [--frames N] [--seed S]"""
@@ -114,6 +117,9 @@ def _parser() -> _Parser:
     p.add_argument("--endless", action="store_true", default=None,
                    help="an endless run: no goal, it lasts until the server runs out of memory or falls behind")
     p.add_argument("--replay", metavar="CODE_OR_FILE", help="watch a run: a share code or a replay file")
+    p.add_argument("--chapter", type=cli_args.whole(1, len(CHAPTERS)), metavar="N",
+                   help=f"a chapter of the guided run (1-{len(CHAPTERS)}): play it (--scene play), or "
+                        "show its intro or outro (--scene intro|outro; the outro after the bot plays it)")
     p.add_argument("--record", metavar="FILE", type=cli_args.output_file(".json"),
                    help="headless: write the run's replay (JSON) to FILE")
     return p
@@ -150,14 +156,20 @@ def parse(argv: list[str]) -> Options:
         raise UsageError("--daily sets the seed from today's UTC date: leave out --seed")
     if ns.daily and ns.scene not in (None, "play", "oom", "victory", "pause", "help"):
         raise UsageError("--daily starts a game: --scene title does not apply")
-    if ns.record is not None and ns.scene not in (None, "play", "oom", "victory", "pause", "help"):
-        raise UsageError("--record records a game: --scene title has no run to record")
+    if ns.record is not None and ns.scene not in (None, "play", "oom", "victory", "pause", "help", "outro"):
+        raise UsageError(f"--record records a game: --scene {ns.scene} has no run to record")
+    if ns.scene in CHAPTER_SCENES and ns.chapter is None:
+        raise UsageError(f"--scene {ns.scene} needs --chapter N")
+    if ns.chapter is not None and (ns.scene not in (None, "play", *CHAPTER_SCENES) or ns.daily or ns.endless
+                                   or ns.mode is not None or ns.replay is not None):
+        raise UsageError("--chapter sets the run's mode and goal: it goes with --scene play, intro or outro "
+                         "only, without --mode, --daily, --endless or --replay")
     return Options(headless=ns.headless, bench_frame=ns.bench_frame, frames=ns.frames,
                    screenshot=ns.screenshot, scene=ns.scene, mode=ns.mode, autoplay=ns.autoplay,
                    seed=ns.seed, layout=ns.layout, record=None if ns.record is None else str(ns.record),
                    replay=ns.replay, daily=ns.daily,
                    data_dir=None if ns.data_dir is None else str(ns.data_dir), lang=ns.lang,
-                   endless=ns.endless, day=ns.day)
+                   endless=ns.endless, day=ns.day, chapter=ns.chapter)
 
 
 def screenshot_problem(path: str) -> str | None:

@@ -419,7 +419,7 @@ class ConsoleView:
         x, y, w, h = P["score"]
         t.blit(surface, tr.t("hud.level_short", level=game.level), T.small, theme.TEXT_DIM, (x + w - 8, y + 4),
                "topright")
-        served = f"{game.served}" if game.endless else f"{game.served}/{R.GOAL_REQUESTS}"
+        served = f"{game.served}" if game.endless else f"{game.served}/{game.goal_requests}"
         t.blit(surface, served, T.small, theme.TEXT, (x + w - 8, y + 22), "topright")
         word = t.blit(surface, tr.t("hud.served_word"), T.small, theme.TEXT_DIM, (x + w - 8, y + 39), "topright")
         score = f"{game.score:,}"
@@ -878,7 +878,7 @@ class ConsoleView:
         best = max(state.best, 0)
         if self._best_text[0] != best:
             self._best_text = (best, short_number(best, self.T.small, VALUE_W))
-        served = f"{game.served}" if game.endless else f"{game.served}/{R.GOAL_REQUESTS}"
+        served = f"{game.served}" if game.endless else f"{game.served}/{game.goal_requests}"
         vals = (self.fit(served, self.T.small, VALUE_W), f"{game.level}", self._best_text[1])
         for i, v in enumerate(vals):
             t.blit(surface, v, self.T.small, theme.TEXT, (x + 262, y + 7 + i * 20), "topright")

@@ -73,6 +73,8 @@ def bot_play(play, skill: float, seed: int, cap_ms: float = FORCE_CAP_MS) -> Non
         if game.active is None and game.blocked is None:
             session.step(IDLE_MS)
             continue
+        if game.ready:  # a chapter waits for the first move: the bot's first key starts it
+            session.step(0.0, (Input.SOFT_DROP,))
         plan = bot.plan(game)
         if not plan or plan[-1] not in (Input.HARD_DROP, Input.SPLIT):
             session.step(WAIT_MS, plan)  # waiting: the request falls meanwhile
@@ -113,6 +115,12 @@ def build(app: GameApp, opts: Options, seed: int) -> str:
         app.show_title(seed=seed)
         run_frames(app, frames)
         return ""
+    if scene == "chapters":
+        app.show_chapters()
+        run_frames(app, frames)
+        return ""
+    if opts.chapter is not None:
+        return _chapter_scene(app, opts, scene, frames, seed)
     if scene == "victory":
         for attempt in range(8):
             play = app.start_game(opts.mode or "paged", seed=seed + attempt, autoplay=opts.autoplay,
@@ -139,6 +147,33 @@ def build(app: GameApp, opts: Options, seed: int) -> str:
     if mode != opts.mode:
         return (f"a {opts.mode} run lasts many minutes and rarely ends in a CUDA OOM: the crash "
                 f"shown is from {mode} mode")
+    return ""
+
+
+def _chapter_scene(app: GameApp, opts: Options, scene: str, frames: int, seed: int) -> str:
+    """A chapter's intro, its run, or its outro after the bot (skill 0.8) has played it; a chapter
+    that replays another's arrivals (2) has that one played first, as a reader would."""
+    from engine.chapters import chapter
+
+    n = opts.chapter
+    assert n is not None
+    if scene == "intro":
+        app.show_chapter_intro(n)
+        run_frames(app, frames)
+        return ""
+    if scene == "outro":
+        before = chapter(n).arrivals_of
+        if before is not None:
+            first = app.start_chapter(before, seed=seed)
+            bot_play(first, 0.8, seed)
+            settle(app, first)
+        play = app.start_chapter(n, seed=seed)
+        bot_play(play, 0.8, seed)
+        settle(app, play)
+        run_frames(app, frames)
+        return ""
+    app.start_chapter(n, seed=seed)
+    run_frames(app, frames)
     return ""
 
 

@@ -40,6 +40,7 @@ class Command(enum.Enum):
     QUIT = "quit"  # leave the current game for the title screen
     LANGUAGE = "language"  # English <-> Korean, live (title and pause)
     PICK_NEXT = "pick_next"  # the next of the first waiting requests is picked to run next
+    CHAPTERS = "chapters"  # the chapter list (title screen)
 
 
 # Action names, shared by keys, on-screen buttons and the help screen.
@@ -137,6 +138,7 @@ KEYS: tuple[Binding, ...] = (
     Binding(pygame.K_e, Command.TOGGLE_ENDLESS, "E"),
     Binding(pygame.K_q, Command.QUIT, "Q"),
     Binding(pygame.K_k, Command.LANGUAGE, "K"),
+    Binding(pygame.K_g, Command.CHAPTERS, "G"),
 )
 
 # What each target does, in the words of the help screen.
@@ -165,6 +167,7 @@ DESCRIPTIONS: MappingProxyType[str | Command, str] = MappingProxyType({
     Command.TOGGLE_ENDLESS: "300-request run / endless (title)",
     Command.QUIT: "back to title",
     Command.LANGUAGE: "language (English / Korean)",
+    Command.CHAPTERS: "the chapters: a guided run (title)",
 })
 
 FOCUS_LOST: frozenset[int] = frozenset(

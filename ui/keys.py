@@ -48,6 +48,7 @@ LAB_KEY = key_hint(Command.LAB)
 ENDLESS_KEY = key_hint(Command.TOGGLE_ENDLESS)
 QUIT_KEY = key_hint(Command.QUIT)
 LANGUAGE_KEY = key_hint(Command.LANGUAGE)
+CHAPTERS_KEY = key_hint(Command.CHAPTERS)
 SPLIT_KEY = key_hint("split")
 HOLD_KEY = key_hint("hold")
 PREEMPT_KEY = key_hint("preempt")  # the preemption mode: swap / recompute

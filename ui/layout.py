@@ -209,7 +209,8 @@ def _landscape() -> Layout:
         }),
         title_buttons=MappingProxyType({
             "start": (m + 10, 356, 250, 56),
-            "daily": (m + 10, 418, 250, 34),  # the daily challenge, under START
+            "chapters": (m + 10, 418, 146, 34),  # the guided run, under START...
+            "daily": (m + 162, 418, 98, 34),  # ...beside the daily challenge
             **{name: (right_x + 10, 306 + i * 44, 250, 38)
                for i, name in enumerate(TITLE_SWITCHES)},
         }),
@@ -244,6 +245,7 @@ def _portrait() -> Layout:
     sx, sw = side_x, side_w
     title_buttons = {
         "start": (sx, board[1] + board[3] - 96, sw, 96),  # under the thumb
+        "chapters": (sx, board[1] + board[3] - 96 - gap - touch, sw, touch),  # the guided run, over START
         **_row(m, controls_y, w - 2 * m, controls_h, (*TITLE_SWITCHES[:-1], "daily"), gap),
         "language": (w - m - hb_w, (header_h - hb_h) // 2, hb_w, hb_h),  # in the header, by the title
     }

@@ -26,3 +26,4 @@ class Options:
     lang: str | None = None  # None: the player's saved choice, else the reader's language
     endless: bool | None = None  # None: the player's saved choice (a goal run or an endless one)
     day: date | None = None  # headless: the date taken for today (None: the clock's UTC date)
+    chapter: int | None = None  # a chapter's run, intro or outro (engine.chapters)

@@ -239,7 +239,7 @@ class PauseScene(PlayOverlay):
         game = self.play.game
         served = tr.num(game.served)
         if game.goal == "serve":
-            served = tr.t("report.value.of_goal", n=served, goal=tr.num(R.GOAL_REQUESTS))
+            served = tr.t("report.value.of_goal", n=served, goal=tr.num(game.goal_requests))
         progress = tr.t("pause.progress", served=served, tokens=tr.num(game.tokens),
                         minutes=f"{game.time_ms / 60_000:.1f}")
         for i, line in enumerate((progress, tr.t("pause.idle"))):  # one line each, at y + 62 and y + 80
@@ -516,7 +516,7 @@ class DetailsScene(PlayOverlay):
         tele = game.telemetry()
         served = tr.num(tele.served)
         if game.goal == "serve":
-            served = tr.t("report.value.of_goal", n=served, goal=tr.num(R.GOAL_REQUESTS))
+            served = tr.t("report.value.of_goal", n=served, goal=tr.num(game.goal_requests))
         named = [
             ("vram_held", tr.pct(tele.utilisation)), ("reserved", str(tele.reserved)),
             ("fragmentation", tr.pct(tele.fragmentation)), ("usable_free", str(tele.usable_free)),

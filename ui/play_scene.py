@@ -10,9 +10,12 @@ from datetime import date
 from engine import Game, Input, modes
 from engine import rules as R
 from engine import sharecode
+from engine.chapters import chapter as chapter_of
 from engine.daily import daily_seed
+from engine.outro import Moment
 from engine.game import MODE_OF_INPUT
 from engine.replay import Replay, Tape
+from ui import theme
 from ui.autopilot import AutoPilot
 from ui.cards import CLICK_HINT, TAP_HINT, CardDeck
 from ui.console_view import ViewState
@@ -20,8 +23,10 @@ from ui.i18n import Msg
 from ui.input import TUNING, Command, GestureReader, InputMapper, finger_position
 from ui.scene import Scene
 from ui.session import GameSession
+from ui.text import wrap
 from ui.widgets import hit
 
+MODE_SWITCHES = frozenset((*MODE_OF_INPUT, Input.MODE_TOGGLE))
 END_DELAY_MS = 900.0  # let the crash shake / last fade play before the report opens
 
 FOCUS_LOST_EVENTS = frozenset(
@@ -44,17 +49,30 @@ class PlayScene(Scene):
     """One run of the game, with the full console around the board."""
 
     def __init__(self, app, mode: str | None = None, seed: int | None = None,
-                 autoplay: bool = False, endless: bool | None = None, daily: date | None = None) -> None:
+                 autoplay: bool = False, endless: bool | None = None, daily: date | None = None,
+                 chapter: int | None = None) -> None:
         self.app = app
         settings = app.settings
         self.daily = daily  # the daily challenge's UTC date: its seed, and never an endless run
         if daily is not None:
             seed, endless = daily_seed(daily), False
+        # A chapter's run (engine.chapters): its rules, load and goal. Chapter 2 replays the
+        # arrivals of the player's last chapter-1 run (its seed) and reads itself at the moment
+        # that run ended.
+        self.chapter = chapter
+        self.pair = app.chapter_pair() if chapter is not None and chapter_of(chapter).arrivals_of else None
+        if self.pair is not None and seed is None:
+            seed = self.pair.seed
+        self.moment = Moment(self.pair.end_ms) if self.pair is not None else None
+        self.goal_told = False  # a chapter whose run plays on past its goal says once it is met
         self.seed = app.next_seed() if seed is None else seed
-        self.game = Game(seed=self.seed, mode=mode or settings.mode,
-                         endless=settings.endless if endless is None else endless)
+        if chapter is not None:
+            self.game = chapter_of(chapter).new_game(self.seed)
+        else:
+            self.game = Game(seed=self.seed, mode=mode or settings.mode,
+                             endless=settings.endless if endless is None else endless)
         # Every run is written down as it is played (a few bytes per input) for its share code.
-        self.tape = Tape(self.game, daily=daily.isoformat() if daily is not None else None)
+        self.tape = Tape(self.game, daily=daily.isoformat() if daily is not None else None, chapter=chapter)
         self.share_code: str | None = None
         self.replay: Replay | None = None
         self.cards = CardDeck(enabled=lambda: app.settings.cards_enabled,
@@ -64,7 +82,7 @@ class PlayScene(Scene):
         self.session = GameSession(self.game, sound=app.sound, cards=self.cards, tape=self.tape, tr=lambda: app.tr)
         app.flush_notices(self.session.log, 0.0)
         self.mapper = InputMapper()
-        self.state = ViewState(muted=settings.muted, best=app.best(self.game.mode, self.game.goal))
+        self.state = ViewState(muted=settings.muted, best=self._best())
         self.autopilot = AutoPilot(skill=0.85, seed=self.seed) if autoplay else None
         self.queued: list[Input] = []
         # Which on-screen control each pointer (mouse or finger) holds down.
@@ -237,6 +255,8 @@ class PlayScene(Scene):
         self.gestures.reset()
 
     def set_mode(self, mode: str) -> None:
+        if self.chapter is not None:
+            return  # a chapter sets the allocator
         # A zero-length step, so the switch is part of the run's replay like a key press.
         self.session.step(0.0, [next(i for i, m in MODE_OF_INPUT.items() if m == mode)])
         self.app.set_mode(self.game.mode)
@@ -282,7 +302,16 @@ class PlayScene(Scene):
             return
         self.app.pause(self)
 
+    def _best(self) -> int:
+        """The score this run is measured against: its chapter's best, or its allocator's and goal's."""
+        if self.chapter is not None:
+            return self.app.settings.chapter_scores.get(str(self.chapter), 0)
+        return self.app.best(self.game.mode, self.game.goal)
+
     def restart(self) -> None:
+        if self.chapter is not None:
+            self.app.start_chapter(self.chapter)
+            return
         self.app.start_game(self.game.mode, daily=self.daily)
 
     # ------------------------------------------------------------------ time
@@ -299,17 +328,30 @@ class PlayScene(Scene):
             self.queued.clear()
         if self.autopilot is not None:
             inputs = [*inputs, *self.autopilot.inputs(self.game)]
-        self.session.step(dt_ms, inputs)
-        if self.game.mode != self.app.settings.mode:
+        if self.chapter is not None:  # a chapter sets the allocator: no switching it mid-run
+            inputs = [i for i in inputs if i not in MODE_SWITCHES]
+        # In a chapter no deadline runs out while a teaching card is read: the run waits for it.
+        reading = self.chapter is not None and self.cards.current is not None
+        self.session.step(0.0 if reading else dt_ms, inputs)
+        if self.moment is not None:
+            self.moment.read(self.game)
+        if self.chapter is not None and not self.goal_told:
+            ch = chapter_of(self.chapter)
+            if ch.plays_on and ch.goal is not None and self.game.served >= ch.goal:
+                self.goal_told = True
+                self.session.toast(self.app.tr.t("chapter.goal_met", served=ch.goal), theme.GREEN, 4000.0)
+        if self.chapter is None and self.game.mode != self.app.settings.mode:
             self.app.set_mode(self.game.mode)
             self.state.best = self.app.best(self.game.mode, self.game.goal)
         if self.game.over and not self.ended:
             self.ended = True
             result = self.game.result
             self.finish_replay()
-            if result is not None:  # a mixed run counts as a game but as no mode's record
+            if self.chapter is not None:
+                self.new_best = self.app.record_chapter_run(self.chapter, self.game)
+            elif result is not None:  # a mixed run counts as a game but as no mode's record
                 self.new_best = self.app.record_run(result, daily=self.daily)
-            self.state.best = self.app.best(self.game.mode, self.game.goal)
+            self.state.best = self._best()
             self.end_timer = 0.0
             self.mapper.reset()
         if self.end_timer is not None:
@@ -327,7 +369,21 @@ class PlayScene(Scene):
         result = self.game.result
         if result is not None:
             self.session.effects.toasts.clear()  # the report says it; the board stays in view
-            self.app.show_result(self, result, self.new_best, since_end_ms=END_DELAY_MS)
+            if self.chapter is not None:
+                self.app.show_chapter_outro(self, result)
+            else:
+                self.app.show_result(self, result, self.new_best, since_end_ms=END_DELAY_MS)
 
     def draw(self, surface: pygame.Surface) -> None:
         self.app.view.draw(surface, self.session, self.state)
+        if self.game.ready:  # a chapter waits for its first move: say so over the board
+            lay, tr = self.app.layout, self.app.tr
+            board = pygame.Rect(lay.board)
+            lines = wrap(tr.t("chapter.ready"), lay.text.body, board.width - 24)
+            h = len(lines) * (lay.text.body + 6) + 16
+            box = pygame.Rect(board.x + 8, board.centery - h // 2, board.width - 16, h)
+            pygame.draw.rect(surface, (9, 12, 26), box, border_radius=6)
+            pygame.draw.rect(surface, theme.GREEN, box, 1, border_radius=6)
+            for i, line in enumerate(lines):
+                self.app.text.blit(surface, line, lay.text.body, theme.GREEN,
+                                   (box.centerx, box.y + 8 + i * (lay.text.body + 6)), "midtop")

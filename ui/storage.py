@@ -35,6 +35,7 @@ from typing import Any, Protocol
 
 from engine import files
 from engine import modes as _modes
+from engine.chapters import CHAPTERS
 from engine.rules import GOALS, MAX_SCORE, RULES_VERSION
 from ui import loose_json, save_schema
 from ui.i18n import LANGUAGES
@@ -64,6 +65,12 @@ OWN_SAVE_SUFFIX = f".rules{RULES_VERSION}"
 BAD_SUFFIX = ".bad-"
 MAX_KEPT_ASIDE = 50  # copies compared before keeping another (identical ones are not repeated)
 MAX_DAILY_DAYS = 62  # daily bests kept: about two months, the oldest dropped first
+CHAPTER_KEYS = tuple(str(c.number) for c in CHAPTERS)  # a chapter's progress, by its number
+# The last chapter-1 run (chapter 2 replays its arrivals and sets its figures beside its own):
+# its seed, when it ended, and the requests running, the VRAM held and the waste (per mille)
+# then, the tokens and requests it served.
+PAIR_KEYS = ("seed", "end_ms", "running", "held", "waste", "tokens", "served")
+MAX_PAIR_VALUE = 10**12
 
 
 def _default_best() -> dict[str, dict[str, int]]:
@@ -83,6 +90,10 @@ class Settings:
     games_played: int = 0
     language: str | None = None  # None: follow the reader's browser or locale
     daily: dict[str, dict[str, int]] = field(default_factory=dict)  # UTC day -> mode -> score
+    # Chapter number -> the most requests a run of it served, and its best score (engine.chapters).
+    chapters: dict[str, int] = field(default_factory=lambda: dict.fromkeys(CHAPTER_KEYS, 0))
+    chapter_scores: dict[str, int] = field(default_factory=lambda: dict.fromkeys(CHAPTER_KEYS, 0))
+    chapter_pair: dict[str, int] = field(default_factory=lambda: dict.fromkeys(PAIR_KEYS, 0))
 
     @property
     def endless(self) -> bool:
@@ -103,6 +114,9 @@ class Settings:
         fields = save_schema.read(SCHEMA, data)
         if rules_of(data) != SCHEMA_VERSION:
             fields["best"], fields["daily"] = _default_best(), {}
+            fields["chapters"] = dict.fromkeys(CHAPTER_KEYS, 0)
+            fields["chapter_scores"] = dict.fromkeys(CHAPTER_KEYS, 0)
+            fields["chapter_pair"] = dict.fromkeys(PAIR_KEYS, 0)
         if not save_schema.stored(data, "goal") and save_schema.Flag(False).take(save_schema.stored(data, "endless")):
             fields["goal"] = "endless"
         return cls(**fields)
@@ -144,6 +158,9 @@ SCHEMA: tuple[tuple[str, save_schema.Kind], ...] = (
     ("language", save_schema.Choice(LANGUAGES, None)),
     ("daily", save_schema.Table(save_schema.Table(save_schema.Count(MAX_SCORE), keys=MODES), accept=_is_day,
                                 keep=MAX_DAILY_DAYS)),
+    ("chapters", save_schema.Table(save_schema.Count(MAX_SCORE), keys=CHAPTER_KEYS)),
+    ("chapter_scores", save_schema.Table(save_schema.Count(MAX_SCORE), keys=CHAPTER_KEYS)),
+    ("chapter_pair", save_schema.Table(save_schema.Count(MAX_PAIR_VALUE), keys=PAIR_KEYS)),
 )
 
 
@@ -168,6 +185,36 @@ def record_daily(settings: Settings, day: str, mode: str, score: int) -> bool:
     for old in sorted(best)[:-MAX_DAILY_DAYS]:
         del best[old]
     return day in best
+
+
+def chapter_met(settings: Settings, number: int) -> bool:
+    """Whether a run of chapter `number` has met its goal (the endless chapter: been played)."""
+    ch = CHAPTERS[number - 1]
+    served = settings.chapters.get(str(number), 0)
+    return served >= ch.goal if ch.goal is not None else settings.chapter_scores.get(str(number), 0) > 0
+
+
+def chapters_met(settings: Settings) -> int:
+    """How many chapters a run has met the goal of."""
+    return sum(chapter_met(settings, ch.number) for ch in CHAPTERS)
+
+
+def chapter_reached(settings: Settings, number: int) -> bool:
+    """Whether chapter `number` is open: the first always, each other once the one before is met."""
+    return number == 1 or chapter_met(settings, number - 1)
+
+
+def record_chapter(settings: Settings, number: int, served: int, score: int) -> bool:
+    """Keep a chapter run's served requests and score where they beat the old; True when the
+    score is the chapter's best."""
+    key = str(number)
+    if key not in settings.chapters or _score(served) is None or _score(score) is None:
+        return False
+    settings.chapters[key] = max(settings.chapters[key], min(served, MAX_SCORE))
+    if score > settings.chapter_scores.get(key, 0):
+        settings.chapter_scores[key] = min(score, MAX_SCORE)
+        return True
+    return False
 
 
 def record_best(settings: Settings, mode: str, goal: str, score: int) -> bool:

@@ -9,9 +9,10 @@ from engine import Game, Input, modes
 from engine import rules as R
 from engine.game import MODE_OF_INPUT
 from ui import theme
-from ui.keys import (CARDS_KEY, DAILY_KEY, ENDLESS_KEY, HELP_KEY, HOLD_KEY, LAB_KEY, LANGUAGE_KEY, MUTE_KEY,
+from ui.keys import (CARDS_KEY, CHAPTERS_KEY, DAILY_KEY, ENDLESS_KEY, HELP_KEY, HOLD_KEY, LAB_KEY, LANGUAGE_KEY, MUTE_KEY,
                      PAUSE_KEY,
                      SPLIT_KEY, START_KEY, key_hint)
+from engine.chapters import CHAPTERS
 from ui.autopilot import AutoPilot
 from ui.console_view import ViewState, mode_accent
 from ui.i18n import Msg
@@ -19,6 +20,7 @@ from ui.i18n.game_text import goal_name, mode_label, mode_name, mode_note
 from ui.input import Command, InputMapper
 from ui.scene import MenuScene
 from ui.session import GameSession
+from ui.storage import chapters_met
 from ui.text import fit, largest_fitting, short_number, wrap
 from ui.widgets import LABEL_PAD, Button, hit, pulse
 
@@ -82,6 +84,7 @@ class TitleScene(MenuScene):
         self.start_button = Button("start", B["start"], "START", f"{START_KEY} / click", touch=touch)
         self.side_buttons = [Button(name, B[name], label, hint, touch=touch) for name, label, hint in SIDE_BUTTONS]
         self.daily_button = Button("daily", B["daily"], "DAILY RUN", DAILY_KEY, touch=touch)
+        self.chapters_button = Button("chapters", B["chapters"], "CHAPTERS", CHAPTERS_KEY, touch=touch)
         self.demo_slot = lay.title["demo_slot"]
         self.areas = layer_areas(lay)
         self.shade = pygame.Surface(lay.size, pygame.SRCALPHA)
@@ -118,6 +121,8 @@ class TitleScene(MenuScene):
             self.app.next_goal()
         elif cmd is Command.LANGUAGE:
             self.app.next_language()
+        elif cmd is Command.CHAPTERS:
+            self.app.show_chapters()
 
     def language_changed(self) -> None:
         self._layer_drawn = None  # every word of the cached layer is redrawn
@@ -131,6 +136,9 @@ class TitleScene(MenuScene):
     def press(self, pos: tuple[int, int]) -> None:
         if self.daily_button.contains(pos):
             self.app.start_daily()
+            return
+        if self.chapters_button.contains(pos):
+            self.app.show_chapters()
             return
         b = hit(self.mode_buttons, pos)
         if b is not None:
@@ -195,9 +203,9 @@ class TitleScene(MenuScene):
         s = self.app.settings
         over = None
         if self.hover is not None:
-            b = hit([*self.mode_buttons, *self.side_buttons, self.daily_button], self.hover)
+            b = hit([*self.mode_buttons, *self.side_buttons, self.daily_button, self.chapters_button], self.hover)
             over = b.name if b is not None else None
-        return (s.mode, s.muted, s.cards_enabled, s.goal, *(self._best_of(m, c) for m in modes.NAMES
+        return (s.mode, s.muted, s.cards_enabled, s.goal, chapters_met(s), *(self._best_of(m, c) for m in modes.NAMES
                                                              for c in BEST_COLUMNS),
                 self.notice, over, self.today, self.app.language, self.app.wanted_language, self.app.font_problem)
 
@@ -286,7 +294,7 @@ class TitleScene(MenuScene):
             t.blit(surface, line, T.small, theme.TEXT_DIM, (r.x, y))
             y += T.small + 3
         rows = self._best_rows()
-        y = self.start_button.rect[1] - 26 - 20 * len(rows)
+        y = self.chapters_button.rect[1] - 26 - 20 * len(rows)
         head = tr.t("title.best_goal", goal=goal_name(tr, self.app.settings.goal))
         t.blit(surface, fit(head, T.small, r.width), T.small, theme.PANEL_TITLE, (r.x, y))
         for i, (name, value) in enumerate(rows):
@@ -356,9 +364,9 @@ class TitleScene(MenuScene):
         dr = pygame.Rect(db.rect)
         pygame.draw.rect(surface, theme.BUTTON_HOVER if over else theme.BUTTON, dr, border_radius=5)
         pygame.draw.rect(surface, theme.AMBER if over else theme.PANEL_EDGE, dr, 1, border_radius=5)
-        t.blit(surface, tr.t("title.daily_run"), T.body, theme.AMBER, (dr.x + 12, dr.centery), "midleft")
-        t.blit(surface, f"{self.today}  {DAILY_KEY}", T.small, theme.TEXT_DIM, (dr.right - 12, dr.centery),
-               "midright")
+        t.blit(surface, fit(tr.t("title.switch.daily"), T.body, dr.width - 36), T.body, theme.AMBER,
+               (dr.x + 10, dr.centery), "midleft")
+        t.blit(surface, DAILY_KEY, T.small, theme.TEXT_DIM, (dr.right - 10, dr.centery), "midright")
         y = dr.bottom + 10
         self._draw_best_table(surface, x, y, r.right - 12)
         notice = self._notice_text()
@@ -411,7 +419,33 @@ class TitleScene(MenuScene):
             return tr.t("common.font_failed", reason=self.app.font_problem)
         return ""
 
+    def _draw_chapters(self, surface: pygame.Surface) -> None:
+        """The chapters' button: how many are met, and for a new player, that this is where to start."""
+        lay = self.app.layout
+        t, T, tr = self.app.text, lay.text, self.app.tr
+        b = self.chapters_button
+        r = pygame.Rect(b.rect)
+        s = self.app.settings
+        done = chapters_met(s)
+        fresh = done == 0
+        p = pulse(self.clock_ms, 1400) if fresh else 0.0
+        over = self.hover is not None and b.contains(self.hover)
+        pygame.draw.rect(surface, theme.mix(theme.BUTTON_HOVER if over else theme.BUTTON, (20, 80, 50), p), r,
+                         border_radius=6)
+        pygame.draw.rect(surface, theme.GREEN, r, 2 if fresh else 1, border_radius=6)
+        state = (tr.t("title.chapters_new") if fresh
+                 else tr.t("title.chapters_state", done=done, total=len(CHAPTERS)))
+        name = tr.t("title.chapters")
+        if lay.portrait:
+            t.blit(surface, fit(name, T.body, r.width - 8), T.body, theme.GREEN, (r.centerx, r.y + 15), "center")
+            t.blit(surface, fit(state, T.small, r.width - 8), T.small, theme.TEXT, (r.centerx, r.bottom - 13), "center")
+            return
+        key = t.blit(surface, CHAPTERS_KEY, T.small, theme.TEXT_DIM, (r.right - 8, r.centery), "midright")
+        head = t.blit(surface, fit(name, T.body, r.width - 30), T.body, theme.GREEN, (r.x + 10, r.y + 3))
+        t.blit(surface, fit(state, T.small, key.x - r.x - 14), T.small, theme.TEXT, (r.x + 10, head.bottom - 2))
+
     def _draw_start(self, surface: pygame.Surface) -> None:
+        self._draw_chapters(surface)
         lay = self.app.layout
         t, T, tr = self.app.text, lay.text, self.app.tr
         sb = pygame.Rect(self.start_button.rect)

@@ -10,9 +10,11 @@ follows the sound of what is substituted.
 Which language: a choice the player made (LANGUAGE button, K, kept with the settings), else the
 reader's own: ``navigator.language`` in the browser (``ko*`` -> Korean), the locale on the desktop.
 
-English ships with the game. The Korean catalogue (ui/i18n/ko.py), like the Korean font, stays out
-of the web archive: the browser fetches both only when Korean is chosen (ui.packs), and until
-they are there Korean is simply not available yet.
+English ships with the game, but for the words of the screens that come later in the browser
+(the memory LAB, the chapters): those ship with their screens (LATER_ENGLISH, ui.packs) and are
+read from there once they are here. The Korean catalogue (ui/i18n/ko.py), like the Korean font,
+stays out of the web archive: the browser fetches both only when Korean is chosen, and until they
+are there Korean is simply not available yet.
 """
 from __future__ import annotations
 
@@ -33,6 +35,31 @@ DEFAULT = "en"
 # Each language's own name for itself, for the LANGUAGE button.
 NATIVE_NAMES: Mapping[str, str] = MappingProxyType({"en": "English", "ko": "한국어"})
 LOCALE_VARIABLES = ("LC_ALL", "LC_MESSAGES", "LANG", "LANGUAGE")
+# English messages that ship with a later pack (ui.packs), by the prefix of their keys.
+LATER_ENGLISH: Mapping[str, str] = MappingProxyType({"lab.": "ui.i18n.en_lab", "chapter.": "ui.i18n.en_chapters"})
+
+
+def later_english(key: str) -> str | None:
+    """The English of a message that ships with a later pack, if that pack is here."""
+    for prefix, name in LATER_ENGLISH.items():
+        if key.startswith(prefix):
+            try:
+                module = importlib.import_module(name)
+            except ImportError:  # the browser has not fetched it (yet)
+                return None
+            return module.MESSAGES.get(key)
+    return None
+
+
+def english() -> dict[str, str]:
+    """Every English message here: the core catalogue and those of the packs already here."""
+    out = dict(en.MESSAGES)
+    for name in LATER_ENGLISH.values():
+        try:
+            out.update(importlib.import_module(name).MESSAGES)
+        except ImportError:
+            continue
+    return out
 
 
 def normalise(tag: object) -> str | None:
@@ -140,7 +167,9 @@ class Catalogue:
         if text is None:
             text = en.MESSAGES.get(key)
             if text is None:
-                return key
+                text = later_english(key)
+                if text is None:
+                    return key
         if not params:
             return text
         # A particle in a placeholder's spec ("{id:을}") follows the substituted value's sound.
@@ -148,7 +177,7 @@ class Catalogue:
         try:
             return text.format(**values)
         except (KeyError, IndexError, ValueError):  # a message that does not fit its values must
-            english = en.MESSAGES.get(key, text)     # never stop the game: English, else as written
+            english = en.MESSAGES.get(key, later_english(key)) or text  # never stop the game: English
             try:
                 return english.format(**values)
             except (KeyError, IndexError, ValueError):

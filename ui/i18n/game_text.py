@@ -272,7 +272,7 @@ def report_facts(report: RunReport, tr: Catalogue) -> list[tuple[str, str]]:
     r = report
     served = tr.num(r.requests_served)
     if r.goal == "serve":
-        served = tr.t("report.value.of_goal", n=served, goal=tr.num(R.GOAL_REQUESTS))
+        served = tr.t("report.value.of_goal", n=served, goal=tr.num(r.goal_requests))
     return [
         (tr.t("report.fact.minutes"), tr.t("report.value.minutes", value=f"{r.minutes:.1f}")),
         (tr.t("report.fact.served"), served),

@@ -1,0 +1,194 @@
+"""The words of the chapters: an intro's lines, and an outro's rows of the player's own figures
+beside the published ones.
+
+The figures come from the engine (engine.outro reads a run; the run report says what sealed off
+its memory); the published ones are below, with where each comes from, never typed into the
+catalogue. Chapter 2 sets its run beside the same player's chapter-1 run (`Pair`, kept in the
+settings), read at the moment that run ended.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from engine.chapters import CHAPTERS, Chapter
+from engine.outro import Figures, Moment
+from engine.reports import RunReport
+from ui.i18n import Catalogue
+from ui.i18n.game_text import PAPER
+from ui.keys import BUDGET_KEYS, PICK_KEY, SPLIT_KEY, key_hint
+
+# Published figures an outro quotes (besides the paper's own in PAPER):
+# - the share of KV memory holding tokens in contiguous systems: PagedAttention paper, Fig. 2
+#   (20.4 % to 38.2 %);
+# - throughput with a shared one-shot / five-shot prefix against Orca (Oracle): paper, sec. 6.4;
+# - serving capacity with chunked prefills under latency limits, Mistral-7B on one A100:
+#   Agrawal et al., Sarathi-Serve, OSDI 2024;
+# - `vllm serve`'s step budget (max_num_batched_tokens) on most GPUs and on the largest.
+CONTIGUOUS_TOKENS = (20, 38)
+PREFIX_THROUGHPUT = ("1.67", "3.58")
+SARATHI_CAPACITY = "2.6"
+VLLM_BUDGET = (2048, 8192)
+
+
+@dataclass(frozen=True)
+class Pair:
+    """The chapter-1 run chapter 2 replays: its seed, when it ended, and then the requests
+    running, the share of VRAM held and of memory wasted, and the tokens it served."""
+
+    seed: int
+    end_ms: float
+    running: int
+    held: float
+    waste: float
+    tokens: int
+    served: int
+
+    def to_saved(self) -> dict[str, int]:
+        return {"seed": self.seed, "end_ms": round(self.end_ms), "running": self.running,
+                "held": round(self.held * 1000), "waste": round(self.waste * 1000), "tokens": self.tokens,
+                "served": self.served}
+
+    @classmethod
+    def from_saved(cls, saved: dict[str, int]) -> Pair | None:
+        """The pair a save holds; None when it holds none (no chapter-1 run yet)."""
+        if not saved.get("end_ms"):
+            return None
+        return cls(saved.get("seed", 0), float(saved["end_ms"]), saved.get("running", 0),
+                   saved.get("held", 0) / 1000, saved.get("waste", 0) / 1000, saved.get("tokens", 0),
+                   saved.get("served", 0))
+
+
+@dataclass(frozen=True)
+class Row:
+    """One line of an outro: what, the player's figure, and under it the published one (or, in
+    chapter 2, both runs side by side)."""
+
+    label: str
+    value: str
+    notes: tuple[str, ...] = ()
+
+
+def control(tr: Catalogue, ch: Chapter, touch: bool) -> str:
+    """The one new control a chapter brings, as keys or as what a finger does."""
+    if touch:
+        return tr.t(f"chapter.{ch.key}.control_touch")
+    return tr.t(f"chapter.{ch.key}.control", move=f"{key_hint('left', 1)}/{key_hint('right', 1)}",
+                turn=key_hint("rotate_cw", 1), drop=key_hint("hard_drop", 1), split=SPLIT_KEY,
+                pick_key=PICK_KEY, budget_keys=BUDGET_KEYS)
+
+
+def goal_text(tr: Catalogue, ch: Chapter) -> str:
+    if ch.goal is None:
+        return tr.t("chapter.goal.endless")
+    return tr.t("chapter.goal.bar" if ch.plays_on else "chapter.goal.serve", goal=tr.num(ch.goal))
+
+
+def intro_lines(tr: Catalogue, ch: Chapter, touch: bool) -> list[tuple[str, str]]:
+    """An intro's parts in order, each (role, text): the count, the name, what happens, the new
+    control, the goal, and for chapter 2 that its requests are chapter 1's."""
+    parts = [("of", tr.t("chapter.intro.of", n=ch.number, total=len(CHAPTERS))),
+             ("name", tr.t(f"chapter.{ch.key}.name")),
+             ("intro", tr.t(f"chapter.{ch.key}.intro")),
+             ("new", tr.t("chapter.intro.new", control=control(tr, ch, touch))),
+             ("goal", tr.t("chapter.intro.goal", goal=goal_text(tr, ch)))]
+    if ch.arrivals_of is not None:
+        parts.append(("note", tr.t("chapter.same_arrivals")))
+    return parts
+
+
+def _published(tr: Catalogue, value: str, source: str) -> str:
+    return tr.t("chapter.outro.published", figure=value, source=tr.t(source))
+
+
+def _under(tr: Catalogue) -> str:
+    """The paper's waste under paging: "under 4 %"."""
+    return tr.t("chapter.under", percent=tr.t("fmt.percent", value=PAPER["paged_waste"][0]))
+
+
+def _range(tr: Catalogue, low: object, high: object) -> str:
+    return tr.t("fmt.range", low=low, high=high)
+
+
+def _seconds(tr: Catalogue, value: float | None) -> str:
+    return "-" if value is None else tr.t("fmt.seconds", value=f"{value:.1f}")
+
+
+def clock(ms: float) -> str:
+    """Game time as m:ss."""
+    s = int(ms // 1000)
+    return f"{s // 60}:{s % 60:02d}"
+
+
+def heading(tr: Catalogue, ch: Chapter, served: int, won: bool) -> str:
+    return tr.t("chapter.outro.met" if ch.met(served, won) else "chapter.outro.missed", n=ch.number)
+
+
+def summary(tr: Catalogue, ch: Chapter, fig: Figures, score: int) -> str:
+    minutes = f"{fig.minutes:.1f}"
+    if ch.goal is None:
+        return tr.t("chapter.outro.endless", served=tr.num(fig.served), minutes=minutes, score=tr.num(score))
+    if ch.plays_on:
+        return tr.t("chapter.outro.served_bar", served=tr.num(fig.served), goal=tr.num(ch.goal), minutes=minutes)
+    return tr.t("chapter.outro.served", served=tr.num(fig.served), goal=tr.num(ch.goal), minutes=minutes)
+
+
+def outro_rows(tr: Catalogue, ch: Chapter, fig: Figures, report: RunReport | None,
+               pair: Pair | None = None, moment: Moment | None = None) -> list[Row]:
+    """The rows of a chapter's outro: the player's figures, each with the published one (or, in
+    chapter 2, the chapter-1 run's beside it, read at the moment that run ended)."""
+    pct = tr.pct
+    if ch.adds == "contiguous":
+        sealed = report.sealed_holes if report is not None and report.outcome == "oom" else 0
+        low, high = PAPER["contiguous_waste"]
+        return [
+            Row(tr.t("chapter.row.tokens_share"), pct(1.0 - fig.waste),
+                (_published(tr, tr.t("fmt.percent", value=_range(tr, *CONTIGUOUS_TOKENS)), "chapter.src.fig2"),)),
+            Row(tr.t("chapter.row.waste"), pct(fig.waste),
+                (_published(tr, tr.t("fmt.percent", value=_range(tr, low, high)), "chapter.src.paper"),)),
+            Row(tr.t("chapter.row.running_end"), tr.num(fig.running)),
+            Row(tr.t("chapter.row.out_of_reach"), tr.num(sealed)),
+        ]
+    if ch.adds == "paged":
+        low, high = PAPER["concurrency"]
+        paper = _published(tr, _under(tr), "chapter.src.paper")
+        tokens = Row(tr.t("chapter.row.tokens"), tr.num(fig.tokens),
+                     (_published(tr, f"{_range(tr, low, high)}x", "chapter.src.throughput"),))
+        if pair is None or moment is None or moment.running is None:
+            return [Row(tr.t("chapter.row.waste"), pct(fig.waste), (paper,)), tokens]
+
+        def side(contiguous: str, paged: str) -> str:
+            return tr.t("chapter.outro.then", contiguous=contiguous, paged=paged)
+
+        return [
+            Row(tr.t("chapter.row.running_then"), tr.num(moment.running),
+                (side(tr.num(pair.running), tr.num(moment.running)),)),
+            Row(tr.t("chapter.row.held_then"), pct(moment.held), (side(pct(pair.held), pct(moment.held)),)),
+            Row(tr.t("chapter.row.waste_then"), pct(moment.waste),
+                (side(pct(pair.waste), pct(moment.waste)), paper)),
+            tokens,
+        ]
+    if ch.adds == "prefix_cache":
+        return [
+            Row(tr.t("chapter.row.hit_rate"), "-" if fig.hit_rate is None else pct(fig.hit_rate),
+                (_published(tr, f"{PREFIX_THROUGHPUT[0]}x / {PREFIX_THROUGHPUT[1]}x", "chapter.src.prefix"),)),
+            Row(tr.t("chapter.row.running_end"), tr.num(fig.running)),
+            Row(tr.t("chapter.row.waste"), pct(fig.waste)),
+        ]
+    if ch.adds == "chunked_prefill":
+        return [
+            Row(tr.t("chapter.row.ttft"), _seconds(tr, fig.ttft_s),
+                (_published(tr, f"{SARATHI_CAPACITY}x", "chapter.src.sarathi"),)),
+            Row(tr.t("chapter.row.step"), _seconds(tr, fig.step_s)),
+            Row(tr.t("chapter.row.budget"), tr.t("fmt.tokens", n=fig.budget) if fig.budget else "-",
+                (_published(tr, _range(tr, tr.num(VLLM_BUDGET[0]), tr.num(VLLM_BUDGET[1])),
+                            "chapter.src.vllm_budget"),)),
+        ]
+    low, high = PAPER["concurrency"]
+    per_minute = fig.tokens / fig.minutes if fig.minutes else 0.0
+    return [
+        Row(tr.t("chapter.row.tokens_per_minute"), tr.num(round(per_minute)),
+            (_published(tr, f"{_range(tr, low, high)}x", "chapter.src.throughput"),)),
+        Row(tr.t("chapter.row.peak_running"), tr.num(fig.peak_running)),
+        Row(tr.t("chapter.row.waste"), pct(fig.waste), (_published(tr, _under(tr), "chapter.src.paper"),)),
+        Row(tr.t("chapter.row.hit_rate"), "-" if fig.hit_rate is None else pct(fig.hit_rate)),
+    ]
