@@ -51,8 +51,11 @@ class Chapter:
                     goal_requests=self.goal if self.goal is not None else 0, ready=True)
 
     def met(self, served: int, won: bool) -> bool:
-        """Whether a run that served `served` requests (and won, when `won`) met the goal."""
-        return won or (self.plays_on and self.goal is not None and served >= self.goal)
+        """Whether a run that served `served` requests (and won, when `won`) met the goal (the
+        endless chapter's: to serve at all)."""
+        if self.goal is None:
+            return served > 0
+        return won or (self.plays_on and served >= self.goal)
 
 
 # Chapters 1 and 2 share one load, high from the first minute: contiguous memory runs out of

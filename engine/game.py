@@ -104,7 +104,7 @@ class Game:
 
     def __init__(self, seed: int = 0, mode: str = M.DEFAULT, endless: bool = False,
                  features: Features = DEFAULT_FEATURES, load: R.Load = R.LOAD,
-                 goal_requests: int = R.GOAL_REQUESTS, ready: bool = False) -> None:
+                 goal_requests: int | None = None, ready: bool = False) -> None:
         # load: how requests arrive; goal_requests: what a non-endless run serves to win;
         # ready: game time stands still until the first input (a chapter waits for its reader).
         self._mode = M.get(mode)
@@ -115,7 +115,7 @@ class Game:
         self.mixed = False  # the allocator changed after the first request was admitted
         self.endless = endless
         self.goal = "endless" if endless else "serve"
-        self.goal_requests = goal_requests
+        self.goal_requests = R.GOAL_REQUESTS if goal_requests is None else goal_requests
         self.ready = ready
         self.board = Board()
         self.serving = Serving(self.board, features)

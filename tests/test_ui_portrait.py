@@ -126,7 +126,7 @@ def _buttons(app) -> list:
     if isinstance(top, PlayScene):
         return app.view.buttons
     if isinstance(top, TitleScene):
-        return [*top.mode_buttons, top.start_button, *top.side_buttons]
+        return [*top.mode_buttons, top.start_button, top.chapters_button, top.daily_button, *top.side_buttons]
     return list(top.buttons)
 
 
@@ -416,3 +416,62 @@ def test_a_phone_sets_the_step_budget_on_the_details_sheet_and_the_replay_has_it
     app.reset(plain)
     app.show_details(plain)
     assert [b.name for b in app.top.buttons] == ["close"]
+
+
+def _legible(app, drawn, what: str) -> None:
+    """Every string at least the small size, inside the canvas, none over another, none cut short."""
+    lay = app.layout
+    assert len(drawn) >= 4, what
+    for text, px, r, _ in drawn:
+        assert px >= lay.text.small, (what, text, px)
+        assert not text.endswith("..."), (what, text)
+    on_canvas = [(t, r) for t, _, r, top in drawn if top]
+    inside = lay.canvas.inflate(-2, -2)
+    for text, r in on_canvas:
+        assert inside.contains(r), (what, text, r)
+    for (ta, a), (tb, b) in itertools.combinations(on_canvas, 2):
+        if a != b:
+            assert not a.inflate(0, -4).colliderect(b.inflate(0, -4)), (what, ta, a, tb, b)
+
+
+def _targets_apart(app, what: str) -> None:
+    lay = app.layout
+    buttons = list(app.top.buttons)
+    for b in buttons:
+        assert b.target.width >= lay.touch and b.target.height >= lay.touch, (what, b.name)
+        assert lay.canvas.contains(pygame.Rect(b.rect)), (what, b.name)
+    for a, b in itertools.combinations(buttons, 2):
+        assert not a.target.colliderect(b.target), (what, a.name, b.name)
+
+
+@pytest.mark.parametrize("language", ["en", "ko"])
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_every_chapter_screen_is_legible_and_finger_sized(tmp_path, monkeypatch, layout, language):
+    """The chapter list, and each chapter's intro and (after the bot has played it) its outro, in
+    both layouts and languages: text at least 11 CSS px inside the canvas, nothing over anything,
+    nothing cut with "...", every button a finger's size."""
+    from engine.chapters import CHAPTERS
+    from ui.chapter_scenes import ChapterIntroScene, ChapterListScene, ChapterOutroScene
+    from ui.headless import bot_play, settle
+
+    app = make_app(tmp_path, layout=layout, language=language)
+    assert app.layout.text.small * app.layout.embed_scale >= MIN_CSS_PX
+    app.show_chapters()
+    assert isinstance(app.top, ChapterListScene)
+    with monkeypatch.context() as m:
+        _legible(app, _draw_recorded(app, m), "list")
+    _targets_apart(app, "list")
+    for ch in CHAPTERS:
+        app.show_chapter_intro(ch.number, fresh=True)
+        assert isinstance(app.top, ChapterIntroScene)
+        with monkeypatch.context() as m:
+            _legible(app, _draw_recorded(app, m), f"intro {ch.number}")
+        _targets_apart(app, f"intro {ch.number}")
+        play = app.start_chapter(ch.number, seed=5)
+        bot_play(play, 0.8, 5)
+        settle(app, play)
+        assert isinstance(app.top, ChapterOutroScene), (ch.number, app.top)
+        with monkeypatch.context() as m:
+            _legible(app, _draw_recorded(app, m), f"outro {ch.number}")
+        _targets_apart(app, f"outro {ch.number}")
+        assert app.top.content_bottom <= app.top.buttons[0].rect[1] - 4, f"outro {ch.number} runs into its buttons"

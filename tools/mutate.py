@@ -276,15 +276,15 @@ def replay_drops_a_step(root: Path) -> Edit:
         for fn in ast.walk(tree):
             if not isinstance(fn, ast.FunctionDef):
                 continue
-            builds_game = any(isinstance(c, ast.Call) and ast.unparse(c.func) == "Game"
+            builds_game = any(isinstance(c, ast.Call) and ast.unparse(c.func) in ("Game", "self.new_game")
                               for c in ast.walk(fn))
             loops = sorted((n for n in ast.walk(fn)
                             if isinstance(n, ast.For) and "steps" in ast.unparse(n.iter)),
                            key=lambda n: n.lineno)
             if builds_game and loops:
                 found.append((path, text, loops[0].iter))
-    path, text, it = _only(found, "a function in engine/*replay*.py that builds a Game and loops "
-                                  "over the recorded steps")
+    path, text, it = _only(found, "a function in engine/*replay*.py that builds a Game (or has its "
+                                  "replay build it) and loops over the recorded steps")
     drop = "(lambda s_: s_[:len(s_) // 2] + s_[len(s_) // 2 + 1:])"
     return _replace(path, text, it, f"{drop}(list({ast.unparse(it)}))")
 

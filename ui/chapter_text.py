@@ -120,6 +120,8 @@ def clock(ms: float) -> str:
 
 
 def heading(tr: Catalogue, ch: Chapter, served: int, won: bool) -> str:
+    if ch.goal is None:
+        return tr.t("chapter.outro.over", n=ch.number)
     return tr.t("chapter.outro.met" if ch.met(served, won) else "chapter.outro.missed", n=ch.number)
 
 

@@ -209,8 +209,8 @@ def _landscape() -> Layout:
         }),
         title_buttons=MappingProxyType({
             "start": (m + 10, 356, 250, 56),
-            "chapters": (m + 10, 418, 146, 34),  # the guided run, under START...
-            "daily": (m + 162, 418, 98, 34),  # ...beside the daily challenge
+            "chapters": (m + 10, 418, 128, 34),  # the guided run, under START...
+            "daily": (m + 144, 418, 116, 34),  # ...beside the daily challenge
             **{name: (right_x + 10, 306 + i * 44, 250, 38)
                for i, name in enumerate(TITLE_SWITCHES)},
         }),

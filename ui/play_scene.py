@@ -79,7 +79,8 @@ class PlayScene(Scene):
                               seen=lambda: app.settings.seen_cards,
                               mark_seen=app.mark_card_seen, tr=lambda: app.tr)
         self._style_cards()
-        self.session = GameSession(self.game, sound=app.sound, cards=self.cards, tape=self.tape, tr=lambda: app.tr)
+        self.session = GameSession(self.game, sound=app.sound, cards=self.cards, tape=self.tape, tr=lambda: app.tr,
+                                   moment=self.moment)
         app.flush_notices(self.session.log, 0.0)
         self.mapper = InputMapper()
         self.state = ViewState(muted=settings.muted, best=self._best())
@@ -333,8 +334,6 @@ class PlayScene(Scene):
         # In a chapter no deadline runs out while a teaching card is read: the run waits for it.
         reading = self.chapter is not None and self.cards.current is not None
         self.session.step(0.0 if reading else dt_ms, inputs)
-        if self.moment is not None:
-            self.moment.read(self.game)
         if self.chapter is not None and not self.goal_told:
             ch = chapter_of(self.chapter)
             if ch.plays_on and ch.goal is not None and self.game.served >= ch.goal:

@@ -10,6 +10,7 @@ from typing import Callable, Protocol
 
 from engine import PIECES, Game, Input, Kind
 from engine import events as ev
+from engine.outro import Moment
 from engine import modes
 from engine import rules as R
 from engine.occupancy import holder
@@ -60,8 +61,9 @@ class GameSession:
 
     def __init__(self, game: Game, *, sound: SoundLike | None = None,
                  cards: CardDeck | None = None, tape: Tape | None = None,
-                 tr: Callable[[], Catalogue] | None = None) -> None:
+                 tr: Callable[[], Catalogue] | None = None, moment: Moment | None = None) -> None:
         self.game = game
+        self.moment = moment  # read after every step (a chapter-2 run, at chapter 1's end)
         self.tape = tape  # every step given to the game, written down for its replay
         self.tr: Callable[[], Catalogue] = tr if tr is not None else (lambda: catalogue(DEFAULT))
         self.log = LogConsole(LOG)
@@ -114,6 +116,8 @@ class GameSession:
         if tape is not None:
             tape.record(dt_ms, tuple(inputs))
         events = self.game.update(dt_ms, inputs)
+        if self.moment is not None:
+            self.moment.read(self.game)
         self.effects.advance(dt_ms)
         if self.cards is not None:
             self.cards.update(dt_ms)

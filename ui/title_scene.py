@@ -364,9 +364,10 @@ class TitleScene(MenuScene):
         dr = pygame.Rect(db.rect)
         pygame.draw.rect(surface, theme.BUTTON_HOVER if over else theme.BUTTON, dr, border_radius=5)
         pygame.draw.rect(surface, theme.AMBER if over else theme.PANEL_EDGE, dr, 1, border_radius=5)
-        t.blit(surface, fit(tr.t("title.switch.daily"), T.body, dr.width - 36), T.body, theme.AMBER,
-               (dr.x + 10, dr.centery), "midleft")
-        t.blit(surface, DAILY_KEY, T.small, theme.TEXT_DIM, (dr.right - 10, dr.centery), "midright")
+        name = t.blit(surface, fit(tr.t("title.switch.daily"), T.body, dr.width - 48), T.body, theme.AMBER,
+                      (dr.x + 8, dr.centery), "midleft")
+        t.blit(surface, fit(self.today[5:], T.small, dr.right - name.right - 12), T.small, theme.TEXT_DIM,
+               (dr.right - 8, dr.centery), "midright")  # the day on offer; D plays it
         y = dr.bottom + 10
         self._draw_best_table(surface, x, y, r.right - 12)
         notice = self._notice_text()

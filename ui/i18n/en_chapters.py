@@ -63,6 +63,7 @@ MESSAGES: dict[str, str] = {
     "chapter.engine.control_touch": "everything so far",
     "chapter.engine.meaning": "Paging, prefix caching, chunked prefill and a scheduler: how vLLM serves today.",
     "chapter.outro.met": "CHAPTER {n} MET",
+    "chapter.outro.over": "CHAPTER {n}: RUN OVER",
     "chapter.outro.missed": "CHAPTER {n} NOT MET",
     "chapter.outro.served": "{served} of {goal} requests served in {minutes} min",
     "chapter.outro.served_bar": "{served} requests served (goal {goal}) in {minutes} min",

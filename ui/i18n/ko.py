@@ -158,6 +158,7 @@ MESSAGES: dict[str, str] = {
     "chapter.engine.control_touch": "지금까지 배운 모든 것",
     "chapter.engine.meaning": "페이징, 프리픽스 캐싱, 청크 프리필, 스케줄러: 오늘의 vLLM이 서빙하는 방식입니다.",
     "chapter.outro.met": "챕터 {n:,} 달성",
+    "chapter.outro.over": "챕터 {n:,}: 게임 끝",
     "chapter.outro.missed": "챕터 {n:,} 미달성",
     "chapter.outro.served": "{minutes:,}분 동안 요청 {served:,}개 처리 (목표 {goal:,}개)",
     "chapter.outro.served_bar": "{minutes:,}분 동안 요청 {served:,}개 처리 (목표 {goal:,}개)",

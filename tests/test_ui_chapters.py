@@ -1,0 +1,182 @@
+"""The chapters through the app: from the title to a chapter's intro, its run and its outro, and on;
+what a chapter run keeps (its progress, chapter 1's run for chapter 2), and what it holds still for."""
+from __future__ import annotations
+
+import sys
+
+import pygame
+import pytest
+from tests.uikit import click, key, make_app, pump
+
+from engine import Input
+from engine.chapters import CHAPTERS, chapter
+from engine.outro import Moment
+from engine.replay import Replay
+from ui import packs
+from ui.chapter_scenes import ChapterIntroScene, ChapterListScene, ChapterOutroScene
+from ui.chapter_text import Pair
+from ui.headless import bot_play, settle
+from ui.overlays import ResultScene
+from ui.play_scene import PlayScene
+from ui.storage import chapter_met, chapter_reached, chapters_met, record_chapter
+from ui.title_scene import TitleScene
+
+pytestmark = pytest.mark.usefixtures("clean_event_queue")
+
+
+def centre(rect) -> tuple[int, int]:
+    return pygame.Rect(rect).center
+
+
+def _title(tmp_path, **kw):
+    app = make_app(tmp_path, **kw)
+    app.show_title(seed=1)
+    return app
+
+
+def test_g_or_the_title_button_opens_the_chapters_and_a_new_player_starts_at_chapter_1(tmp_path):
+    app = _title(tmp_path)
+    key(app, pygame.K_g)
+    assert isinstance(app.top, ChapterListScene)
+    key(app, pygame.K_ESCAPE)
+    assert isinstance(app.top, TitleScene)
+    click(app, centre(app.top.chapters_button.rect))
+    listing = app.top
+    assert isinstance(listing, ChapterListScene)
+    click(app, centre(listing.rows[1].rect))  # chapter 2: not open yet
+    assert app.top is listing and "chapter 1" in listing.notice
+    key(app, pygame.K_RETURN)  # CONTINUE: the first chapter not met
+    intro = app.top
+    assert isinstance(intro, ChapterIntroScene) and intro.chapter.number == 1
+    key(app, pygame.K_ESCAPE)
+    assert app.top is listing
+    click(app, centre(listing.rows[0].rect))
+    key(app, pygame.K_RETURN)
+    play = app.top
+    assert isinstance(play, PlayScene) and play.chapter == 1
+    assert play.game.mode == "contiguous" and play.game.ready
+
+
+def test_a_chapter_run_waits_for_the_first_move_and_for_a_card_being_read(tmp_path):
+    app = make_app(tmp_path)
+    play = app.start_chapter(3, seed=2)
+    pump(app, 600)  # ten seconds of reading the screen
+    assert play.game.time_ms == 0.0 and play.game.ready and not play.game.over
+    key(app, pygame.K_LEFT)
+    pump(app, 60)
+    assert not play.game.ready and play.game.time_ms > 900
+    play.cards.show("finished")
+    assert play.cards.current is not None
+    before = play.game.time_ms
+    pump(app, 120)
+    assert play.game.time_ms == before  # nothing runs out while the card is read
+    play.cards.dismiss()
+    pump(app, 30)
+    assert play.game.time_ms > before
+
+
+def test_free_play_does_not_wait_for_a_card(tmp_path):
+    app = make_app(tmp_path)
+    play = app.start_game("paged", seed=2)
+    pump(app, 5)
+    play.cards.show("finished")
+    before = play.game.time_ms
+    pump(app, 60)
+    assert play.game.time_ms > before
+
+
+def test_a_chapter_keeps_its_allocator(tmp_path):
+    app = make_app(tmp_path)
+    play = app.start_chapter(2, seed=2)
+    for k in (pygame.K_1, pygame.K_TAB):
+        key(app, k)
+    play.set_mode("contiguous")
+    assert play.game.mode == "paged" and not play.game.mixed
+    assert Input.MODE_TOGGLE not in {i for _, inputs in play.tape.replay.steps for i in inputs}
+
+
+def _play_out(app, number: int, seed: int = 5) -> PlayScene:
+    play = app.start_chapter(number, seed=seed)
+    bot_play(play, 0.8, seed)
+    settle(app, play)
+    return play
+
+
+def test_chapter_1_ends_in_its_outro_and_keeps_its_run_for_chapter_2(tmp_path):
+    app = make_app(tmp_path)
+    one = _play_out(app, 1)
+    outro = app.top
+    assert isinstance(outro, ChapterOutroScene) and outro.met
+    s = app.settings
+    assert s.chapters["1"] == one.game.serving.served >= chapter(1).goal
+    assert chapter_met(s, 1) and chapter_reached(s, 2) and not chapter_reached(s, 3) and chapters_met(s) == 1
+    pair = Pair.from_saved(s.chapter_pair)
+    assert pair is not None and pair.seed == 5 and pair.end_ms == pytest.approx(one.game.time_ms, abs=1)
+    assert pair.running == len(one.game.serving.running)
+    # The report is one button away, and the chapters another.
+    outro.click("report")
+    assert isinstance(app.top, ResultScene)
+    app.back()
+    outro.click("next")
+    assert isinstance(app.top, ChapterIntroScene) and app.top.chapter.number == 2
+    # Chapter 2 plays chapter 1's arrivals (its seed) unless told otherwise.
+    two = app.start_chapter(2)
+    assert two.seed == 5 and two.moment is not None and two.moment.at_ms == pair.end_ms
+
+
+def test_the_chapter_2_outro_sets_both_runs_side_by_side_as_their_replays_replay(tmp_path):
+    """The figures of the pair on the outro are what re-simulating the two recorded runs gives."""
+    app = make_app(tmp_path)
+    one = _play_out(app, 1)
+    one_replay = one.replay
+    two = _play_out(app, 2)
+    outro = app.top
+    assert isinstance(outro, ChapterOutroScene)
+    pair = Pair.from_saved(app.settings.chapter_pair)
+    assert pair is not None
+    # Again, from the replays alone: chapter 1's end, and chapter 2 read at that moment.
+    assert isinstance(one_replay, Replay) and one_replay.chapter == 1 and two.replay.chapter == 2
+    first = one_replay.simulate().game
+    moment = Moment(first.time_ms)
+    game = two.replay.new_game()
+    for dt, inputs, rep in two.replay.steps.runs():
+        for _ in range(rep):
+            game.update(dt, inputs)
+            moment.read(game)
+    assert first.time_ms == pytest.approx(pair.end_ms, abs=1)
+    assert len(first.serving.running) == pair.running
+    assert (moment.running, moment.held, moment.waste) == (two.moment.running, two.moment.held, two.moment.waste)
+    running = outro.rows[0]
+    assert running.value == str(moment.running) and str(pair.running) in running.notes[0]
+
+
+def test_a_locked_chapter_opens_once_the_one_before_is_met(tmp_path):
+    app = make_app(tmp_path)
+    s = app.settings
+    assert [chapter_reached(s, c.number) for c in CHAPTERS] == [True] + [False] * (len(CHAPTERS) - 1)
+    assert not record_chapter(s, 2, -1, 5)  # nonsense is not kept
+    record_chapter(s, 1, chapter(1).goal - 1, 10)
+    assert not chapter_reached(s, 2)
+    record_chapter(s, 1, chapter(1).goal, 12)
+    assert chapter_reached(s, 2) and s.chapters["1"] == chapter(1).goal and s.chapter_scores["1"] == 12
+    record_chapter(s, 1, 3, 4)  # a worse run keeps the best
+    assert s.chapters["1"] == chapter(1).goal and s.chapter_scores["1"] == 12
+
+
+def test_in_the_browser_the_chapters_are_fetched_the_first_time_they_are_asked_for(tmp_path, monkeypatch):
+    app = _title(tmp_path)
+    monkeypatch.setattr(sys, "platform", "emscripten")
+    monkeypatch.setitem(sys.modules, "ui.chapter_scenes", None)  # not fetched yet
+    monkeypatch.setattr(packs, "missing", lambda name, root=None: ["ui/chapter_scenes.py"])
+    key(app, pygame.K_g)
+    assert isinstance(app.top, TitleScene) and app.wanted_packs == ["chapters"]
+    assert app.tr.msg(app.top.notice) == "loading the chapters ..."
+    monkeypatch.delitem(sys.modules, "ui.chapter_scenes")
+    app.pack_arrived("chapters", None)
+    assert type(app.top).__name__ == "ChapterListScene" and app.wanted_packs == []  # freshly imported
+    # A pack that cannot come: the title says why.
+    app.show_title()
+    monkeypatch.setitem(sys.modules, "ui.chapter_scenes", None)
+    key(app, pygame.K_g)
+    app.pack_arrived("chapters", "later/chapters.tar.gz: offline")
+    assert isinstance(app.top, TitleScene) and "offline" in app.tr.msg(app.top.notice)
