@@ -268,12 +268,17 @@ def test_new_players_start_in_contiguous(tmp_path):
     assert isinstance(app.top, PlayScene) and app.top.game.mode == "contiguous"
 
 
-def test_crash_report_escape_goes_to_title(tmp_path):
+def test_on_the_crash_report_escape_shows_the_board_and_q_goes_to_the_title(tmp_path):
     app = make_app(tmp_path)
     play = start_play(app, mode="contiguous")
     force_oom(play)
     pump(app, int(END_DELAY_MS / theme.STEP_MS) + 2)
+    report = app.top
+    key(app, pygame.K_ESCAPE)  # as everywhere else, Esc puts what is in front aside
+    assert app.top is report and report.peeking and report.buttons == []
     key(app, pygame.K_ESCAPE)
+    assert app.top is report and not report.peeking
+    key(app, pygame.K_q)
     assert isinstance(app.top, TitleScene)
 
 

@@ -1061,6 +1061,12 @@ class ConsoleView:
         s = game.serving
         b = self.preempt
         r = pygame.Rect(b.rect)
+        if game.allocator.allocator.reserves_max_length:  # a reservation never runs short: no preemption
+            pygame.draw.rect(surface, theme.PANEL, r, border_radius=4)
+            pygame.draw.rect(surface, theme.PANEL_EDGE, r, 1, border_radius=4)
+            t.blit(surface, self.fit(tr.t("hud.preempt_none"), T.small, r.width - 10), T.small, theme.TEXT_DIM,
+                   r.center, "center")
+            return
         over = state.hover is not None and b.contains(state.hover)
         mode = tr.t(f"hud.preempt_mode.{game.preempt_mode}")
         accent = theme.CYAN if game.preempt_mode == "swap" else theme.VIOLET

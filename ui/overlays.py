@@ -659,7 +659,7 @@ class ResultScene(Overlay):
                    touch=lay.touch)
             for i, (name, label, hint) in enumerate((("restart", tr.t("report.restart"), START_KEY),
                                                      ("board", tr.t("report.board"), BOARD_KEY),
-                                                     ("title", tr.t("report.title"), PAUSE_KEY)))]
+                                                     ("title", tr.t("report.title"), QUIT_KEY)))]
         # The run's share code over the buttons, with COPY (a link on the clipboard) and WATCH.
         share_y = y + h - 2 * bh - 16 - 8
         sw = 84
@@ -765,7 +765,9 @@ class ResultScene(Overlay):
     def command(self, cmd: Command) -> None:
         if cmd is Command.START:
             self.click("restart")
-        elif cmd in (Command.PAUSE, Command.QUIT):
+        elif cmd is Command.PAUSE:  # Esc sets the report aside (BOARD), as it pauses a run
+            self.click("board")
+        elif cmd is Command.QUIT:
             self.click("title")
         elif cmd is Command.HELP:
             self.app.show_help()
@@ -794,7 +796,10 @@ class ResultScene(Overlay):
         if name == "restart":
             self.play.restart()
         elif name == "title":
-            self.app.show_title()
+            if getattr(self.play, "chapter", None) is not None:
+                self.app.back()  # a chapter's report: back to its outro
+            else:
+                self.app.show_title()
         elif name == "board":
             self.peeking = not self.peeking
             self.buttons = [] if self.peeking else self.report_buttons

@@ -140,6 +140,8 @@ class GameSession:
                     self.kinds = {k: v for k, v in self.kinds.items() if k in live}
             if isinstance(e, ev.Locked):
                 self.effects.landings.append(Landing(list(e.result.cells)))
+                if not self._fragments:  # paged: a whole placement seals nothing off, a normal event
+                    level = "INFO"
             elif isinstance(e, ev.PageSplit):
                 self._start_cascade(e)
                 if e.auto:

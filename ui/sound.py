@@ -368,6 +368,16 @@ def sound_for(event: object) -> str | None:
 # --------------------------------------------------------------------------- the player
 
 
+def plain_reason(exc: Exception) -> str:
+    """Why the mixer could not start, in words a player reads ("no audio device"), not the audio
+    driver's own line ("ALSA: Couldn't open audio device: No such file or directory")."""
+    text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    low = text.lower()
+    if "audio device" in low or "no available audio" in low or "alsa" in low or "pulse" in low:
+        return "no audio device"
+    return text
+
+
 class Sound:
     """The game's sound effects; silent (never failing) when no mixer is available."""
 
@@ -427,8 +437,7 @@ class Sound:
 
     def _silent(self, exc: Exception) -> str:
         self._sounds = {}
-        reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        return f"audio unavailable ({reason}); running silent"
+        return f"audio unavailable ({plain_reason(exc)}); running silent"
 
     @property
     def available(self) -> bool:

@@ -279,6 +279,7 @@ MESSAGES: dict[str, str] = {
     "hud.queue_cached": "+{n}",
     "hud.queue_more": "+{n} more",
     "hud.queue_empty": "no request waiting",
+    "hud.preempt_none": "no preemption here",
     "hud.preempt": "PREEMPTION",
     "hud.preempt_short": "PREEMPT",
     "hud.preempt_mode.swap": "SWAP (V0)",
@@ -433,8 +434,8 @@ MESSAGES: dict[str, str] = {
     "cause.deadline": ("{req} waited {seconds} s, past the {deadline} s deadline: it needed {need} "
                        "block(s), {free} free"),
     "cause.victory": "{served} requests served, {tokens} tokens, without an OOM or falling behind",
-    "report.memory_contiguous": ("{req} needs {need} blocks. Free {free} = {usable} in its reach + "
-                                 "{sealed} sealed off + {open} in gaps too small"),
+    "report.memory_contiguous": ("{req} needs {need} blocks. Of {free} free: {usable} where it could still "
+                                 "fit, {sealed} sealed off, {open} in gaps too small"),
     "report.memory_paged": "{req} needs {need} block(s). Free {free}: paged, every free block is usable",
     "report.memory_victory": "peak VRAM held {peak}; {free} blocks free at the end",
     "report.pytorch.caption": "As PyTorch would say it ({model} on an {gpu}, 1 block = {size}):",
@@ -448,7 +449,7 @@ MESSAGES: dict[str, str] = {
     "report.value.ttft": "{mean:,.1f} s mean, {worst:,.1f} s worst",
     "report.fact.minutes": "survived",
     "report.fact.served": "requests served",
-    "report.fact.tokens": "tokens served",
+    "report.fact.tokens": "tokens served (score: x level)",
     "report.fact.end_state": "running / waiting",
     "report.fact.preemptions": "swap / recompute",
     "report.fact.waste": "reserved unused",
@@ -457,6 +458,7 @@ MESSAGES: dict[str, str] = {
     "report.fact_line": "{label}: {value}",
     "report.value.minutes": "{value} min",
     "report.value.of_goal": "{n} / {goal}",
+    "report.value.past_goal": "{n} (goal {goal})",
     "report.value.pair": "{a} / {b}",
     "report.value.running": "{now} / {waiting} (peak {most} running)",
     "report.value.vram": "{percent}, {reserved} rsvd",

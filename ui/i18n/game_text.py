@@ -271,8 +271,9 @@ def report_facts(report: RunReport, tr: Catalogue) -> list[tuple[str, str]]:
     """The run's numbers as (label, value) pairs: time, work done, the end state, waste, allocator."""
     r = report
     served = tr.num(r.requests_served)
-    if r.goal == "serve":
-        served = tr.t("report.value.of_goal", n=served, goal=tr.num(r.goal_requests))
+    if r.goal == "serve":  # requests finishing in the goal's own step can take it past the goal
+        key = "report.value.past_goal" if r.requests_served > r.goal_requests else "report.value.of_goal"
+        served = tr.t(key, n=served, goal=tr.num(r.goal_requests))
     return [
         (tr.t("report.fact.minutes"), tr.t("report.value.minutes", value=f"{r.minutes:.1f}")),
         (tr.t("report.fact.served"), served),

@@ -374,6 +374,7 @@ MESSAGES: dict[str, str] = {
     "hud.queue_cached": "+{n:,}",
     "hud.queue_more": "+{n:,}개 더",
     "hud.queue_empty": "대기 중인 요청 없음",
+    "hud.preempt_none": "여기서는 선점 없음",
     "hud.preempt": "선점",
     "hud.preempt_short": "선점",
     "hud.preempt_mode.swap": "스왑 (V0)",
@@ -540,8 +541,8 @@ MESSAGES: dict[str, str] = {
     "cause.deadline": ("{req:이} {seconds:,}초를 기다려 마감 {deadline:,}초를 넘겼습니다: 블록 {need:,}개 필요, "
                        "빈 블록 {free:,}개"),
     "cause.victory": "요청 {served:,}개, {tokens:,}토큰을 OOM도 지연도 없이 처리했습니다",
-    "report.memory_contiguous": ("{req}: 블록 {need:,}개 필요. 빈 블록 {free:,} = 닿는 곳 {usable:,} + 갇힘 "
-                                 "{sealed:,} + 너무 작은 틈 {open:,}"),
+    "report.memory_contiguous": ("{req}: 블록 {need:,}개 필요. 빈 블록 {free:,}개 가운데 아직 들어갈 수 있던 곳 "
+                                 "{usable:,}, 갇힘 {sealed:,}, 너무 작은 틈 {open:,}"),
     "report.memory_paged": "{req}: 블록 {need:,}개 필요. 빈 블록 {free:,}개: 페이징이라 모두 쓸 수 있음",
     "report.memory_victory": "최대 VRAM 점유 {peak}, 끝날 때 빈 블록 {free:,}개",
     "report.pytorch.caption": "PyTorch라면 이렇게 말합니다({gpu}의 {model}, 1블록 = {size}):",
@@ -555,7 +556,7 @@ MESSAGES: dict[str, str] = {
     "report.value.ttft": "평균 {mean:,.1f}초, 최악 {worst:,.1f}초",
     "report.fact.minutes": "버틴 시간",
     "report.fact.served": "처리한 요청",
-    "report.fact.tokens": "처리한 토큰",
+    "report.fact.tokens": "처리한 토큰 (점수: x 레벨)",
     "report.fact.end_state": "실행 / 대기",
     "report.fact.preemptions": "스왑 / 재계산",
     "report.fact.waste": "쓰지 않은 예약",
@@ -564,6 +565,7 @@ MESSAGES: dict[str, str] = {
     "report.fact_line": "{label}: {value}",
     "report.value.minutes": "{value:,}분",
     "report.value.of_goal": "{n:,} / {goal:,}",
+    "report.value.past_goal": "{n:,}개 (목표 {goal:,}개)",
     "report.value.pair": "{a:,} / {b:,}",
     "report.value.running": "{now:,} / {waiting:,} (최대 {most:,}개 실행)",
     "report.value.vram": "{percent}, 예약 {reserved:,}",
