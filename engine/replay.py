@@ -15,7 +15,7 @@ import hashlib
 import json
 import math
 from array import array
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 
 from . import chapters
@@ -252,12 +252,15 @@ class Replay:
             return chapters.chapter(self.chapter).new_game(self.seed)
         return Game(seed=self.seed, mode=self.mode, endless=self.endless)
 
-    def simulate(self) -> Outcome:
+    def simulate(self, after_step: Callable[[Game], None] | None = None) -> Outcome:
+        """Play the run again; `after_step` (if any) reads the game after every step."""
         game = self.new_game()
         update = game.update
         for dt, inputs, rep in self.steps.runs():
             for _ in range(rep):
                 update(dt, inputs)
+                if after_step is not None:
+                    after_step(game)
                 if game.over:
                     return Outcome(game)
         return Outcome(game)

@@ -1,7 +1,8 @@
-"""`python -m engine.replay CODE_OR_FILE [--json] [--code]`: check a recorded run.
+"""`python -m engine.replay CODE_OR_FILE [--json] [--code] [--beside CODE_OR_FILE]`: check a recorded run.
 
 Re-simulates a share code, a link holding one, or a replay file, and compares the result with
-what the run claims. Exit 0: verified; 1: a file that cannot be read, or a run that is corrupt,
+what the run claims. With --beside, a chapter-2 run is set beside the chapter-1 run whose
+arrivals it replays, both read at the moment that one ended (what the chapter's outro shows). Exit 0: verified; 1: a file that cannot be read, or a run that is corrupt,
 truncated, newer, unverifiable or not matching (one line on stderr); 2: a bad command line.
 (Desktop tool: not in the web bundle.)
 """
@@ -12,7 +13,7 @@ import argparse
 import json
 import os
 import sys
-from typing import IO
+from typing import IO, Any
 
 from . import cli_args, replay_json, sharecode
 from .replay import Replay, ReplayError
@@ -80,7 +81,11 @@ def main(argv: list[str] | None = None) -> int:
                         help="a share code, a ?replay= link, a replay file or a file holding a code")
     parser.add_argument("--json", action="store_true", help="print the result as one JSON object")
     parser.add_argument("--code", action="store_true", help="print the run's share code instead")
+    parser.add_argument("--beside", metavar="CODE_OR_FILE",
+                        help="a chapter-2 run: the chapter-1 run it replays; print both at the moment that one ended")
     args = parser.parse_args(argv)
+    if args.beside is not None and args.code:
+        parser.error("--beside prints the two runs side by side: it takes no --code")
     return _check_and_print(parser, args)
 
 
@@ -105,9 +110,18 @@ def _check_and_print(parser: argparse.ArgumentParser, args: argparse.Namespace) 
             print(f"{parser.prog}: note: {len(code)} characters, more than a comment takes "
                   f"({sharecode.COMMENT_LIMIT})", file=sys.stderr)
         return 0
-    summary = {"seed": replay.seed, "daily": replay.daily, "rules": replay.rules,
-               "endless": replay.endless, "steps": len(replay.steps), **out.summary(),
-               "verified": True}
+    summary: dict[str, object] = {"seed": replay.seed, "daily": replay.daily, "rules": replay.rules,
+                                  "endless": replay.endless, "chapter": replay.chapter,
+                                  "steps": len(replay.steps), **out.summary(), "verified": True}
+    pair: dict[str, Any] | None = None
+    if args.beside is not None:
+        try:
+            pair = side_by_side(replay, load_any(args.beside))
+        except ReplayError as exc:
+            return cli_args.failure(parser.prog, f"--beside: {exc}")
+        except OSError as exc:
+            return cli_args.failure(parser.prog, f"cannot read {args.beside[:80]}: {exc.strerror or exc}")
+        summary["beside"] = pair
     if args.json:
         print(json.dumps(summary, separators=(", ", ": ")))
         return 0
@@ -117,4 +131,29 @@ def _check_and_print(parser: argparse.ArgumentParser, args: argparse.Namespace) 
           f"{summary['minutes']} game minutes, "
           f"outcome {summary['outcome']}")
     print("final state reproduced exactly")
+    if pair is not None:
+        c, p = pair["contiguous"], pair["paged"]
+        print(f"at {pair['at_ms'] / 1000:.1f} s, when the chapter-1 run ended: running {c['running']} contiguous, "
+              f"{p['running']} paged; VRAM held {c['held']:.0%} / {p['held']:.0%}; "
+              f"waste {c['waste']:.0%} / {p['waste']:.0%}")
     return 0
+
+
+def side_by_side(second: Replay, first: Replay) -> dict[str, Any]:
+    """A chapter run beside the run of the chapter whose arrivals it replays, both at the moment
+    that one ended: the figures chapter 2's outro shows. ReplayError when they are not such a pair."""
+    from .chapters import chapter
+    from .outro import Moment, figures
+
+    if second.chapter is None or chapter(second.chapter).arrivals_of is None:
+        raise ReplayError("the run checked is not of a chapter that replays another's arrivals")
+    if first.chapter != chapter(second.chapter).arrivals_of or first.seed != second.seed:
+        raise ReplayError(f"not the run whose arrivals it replays (chapter "
+                          f"{chapter(second.chapter).arrivals_of}, seed {second.seed})")
+    ended = first.simulate().game
+    at = figures(ended)
+    moment = Moment(ended.time_ms)
+    second.simulate(moment.read)
+    return {"at_ms": round(ended.time_ms, 3),
+            "contiguous": {"running": at.running, "held": at.held, "waste": at.waste},
+            "paged": {"running": moment.running, "held": moment.held, "waste": moment.waste}}

@@ -10,8 +10,6 @@ from tests.uikit import click, key, make_app, pump
 
 from engine import Input
 from engine.chapters import CHAPTERS, chapter
-from engine.outro import Moment
-from engine.replay import Replay
 from ui import packs
 from ui.chapter_scenes import ChapterIntroScene, ChapterListScene, ChapterOutroScene
 from ui.chapter_text import Pair
@@ -124,30 +122,37 @@ def test_chapter_1_ends_in_its_outro_and_keeps_its_run_for_chapter_2(tmp_path):
     assert two.seed == 5 and two.moment is not None and two.moment.at_ms == pair.end_ms
 
 
-def test_the_chapter_2_outro_sets_both_runs_side_by_side_as_their_replays_replay(tmp_path):
-    """The figures of the pair on the outro are what re-simulating the two recorded runs gives."""
+def test_the_chapter_2_outro_sets_both_runs_side_by_side_as_their_codes_replay(tmp_path, capsys):
+    """The pair's figures on the outro are what `python -m engine.replay` re-simulates from the two
+    runs' share codes."""
+    import json
+
+    from engine.replay_cli import main as replay_main
+
     app = make_app(tmp_path)
     one = _play_out(app, 1)
-    one_replay = one.replay
     two = _play_out(app, 2)
     outro = app.top
     assert isinstance(outro, ChapterOutroScene)
     pair = Pair.from_saved(app.settings.chapter_pair)
-    assert pair is not None
-    # Again, from the replays alone: chapter 1's end, and chapter 2 read at that moment.
-    assert isinstance(one_replay, Replay) and one_replay.chapter == 1 and two.replay.chapter == 2
-    first = one_replay.simulate().game
-    moment = Moment(first.time_ms)
-    game = two.replay.new_game()
-    for dt, inputs, rep in two.replay.steps.runs():
-        for _ in range(rep):
-            game.update(dt, inputs)
-            moment.read(game)
-    assert first.time_ms == pytest.approx(pair.end_ms, abs=1)
-    assert len(first.serving.running) == pair.running
-    assert (moment.running, moment.held, moment.waste) == (two.moment.running, two.moment.held, two.moment.waste)
+    assert pair is not None and one.share_code and two.share_code
+    assert replay_main([two.share_code, "--beside", one.share_code, "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["chapter"] == 2 and doc["verified"]
+    side = doc["beside"]
+    assert side["at_ms"] == pytest.approx(pair.end_ms, abs=1)
+    assert side["contiguous"]["running"] == pair.running
+    assert side["contiguous"]["held"] == pytest.approx(pair.held, abs=0.001)
+    assert side["contiguous"]["waste"] == pytest.approx(pair.waste, abs=0.001)
+    assert (side["paged"]["running"], side["paged"]["held"], side["paged"]["waste"]) == (
+        two.moment.running, two.moment.held, two.moment.waste)
     running = outro.rows[0]
-    assert running.value == str(moment.running) and str(pair.running) in running.notes[0]
+    assert running.value == str(side["paged"]["running"])
+    assert running.notes[0] == app.tr.t("chapter.outro.then", contiguous=str(pair.running),
+                                        paged=str(side["paged"]["running"]))
+    # Codes that are not such a pair are refused in one line.
+    assert replay_main([one.share_code, "--beside", two.share_code]) == 1
+    assert "replays another" in capsys.readouterr().err
 
 
 def test_a_locked_chapter_opens_once_the_one_before_is_met(tmp_path):
