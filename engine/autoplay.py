@@ -2,7 +2,7 @@
 
     python -m engine.autoplay [--mode contiguous|paged|both] [--policy idle|centre|split|bot]
                               [--skill K] [--seeds N] [--max-minutes M] [--json] [--record DIR]
-                              [--chapter N|all]
+                              [--chapter N|all [--spec-k K]]
 
 Every game is endless, seeded and deterministic, and stops when the run ends (OOM or overload)
 or after M game minutes. The policies are engine.playing's (`idle`, `centre`, `split`, `bot`;
@@ -38,7 +38,7 @@ from .features import DEFAULT as DEFAULT_FEATURES, Features
 from .game import MODES, OVERLOAD_CAUSES, Game
 from .memory import OOM_CAUSES
 from .playing import POLICIES, GameStats, drive, stats_of
-from .rules import DEFAULT_BUDGET
+from .rules import DEFAULT_BUDGET, SPEC_KS
 from .replay import Recorder
 
 MAX_SEEDS = 1_000
@@ -189,6 +189,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help=f"the step's token budget of chunked prefill (default: {DEFAULT_BUDGET})")
     p.add_argument("--chapter", type=_chapter_arg, metavar="N|all",
                    help=f"play chapter N (1-{len(CHAPTERS)}) of the guided run, or all of them")
+    p.add_argument("--spec-k", type=whole(0, max(SPEC_KS)), metavar="K",
+                   help="with --chapter: the draft tokens a step in the chapters with speculative "
+                        "decoding, kept all run (default: the bot chooses)")
     p.add_argument("--json", action="store_true", help="print one JSON object keyed by mode")
     p.add_argument("--record", metavar="DIR", type=cli_args.output_dir(),
                    help="save every game as a replay in DIR (created if missing)")
@@ -210,13 +213,15 @@ def _chapter_arg(text: str) -> list[int]:
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    if args.spec_k is not None and args.chapter is None:
+        parser.error("--spec-k: only the chapters have speculative decoding (use --chapter)")
     if args.chapter is not None:
         for name, given in (("--record", args.record is not None), ("--budget", args.budget is not None),
                             ("--no-prefix-cache", args.no_prefix_cache), ("--mode", args.mode != "both")):
             if given:
                 parser.error(f"{name}: a chapter sets its own mode, mechanisms and load")
         rows = chapter_play.play_chapters(args.chapter, args.seeds, args.policy, args.skill,
-                                          args.max_minutes)
+                                          args.max_minutes, args.spec_k)
         print(chapter_play.render(rows, args.json))
         return 0
     modes = MODES if args.mode == "both" else (args.mode,)

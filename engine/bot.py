@@ -4,7 +4,8 @@ As the allocator (contiguous mode) it scores every placement reachable by turnin
 current height, sliding and dropping, with Pierre Dellacherie's features as weighted by
 El-Tetris (landing height, row and column transitions, holes, wells; no rows ever clear, so
 no eroded cells). As the scheduler (both modes, and all there is to do in paged mode) it
-decides when to admit the request at the front: it keeps a few blocks free for the running
+decides when to admit the request at the front (and, with speculative decoding, how many tokens
+to draft a step: more while memory is free): it keeps a few blocks free for the running
 requests that are about to need one (vLLM's watermark) unless the queue or a deadline is about
 to overflow; it splits a paged request rather than place it whole (pages admit at once and go
 wherever blocks are free), and it sets the preemption mode by what the next victim holds
@@ -35,6 +36,7 @@ FULL = (1 << WIDTH) - 1
 DEFAULT_SKILL = 0.8
 SOON_TOKENS = 3  # a running request this close to filling its last block needs one soon
 WATERMARK = 2  # blocks kept free beyond those, as vLLM keeps a small share free
+SPEC_BY_FREE = ((0.4, 4), (0.2, 2))  # drafts a step by the share of VRAM free (less: none)
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,17 +139,19 @@ WAIT = Plan(0, (), 0, False, float("-inf"))
 
 
 class Bot:
-    def __init__(self, skill: float = DEFAULT_SKILL, seed: int = 0, weights: Weights = EL_TETRIS) -> None:
+    def __init__(self, skill: float = DEFAULT_SKILL, seed: int = 0, weights: Weights = EL_TETRIS,
+                 speculate: bool = True) -> None:
         if not 0.0 <= skill <= 1.0:
             raise ValueError("skill must be between 0 and 1")
         self.skill = skill
+        self.speculate = speculate  # it sets the drafts a step (False: it leaves them as they are)
         self.weights = weights
         self._rng = random.Random(f"bot:{seed}")  # its own stream, not the game's workload
         self._mood: tuple[object, bool] = (None, False)  # (request in hand, whether it gets a careful hand)
 
     def plan(self, game: Game) -> list[Input]:
         """The key presses for the current request, ending in HARD_DROP or SPLIT (empty: wait)."""
-        pre = self.preempt_inputs(game) + self.pick_inputs(game)
+        pre = self.preempt_inputs(game) + self.pick_inputs(game) + self.spec_inputs(game)
         choice = self.choose(game)
         if choice is None or choice.wait:
             return pre
@@ -213,6 +217,25 @@ class Bot:
         if best == 0 or found[best] <= found[0]:
             return []
         return [(Input.PICK_1, Input.PICK_2, Input.PICK_3)[best]]
+
+    def spec_inputs(self, game: Game) -> list[Input]:
+        """Speculative decoding: draft SPEC_ROOMY tokens a step while much memory is free, fewer as
+        it fills, none when it is tight (drafts hold blocks ahead and preempt sooner)."""
+        s = game.serving
+        if s.spec_k is None or not self._careful(game):
+            return []
+        out = []
+        if self.speculate:
+            free = 1.0 - s.held / R.VISIBLE_CELLS
+            want = next((k for least, k in SPEC_BY_FREE if free >= least), 0)
+            if want != s.spec_k:
+                out.append(Input.SPEC_UP if want > s.spec_k else Input.SPEC_DOWN)
+        # Drafts take the step's budget too: raise it while they leave prompts too little.
+        p = s.prefill
+        if p is not None and s.spec_k and s.decoding() * (1 + s.spec_k) > 0.75 * p.budget \
+                and p.budget < max(R.BUDGETS):
+            out.append(Input.BUDGET_UP)
+        return out
 
     def preempt_inputs(self, game: Game) -> list[Input]:
         """Set the preemption mode for the request that would be preempted next: swap when it

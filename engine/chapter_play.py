@@ -13,6 +13,7 @@ import statistics
 from dataclasses import asdict, dataclass
 
 from .playing import GameStats, drive, stats_of
+from . import speculative
 from .bot import Bot
 from .chapters import CHAPTERS, Chapter, chapter
 from .game import OVERLOAD_CAUSES
@@ -35,6 +36,7 @@ class ChapterSummary:
     tokens_mean: float
     tokens_per_minute_mean: float
     preemptions_mean: float
+    spec_k: int | None  # the drafts a step it was forced to (None: chosen, or no speculation)
     running_at_end_mean: float
     running_peak_mean: float
     waste_share_mean: float
@@ -48,15 +50,18 @@ class ChapterSummary:
 
 
 def play_chapter(ch: Chapter, seed: int, policy: str, skill: float, max_minutes: float,
-                 mark_ms: float | None = None) -> GameStats:
-    """One run of chapter `ch` under `policy`, stopped when it ends or at `max_minutes`."""
+                 mark_ms: float | None = None, spec_k: int | None = None) -> GameStats:
+    """One run of chapter `ch` under `policy`, stopped when it ends or at `max_minutes`;
+    `spec_k`: the drafts a step, kept all run (None: the player's, or the bot's, choice)."""
     game = ch.new_game(seed)
-    sampler = drive(game, policy, Bot(skill=skill, seed=seed), max_minutes * 60_000.0,
-                    mark_ms=mark_ms)
+    if spec_k is not None:
+        speculative.set_k(game.serving, spec_k)
+    sampler = drive(game, policy, Bot(skill=skill, seed=seed, speculate=spec_k is None),
+                    max_minutes * 60_000.0, mark_ms=mark_ms)
     return stats_of(game, sampler)
 
 
-def summarise(ch: Chapter, games: list[GameStats]) -> ChapterSummary:
+def summarise(ch: Chapter, games: list[GameStats], spec_k: int | None = None) -> ChapterSummary:
     causes = dict.fromkeys((*OOM_CAUSES, *OVERLOAD_CAUSES), 0)
     for g in games:
         if g.cause is not None:
@@ -73,6 +78,7 @@ def summarise(ch: Chapter, games: list[GameStats]) -> ChapterSummary:
         tokens_per_minute_mean=statistics.fmean(g.tokens / g.minutes if g.minutes else 0.0
                                                 for g in games),
         preemptions_mean=statistics.fmean(g.preempted_swap + g.preempted_recompute for g in games),
+        spec_k=spec_k if ch.features.speculative else None,
         running_at_end_mean=statistics.fmean(g.running_at_end for g in games),
         running_peak_mean=statistics.fmean(g.resident_peak for g in games),
         waste_share_mean=statistics.fmean(g.waste_share for g in games),
@@ -84,8 +90,9 @@ def summarise(ch: Chapter, games: list[GameStats]) -> ChapterSummary:
 
 
 def play_chapters(numbers: list[int], seeds: int, policy: str, skill: float,
-                  max_minutes: float) -> list[ChapterSummary]:
-    """Each chapter of `numbers` (in the arc's order) over seeds 0..seeds-1."""
+                  max_minutes: float, spec_k: int | None = None) -> list[ChapterSummary]:
+    """Each chapter of `numbers` (in the arc's order) over seeds 0..seeds-1 (`spec_k`: forced in
+    the chapters with speculative decoding)."""
     played: dict[int, list[GameStats]] = {}
     for n in sorted(set(numbers)):
         ch = chapter(n)
@@ -95,8 +102,9 @@ def play_chapters(numbers: list[int], seeds: int, policy: str, skill: float,
                 play_chapter(chapter(ch.arrivals_of), s, policy, skill, max_minutes)
                 for s in range(seeds)]
             marks = [g.minutes * 60_000.0 for g in first]
-        played[n] = [play_chapter(ch, s, policy, skill, max_minutes, marks[s]) for s in range(seeds)]
-    return [summarise(chapter(n), played[n]) for n in sorted(set(numbers))]
+        k = spec_k if ch.features.speculative else None
+        played[n] = [play_chapter(ch, s, policy, skill, max_minutes, marks[s], k) for s in range(seeds)]
+    return [summarise(chapter(n), played[n], spec_k) for n in sorted(set(numbers))]
 
 
 def render(rows: list[ChapterSummary], as_json: bool = False) -> str:

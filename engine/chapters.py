@@ -9,7 +9,8 @@ chapter is about), the others end at it, and the last is endless, for the best s
    seed, same load, same workload), so the two runs can be set side by side.
 3. Share the prompt: prefix caching (vLLM's automatic prefix caching) and picking from the queue.
 4. Prefill in chunks: chunked prefill and the step's token budget (vLLM V1's default).
-5. The whole engine: every mechanism on, endless.
+5. Guess ahead: speculative decoding (drafts verified by the target model, lookahead slots).
+6. The whole engine: every mechanism on, endless.
 
 A chapter's clock starts with the player's first move, so a reader who reads never loses for it.
 Rules are data: this table is the one place a chapter's mode, mechanisms, load and goal live.
@@ -20,10 +21,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from . import rules as R
-from .features import RULES3, RULES4, Features
+from .features import RULES3, RULES4, SPECULATIVE, Features
 from .game import Game
 
-ADDS = ("contiguous", "paged", "prefix_cache", "chunked_prefill", "all")
+ADDS = ("contiguous", "paged", "prefix_cache", "chunked_prefill", "speculative", "all")
 FIRST_PAIR = 1  # chapter 2 plays the arrivals of this chapter's run
 
 
@@ -70,7 +71,8 @@ CHAPTERS: tuple[Chapter, ...] = (
             arrivals_of=FIRST_PAIR),
     Chapter(3, "share", "Share the prompt", "prefix_cache", "paged", SHARED, R.Load(start=0.5, per_minute=0.2), 110),
     Chapter(4, "chunks", "Prefill in chunks", "chunked_prefill", "paged", RULES4, R.Load(start=0.5, per_minute=0.2), 110),
-    Chapter(5, "engine", "The whole engine", "all", "paged", RULES4, R.LOAD, None),
+    Chapter(5, "guess", "Guess ahead", "speculative", "paged", SPECULATIVE, R.Load(start=0.5, per_minute=0.2), 110),
+    Chapter(6, "engine", "The whole engine", "all", "paged", SPECULATIVE, R.LOAD, None),
 )
 
 

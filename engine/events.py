@@ -367,3 +367,14 @@ class BudgetSet(Event):
     @property
     def text(self) -> str:
         return f"[SCHED] step budget {self.budget} tokens: decode first, prefill chunks share the rest"
+
+
+@dataclass(frozen=True, slots=True)
+class SpecSet(Event):
+    """How many tokens every decoding request drafts a step changed (speculative decoding)."""
+
+    k: int
+
+    @property
+    def text(self) -> str:
+        return f"[SCHED] speculative decoding: {self.k} draft token(s) a step, verified by the target model"

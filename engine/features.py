@@ -19,14 +19,18 @@ class Features:
     full blocks (paged mode), and blocks freed with a known content stay cached.
     `chunked_prefill`: prompts are prefilled in chunks within each step's token budget
     (engine.prefill) instead of stalling every running request. `pick`: the player picks which
-    of the first waiting requests runs next (SGLang's cache-aware scheduling is the bot's)."""
+    of the first waiting requests runs next (SGLang's cache-aware scheduling is the bot's).
+    `speculative`: decoding requests draft tokens ahead and the target model verifies them
+    (engine.speculative; the player sets how many, 0 at first)."""
 
     prefixes: bool = False
     prefix_cache: bool = False
     chunked_prefill: bool = False
     pick: bool = False
+    speculative: bool = False
 
 
 RULES3 = Features()  # the paper's engine, as rules 3 played it
 RULES4 = Features(prefixes=True, prefix_cache=True, chunked_prefill=True, pick=True)  # vLLM V1
+SPECULATIVE = Features(prefixes=True, prefix_cache=True, chunked_prefill=True, pick=True, speculative=True)
 DEFAULT = RULES4  # what a run gets unless it asks otherwise: rules 4

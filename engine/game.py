@@ -18,7 +18,7 @@ from functools import partial
 from operator import itemgetter
 
 from . import events as ev
-from . import ending, layouts, reach
+from . import ending, layouts, reach, speculative
 from . import modes as M
 from . import rules as R
 from .board import Board, Cell
@@ -105,8 +105,7 @@ class Game:
     def __init__(self, seed: int = 0, mode: str = M.DEFAULT, endless: bool = False,
                  features: Features = DEFAULT_FEATURES, load: R.Load = R.LOAD,
                  goal_requests: int | None = None, ready: bool = False) -> None:
-        # load: how requests arrive; goal_requests: what a non-endless run serves to win;
-        # ready: game time stands still until the first input (a chapter waits for its reader).
+        # load: arrivals; goal_requests: a serve run's goal; ready: time waits for the first input.
         self._mode = M.get(mode)
         self.features = features
         self.seed = seed
@@ -424,9 +423,8 @@ class Game:
                     break
             while dt_ms > 0 and not self.over:
                 if self.active is None and self.blocked is None:
-                    # Nothing falls: time runs on to the next thing that can happen.
-                    # When something next happens: an arrival, a decode step, a level, or
-                    # the deadline of the request in hold (the earliest).
+                    # Nothing falls: time runs on to the next thing that can happen (the
+                    # earliest of an arrival, a decode step, a level, a deadline in hold).
                     at = self._workload.next_at
                     decode = self.serving.next_step_ms()
                     until = self._level_or_hold_before(decode if decode < at else at) - self.time_ms
@@ -447,9 +445,6 @@ class Game:
 
     def rotate(self, direction: int) -> list[ev.Event]:
         return self.update(0.0, (Input.ROTATE_CW if direction > 0 else Input.ROTATE_CCW,))
-
-    def soft_drop(self) -> list[ev.Event]:
-        return self.update(0.0, (Input.SOFT_DROP,))
 
     def hard_drop(self) -> list[ev.Event]:
         return self.update(0.0, (Input.HARD_DROP,))
@@ -736,6 +731,13 @@ class Game:
         p.budget = choices[max(0, min(len(choices) - 1, at + step))]
         self._ev.append(ev.BudgetSet(p.budget))
 
+    def _spec(self, step: int) -> None:
+        """Speculative decoding: the next of rules.SPEC_KS drafts a step, up or down."""
+        s, ks = self.serving, R.SPEC_KS
+        if s.spec_k is not None:
+            speculative.set_k(s, ks[max(0, min(len(ks) - 1, ks.index(s.spec_k) + step))])
+            self._ev.append(ev.SpecSet(s.spec_k))
+
     def _spawn(self, req: Request) -> None:
         """Let `req` fall from the top: a tetromino of its shape at the spawn pose."""
         kind = req.kind
@@ -934,9 +936,7 @@ class Game:
         Input.MODE_PAGED: partial(_set_mode, mode=MODE_OF_INPUT[Input.MODE_PAGED]),
         Input.MODE_TOGGLE: _toggle_mode,
         Input.PREEMPT_TOGGLE: _toggle_preempt,
-        Input.PICK_1: partial(_pick, n=0),
-        Input.PICK_2: partial(_pick, n=1),
-        Input.PICK_3: partial(_pick, n=2),
-        Input.BUDGET_UP: partial(_budget, step=1),
-        Input.BUDGET_DOWN: partial(_budget, step=-1),
+        Input.PICK_1: partial(_pick, n=0), Input.PICK_2: partial(_pick, n=1), Input.PICK_3: partial(_pick, n=2),
+        Input.BUDGET_UP: partial(_budget, step=1), Input.BUDGET_DOWN: partial(_budget, step=-1),
+        Input.SPEC_UP: partial(_spec, step=1), Input.SPEC_DOWN: partial(_spec, step=-1),
     }

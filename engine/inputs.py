@@ -26,3 +26,5 @@ class Input(str, Enum):
     PICK_3 = "PICK_3"
     BUDGET_UP = "BUDGET_UP"  # the step's token budget: the next of rules.BUDGETS up or down
     BUDGET_DOWN = "BUDGET_DOWN"
+    SPEC_UP = "SPEC_UP"  # speculative decoding: one draft token more or fewer a step (rules.SPEC_KS)
+    SPEC_DOWN = "SPEC_DOWN"

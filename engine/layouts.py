@@ -37,7 +37,7 @@ def clear_running(s: Serving) -> None:
         req.version += 1
         s.requests.pop(req.id, None)
     s.running.clear()
-    s.reserved = s._token_base = s.static_running = s.growth = 0
+    s.reserved = s.token_base = s.static_running = s.growth = 0
     s._live_prefixes.clear()
     s.board.cache(s.board.cached_cells(), False)
     s.pool = BlockPool(R.VISIBLE_CELLS, R.TOKENS_PER_BLOCK)
@@ -57,7 +57,7 @@ def hold_static(s: Serving, req: Request) -> None:
     s.requests[req.id] = req
     s.running[req.id] = req
     s.static_running += 1
-    s._token_base += req.context
+    s.token_base += req.context
     for cell in req.blocks:
         if cell[1] >= R.HIDDEN:  # a layout may block the entry above VRAM: not memory
             s.pool.take(block_at(cell))

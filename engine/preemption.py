@@ -67,3 +67,11 @@ def preempt(s: Serving, req: Request) -> None:
         s.preempted_recompute += 1
     s.waiting.appendleft(req)
     s.events.append(ev.Preempted(req.id, req.kind, tuple(cells), how, generated, s.preempt_mode))
+
+
+def resume_ms(req: Request) -> float:
+    """GPU time a request's admission stalls decoding for without chunked prefill: a swap-in, or
+    prefilling its context (recomputing what it had generated, if it was preempted)."""
+    if req.swapped:
+        return R.SWAP_MS_PER_BLOCK * req.swapped
+    return R.PREFILL_MS_PER_TOKEN * req.context

@@ -22,6 +22,7 @@ from . import rules as R
 from .board import block_at
 from .prefix_cache import PREFIX, PREFIX_OWNER
 from .request import Request
+from .speculative import step_ms as spec_step_ms
 from .workload import prefix_blocks
 
 if TYPE_CHECKING:
@@ -34,7 +35,7 @@ class ChunkedPrefill:
     the next begins."""
 
     __slots__ = ("serving", "budget", "queue", "plan_", "step_ms", "tokens", "decoding", "planned",
-                 "ttft_sum", "ttft_n", "ttft_max", "step_sum", "steps")
+                 "ttft_sum", "ttft_n", "ttft_max", "step_sum", "steps", "drafts")
 
     def __init__(self, serving: Serving, budget: int = R.DEFAULT_BUDGET) -> None:
         self.serving = serving
@@ -45,6 +46,7 @@ class ChunkedPrefill:
         self.tokens = 0  # tokens the prefilling requests hold in VRAM so far
         self.decoding = 0  # the step under way: decode tokens...
         self.planned = 0  # ...and prefill tokens
+        self.drafts = 0  # ...and draft tokens verified (speculative decoding)
         self.ttft_sum = 0.0  # time to first token, from arrival, of every first token so far
         self.ttft_n = 0
         self.ttft_max = 0.0
@@ -107,7 +109,8 @@ class ChunkedPrefill:
         budget lasts, each with the blocks it needs. Returns the step's length."""
         s = self.serving
         decoding = s.decoding()
-        left = self.budget - decoding
+        k = s.spec_k or 0
+        left = self.budget - decoding * (1 + k)  # verified drafts take budget too (vLLM V1)
         planned = 0
         for req in self.queue:
             if left <= 0:
@@ -117,8 +120,8 @@ class ChunkedPrefill:
                 self.plan_.append((req, chunk))
                 left -= chunk
                 planned += chunk
-        self.decoding, self.planned = decoding, planned
-        ms = self.step_ms = R.STEP_BASE_MS + R.STEP_MS_PER_TOKEN * (decoding + planned)
+        self.decoding, self.planned, self.drafts = decoding, planned, decoding * k
+        ms = self.step_ms = spec_step_ms(decoding, planned, k)
         self.step_sum += ms
         self.steps += 1
         return ms

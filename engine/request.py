@@ -3,6 +3,7 @@ on the board (its block table), and what a preemption left it with."""
 
 from __future__ import annotations
 
+import random
 from dataclasses import dataclass, field
 
 from . import rules as R
@@ -43,6 +44,11 @@ class Request:
     private: bool = False  # swapped out whole: its prefix came back as blocks of its own
     prefill_left: int = 0  # chunked prefill: context tokens still to prefill (it decodes after)
     first_token: bool = False  # it has given its first token (time to first token counted)
+    # Speculative decoding (engine.speculative): its current segment, the tokens it has gained
+    # after each step of it, and the stream the acceptances are drawn from.
+    spec_seg: tuple[int, int, int, int] | None = None
+    spec_cum: list[int] = field(default_factory=list)
+    spec_rng: random.Random | None = None
 
     @property
     def name(self) -> str:

@@ -81,6 +81,16 @@ STEP_MS_PER_TOKEN = 15.0
 # the game's default is two of its own (MAX_SEQ_TOKENS each).
 DEFAULT_BUDGET = 2 * MAX_SEQ_TOKENS
 BUDGETS = (32, 64, 128, 256, 512)  # the player's choices, in tokens a step
+# Speculative decoding (engine.speculative; features.speculative): each decoding request drafts
+# k tokens a step, SPEC_KS the player's choices. The chance that a draft is accepted, per piece
+# kind (I, O, T, S, Z, J, L as engine.pieces.Kind): open chat accepts least, retrieval, code and
+# long-context work that copies its input most. A linear chain of 4 drafts then gains 2.1 to 3.4
+# tokens a step (1 + the accepted), the range of EAGLE's published acceptance lengths (docs/rules.md).
+# A verified draft costs a step SPEC_MS_PER_DRAFT, a third of a decode token: the step reads the
+# weights and the KV cache once, whatever the tokens per request.
+SPEC_ACCEPT = (0.55, 0.55, 0.8, 0.75, 0.5, 0.75, 0.8)
+SPEC_KS = (0, 1, 2, 3, 4)
+SPEC_MS_PER_DRAFT = 5.0
 PREEMPT_MODES = ("recompute", "swap")
 DEFAULT_PREEMPT = "recompute"  # vLLM's default for single-sequence requests
 

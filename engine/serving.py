@@ -12,8 +12,9 @@ is; nothing else moves.
 Without chunked prefill (the paper's engine), prefill and swapping stall the GPU: while it
 prefills a prompt or copies blocks no request decodes. With it (vLLM V1, engine.prefill), each
 step's token budget prefills prompts in chunks beside the decode tokens. With prefix caching
-(engine.prefix_cache) requests map the cached full blocks of their shared prefix. Time comes in
-as an argument; nothing here reads a clock.
+(engine.prefix_cache) requests map the cached full blocks of their shared prefix; with speculative
+decoding (engine.speculative) each step gains a request 1 to k + 1 tokens, and its drafts hold their
+blocks ahead. Time comes in as an argument; nothing here reads a clock.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from collections.abc import Sequence
 from . import events as ev
 from . import preemption
 from . import rules as R
+from . import speculative as spec
 from .allocators import Allocator
 from .board import Board, Cell, block_at
 from .kvpool import BlockPool
@@ -51,6 +53,7 @@ class Serving:
         self.pool = BlockPool(R.VISIBLE_CELLS, R.TOKENS_PER_BLOCK)  # every held visible block
         self.cache = BoardCache(board, self.pool) if features.prefix_cache else None
         self.prefill = ChunkedPrefill(self) if features.chunked_prefill else None
+        self.spec_k: int | None = 0 if features.speculative else None  # drafts a step (None: no speculation)
         self.requests: dict[int, Request] = {}  # every request not yet finished
         self.waiting: deque[Request] = deque()
         self.running: dict[int, Request] = {}
@@ -63,7 +66,7 @@ class Serving:
         self.preempt_mode = R.DEFAULT_PREEMPT
         self.cpu_used = 0  # blocks in the CPU swap space
         self.reserved = 0  # held blocks reserved for a maximum length, still empty
-        self._token_base = 0  # sum of (context - start_step) over running requests (static: context)
+        self.token_base = 0  # sum of (context - start_step) over running requests (static: context)
         self.static_running = 0  # running requests set up by a puzzle or test: they never decode
         self.generated = 0  # tokens decoded so far by every request, finished or not
         # Blocks the running requests may still take from the free pool as they grow (requests
@@ -95,6 +98,9 @@ class Serving:
         if req.state == RUNNING and not req.static:
             if req.prefill_left:
                 return req.context - req.prefill_left
+            k = self.spec_k
+            if k is not None:
+                return req.context + spec.gained(req, self.step - req.start_step, k)
             return req.context + self.step - req.start_step
         return req.context
 
@@ -104,8 +110,10 @@ class Serving:
     def tokens_stored(self) -> int:
         """Tokens held in VRAM by every running request."""
         dup = self.cache.dup_tokens if self.cache is not None else 0  # shared tokens, stored once
+        if self.spec_k is not None:  # tokens a step vary by request: counted one by one
+            return sum(self.tokens_of(r) for r in self.running.values()) - dup
         p = self.prefill
-        return (self._token_base + self.decoding() * self.step - dup
+        return (self.token_base + self.decoding() * self.step - dup
                 + (p.tokens if p is not None else 0))
 
     def decoding(self) -> int:
@@ -132,12 +140,6 @@ class Serving:
         if cache is None or alloc is None or alloc.reserves_max_length or req.swapped:
             return []
         return cache.lookup(req)
-
-    def prefill_ms(self, req: Request) -> float:
-        """GPU time its admission stalls decoding for: a swap-in, or prefilling its context."""
-        if req.swapped:
-            return R.SWAP_MS_PER_BLOCK * req.swapped
-        return R.PREFILL_MS_PER_TOKEN * req.context
 
     def table(self, req: Request) -> ev.BlockTable:
         """A request's block table now (logical page -> physical block)."""
@@ -194,7 +196,7 @@ class Serving:
         self.hold(own, rid, reserved)
         swapped = req.swapped
         context = req.prompt + req.done
-        if swapped:  # prefill_ms(), need() and their like, written out for every admission
+        if swapped:  # preemption.resume_ms(), need() and their like, written out for every admission
             stall = R.SWAP_MS_PER_BLOCK * swapped
             resumed = "swap"
             self.cpu_used -= swapped
@@ -223,8 +225,8 @@ class Serving:
         if chunked and self.prefill.admit(req, context - R.TOKENS_PER_BLOCK * len(hits)):  # type: ignore[union-attr]
             pass  # it decodes once its context is in (ChunkedPrefill.land)
         else:
-            self._token_base += context - step
-            self._schedule(req)
+            self.token_base += context - step
+            self.schedule(req)
         if stall > 0:
             self.stall(stall)
         self.events.append(ev.Admitted(
@@ -262,13 +264,18 @@ class Serving:
             while acc >= length:
                 acc -= length
                 step = self.step = self.step + 1
-                self.generated += self.decoding()
+                k = self.spec_k
+                self.generated += self.decoding() if k is None else spec.step_gain(
+                    (r for r in self.running.values() if not r.static and not r.prefill_left), step, k)
                 if prefill is not None:
-                    for req in prefill.land(t1 - acc):
-                        req.start_step = step - 1  # this step gave its first token
-                        self._token_base += req.context - req.start_step
+                    for req in prefill.land(t1 - acc):  # this step gave their first token
+                        if k is None:
+                            req.start_step = step - 1
+                        else:  # the same, as a segment that drafts from the next step on
+                            req.done, req.start_step = req.done + 1, step
+                        self.token_base += req.context - req.start_step
                         self.generated += 1
-                        self._schedule(req)
+                        self.schedule(req)
                 if heap and heap[0][0] <= step:
                     self._run_step(step)
                 if prefill is not None:
@@ -291,15 +298,21 @@ class Serving:
         n = heap[0][0] - self.step
         return self.next_step_ms(n if n > 1 else 1)
 
-    def _schedule(self, req: Request) -> None:
+    def schedule(self, req: Request) -> None:
         """Queue the next thing that happens to a running request: it needs a block, or it
         finishes (a block first on a tie: its last token needs room too)."""
         if req.static:
             return
-        finish = req.start_step + req.output - req.done
         full = len(req.blocks) - req.reserved  # blocks holding tokens
-        grow = req.start_step + full * R.TOKENS_PER_BLOCK + 1 - req.context
-        if grow <= finish and (req.reserved or full < R.BLOCKS_PER_REQUEST):
+        if self.spec_k is None:
+            finish = req.start_step + req.output - req.done
+            grow: int | None = req.start_step + full * R.TOKENS_PER_BLOCK + 1 - req.context
+        else:
+            grow, finish = spec.next_steps(req, full, self.spec_k)
+        if grow is not None and grow <= finish and (req.reserved or full < R.BLOCKS_PER_REQUEST):
+            if self.spec_k and grow <= self.step:  # its drafts need their slots before the next step
+                self._grow(req)
+                return
             heapq.heappush(self._heap, (grow, _GROW, req.order, req.id, req.version))
         else:
             heapq.heappush(self._heap, (finish, _FINISH, req.order, req.id, req.version))
@@ -323,7 +336,7 @@ class Serving:
             board.fill(cell)
             req.reserved -= 1
             self.reserved -= 1
-            self._schedule(req)
+            self.schedule(req)
             return
         got = self.next_block(req)
         while got is None:
@@ -332,7 +345,7 @@ class Serving:
             if victim is req:
                 return
             got = self.next_block(req)
-        self._schedule(req)
+        self.schedule(req)
         self.events.append(ev.Grew(req.id, req.kind, len(req.blocks) - 1, got))
 
     def next_block(self, req: Request) -> Cell | None:
@@ -375,7 +388,7 @@ class Serving:
             assert self.prefill is not None
             self.prefill.drop(req)
         else:
-            self._token_base -= req.context - req.start_step
+            self.token_base -= req.context - req.start_step
         if req.prefix:
             live = self._live_prefixes
             live[req.prefix] -= 1

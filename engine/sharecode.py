@@ -39,7 +39,7 @@ INPUT_CODES: tuple[Input, ...] = (
     Input.LEFT, Input.RIGHT, Input.SOFT_DROP, Input.HARD_DROP, Input.ROTATE_CW, Input.ROTATE_CCW,
     Input.HOLD, Input.SPLIT, Input.MODE_CONTIGUOUS, Input.MODE_PAGED, Input.MODE_TOGGLE,
     Input.PREEMPT_TOGGLE, Input.PICK_1, Input.PICK_2, Input.PICK_3, Input.BUDGET_UP,
-    Input.BUDGET_DOWN,
+    Input.BUDGET_DOWN, Input.SPEC_UP, Input.SPEC_DOWN,
 )
 _CODE_OF = {inp: n for n, inp in enumerate(INPUT_CODES)}
 

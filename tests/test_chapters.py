@@ -180,3 +180,25 @@ def test_a_chapter_run_keeps_its_chapter_in_its_share_code_and_replay_file(tmp_p
     path.write_text(json.dumps(doc))
     with pytest.raises(ReplayError, match="'chapter'"):
         replay_json.load(str(path))
+
+
+def test_speculation_pays_in_its_own_chapter_and_preempts_more_where_memory_gets_tight(arc):
+    guess = next(c.number for c in CHAPTERS if c.adds == "speculative")
+    chosen = arc["bot 0.8"][guess]
+    assert chosen.spec_k is None  # the bot chose its drafts
+    (none,) = play_chapters([guess], SEEDS, "bot", 0.8, 30.0, spec_k=0)
+    assert none.spec_k == 0
+    assert chosen.tokens_per_minute_mean >= 1.2 * none.tokens_per_minute_mean, (chosen, none)
+    whole = CHAPTERS[-1].number
+    (four,) = play_chapters([whole], SEEDS, "bot", 0.8, 30.0, spec_k=4)
+    (zero,) = play_chapters([whole], SEEDS, "bot", 0.8, 30.0, spec_k=0)
+    assert four.preemptions_mean > zero.preemptions_mean, (four.preemptions_mean, zero.preemptions_mean)
+
+
+def test_spec_k_is_for_the_chapters(capsys):
+    with pytest.raises(SystemExit) as exc:
+        autoplay_main(["--spec-k", "2"])
+    assert exc.value.code == 2 and "--chapter" in capsys.readouterr().err
+    assert autoplay_main(["--chapter", "5", "--spec-k", "3", "--seeds", "1", "--max-minutes", "1", "--json"]) == 0
+    (row,) = json.loads(capsys.readouterr().out)["chapters"]
+    assert row["spec_k"] == 3 and row["adds"] == "speculative"

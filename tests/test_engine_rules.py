@@ -16,6 +16,7 @@ import pytest
 
 from engine import PIECES, Board, Game, Input, Kind
 from engine import events as ev
+from engine import preemption
 from engine import rules as R
 from engine.bag import PieceBag
 from engine.rotation import I_KICKS, JLSTZ_KICKS
@@ -709,7 +710,7 @@ def test_no_free_block_preempts_the_newest_running_request_by_recompute():
     assert s.preempted_recompute == 1 and s.preempted_swap == 0 and s.cpu_used == 0
     # Its generated tokens join its prompt: it needs room for all of them again.
     assert b.done == pre[0].generated == 1 and b.recomputed == b.done
-    assert s.need(b) == 1 and s.prefill_ms(b) == R.PREFILL_MS_PER_TOKEN * (10 + 1)
+    assert s.need(b) == 1 and preemption.resume_ms(b) == R.PREFILL_MS_PER_TOKEN * (10 + 1)
     assert b.state == "queued" and game.time_ms - 100 < b.queued_ms <= game.time_ms
     # It comes back first, before anything newer, when blocks free up.
     run_until(game, lambda: b.state == "running")
@@ -740,7 +741,7 @@ def test_swap_preemption_moves_blocks_to_the_cpu_and_back():
     (pre,) = of(events, ev.Preempted)
     assert pre.how == "swap" and pre.asked == "swap" and len(pre.cells) == 1
     assert s.cpu_used == b.swapped == 1 and s.preempted_swap == 1
-    assert s.need(b) == 1 and s.prefill_ms(b) == R.SWAP_MS_PER_BLOCK
+    assert s.need(b) == 1 and preemption.resume_ms(b) == R.SWAP_MS_PER_BLOCK
     events = run_until(game, lambda: b.state == "running")
     back = [e for e in of(events, ev.Admitted) if e.table.request_id == b.id][0]
     assert back.resumed == "swap" and back.stall_ms == R.SWAP_MS_PER_BLOCK

@@ -76,6 +76,7 @@ SPEC_ACTIONS = [
     (pygame.K_TAB, Input.MODE_TOGGLE),
     (pygame.K_r, Input.PREEMPT_TOGGLE),
     (pygame.K_LEFTBRACKET, Input.BUDGET_DOWN), (pygame.K_RIGHTBRACKET, Input.BUDGET_UP),
+    (pygame.K_MINUS, Input.SPEC_DOWN), (pygame.K_EQUALS, Input.SPEC_UP),
 ]
 SPEC_COMMANDS = [
     (pygame.K_ESCAPE, 0, "", Command.PAUSE),

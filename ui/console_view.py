@@ -1036,8 +1036,9 @@ class ConsoleView:
             frac = 1.0 - (s.next_step_ms() - s.time_ms) / length
             draw_bar(surface, (x + 8, bar_y + 2, w - 16, 6), frac, theme.AMBER if stalled else theme.CYAN)
             return
-        t.blit(surface, tr.t("hud.step_budget", budget=p.budget, seconds=length / 1000.0), T.small,
-               theme.TEXT, (x + w - 8, y + 4), "topright")
+        text = (tr.t("hud.step_budget", budget=p.budget, seconds=length / 1000.0) if s.spec_k is None else
+                tr.t("hud.step_budget_spec", budget=p.budget, k=s.spec_k, seconds=length / 1000.0))
+        t.blit(surface, self.fit(text, T.small, w - 90), T.small, theme.TEXT, (x + w - 8, y + 4), "topright")
         down, up = self.step_buttons()
         for rect, label, room in ((down, "-", p.budget > min(R.BUDGETS)), (up, "+", p.budget < max(R.BUDGETS))):
             over = state.hover is not None and rect.collidepoint(state.hover)
@@ -1047,7 +1048,7 @@ class ConsoleView:
         bar = pygame.Rect(down.right + 6, bar_y, up.left - down.right - 12, 9)
         pygame.draw.rect(surface, (28, 36, 60), bar, border_radius=2)
         used = 0
-        for tokens, colour in ((p.decoding, theme.CYAN), (p.planned, theme.MAGENTA)):
+        for tokens, colour in ((p.decoding, theme.CYAN), (p.drafts, theme.AMBER), (p.planned, theme.MAGENTA)):
             width = round(bar.width * min(tokens, p.budget - used) / p.budget) if p.budget else 0
             if width > 0:
                 pygame.draw.rect(surface, colour, (bar.x + round(bar.width * used / p.budget), bar.y,

@@ -59,6 +59,8 @@ ACTIONS: MappingProxyType[str, Input] = MappingProxyType({
     "preempt": Input.PREEMPT_TOGGLE,
     "budget_down": Input.BUDGET_DOWN,
     "budget_up": Input.BUDGET_UP,
+    "spec_down": Input.SPEC_DOWN,
+    "spec_up": Input.SPEC_UP,
 })
 BUTTONS: tuple[str, ...] = ("left", "right", "soft_drop", "hard_drop", "rotate_cw",
                             "rotate_ccw", "hold", "split")
@@ -125,6 +127,8 @@ KEYS: tuple[Binding, ...] = (
     Binding(pygame.K_r, "preempt", "R"),
     Binding(pygame.K_LEFTBRACKET, "budget_down", "["),
     Binding(pygame.K_RIGHTBRACKET, "budget_up", "]"),
+    Binding(pygame.K_MINUS, "spec_down", "-"),
+    Binding(pygame.K_EQUALS, "spec_up", "="),
     Binding(pygame.K_n, Command.PICK_NEXT, "N"),
     Binding(pygame.K_ESCAPE, Command.PAUSE, "Esc"),
     Binding(pygame.K_m, Command.MUTE, "M"),
@@ -154,6 +158,8 @@ DESCRIPTIONS: MappingProxyType[str | Command, str] = MappingProxyType({
     "preempt": "preemption mode: swap / recompute",
     "budget_down": "step budget down (chunked prefill)",
     "budget_up": "step budget up (chunked prefill)",
+    "spec_down": "one draft token fewer a step (speculative decoding)",
+    "spec_up": "one draft token more a step (speculative decoding)",
     Command.PICK_NEXT: "pick the next waiting request to run (cache-aware scheduling)",
     "mode_contiguous": "contiguous allocator",
     "mode_paged": "paged allocator",

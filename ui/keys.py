@@ -54,6 +54,7 @@ HOLD_KEY = key_hint("hold")
 PREEMPT_KEY = key_hint("preempt")  # the preemption mode: swap / recompute
 PICK_KEY = key_hint(Command.PICK_NEXT)  # the next waiting request picked to run next
 BUDGET_KEYS = f"{key_hint('budget_down')} {key_hint('budget_up')}"  # the step's token budget
+SPEC_KEYS = f"{key_hint('spec_down')} {key_hint('spec_up')}"  # the drafts a step (speculative decoding)
 BOARD_KEY = "B"  # the run report's BOARD view (the report handles this key itself)
 # Sharing: the title's daily run, the report's COPY and WATCH (each screen handles its own key).
 DAILY_KEY = "D"

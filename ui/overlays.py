@@ -476,6 +476,10 @@ class DetailsScene(PlayOverlay):
             x, y, w, h = row
             self.buttons += [Button("budget_down", (x + w - 2 * h - 8, y, h, h), "-", touch=lay.touch),
                              Button("budget_up", (x + w - h, y, h, h), "+", touch=lay.touch)]
+            if self.play.game.serving.spec_k is not None:  # and the drafts a step, under it
+                y += h + 6
+                self.buttons += [Button("spec_down", (x + w - 2 * h - 8, y, h, h), "-", touch=lay.touch),
+                                 Button("spec_up", (x + w - h, y, h, h), "+", touch=lay.touch)]
 
     def stats_height(self, rows: int) -> int:
         """Pixels the statistics panel takes with `rows` rows."""
@@ -507,6 +511,9 @@ class DetailsScene(PlayOverlay):
     def click(self, name: str) -> None:
         if name in ("budget_down", "budget_up"):
             self.play.set_budget(1 if name == "budget_up" else -1)
+            return
+        if name in ("spec_down", "spec_up"):
+            self.play.set_spec(1 if name == "spec_up" else -1)
             return
         self.app.back()
 
@@ -591,6 +598,10 @@ class DetailsScene(PlayOverlay):
             self._draw_budget(surface, row)
             ty = row[1] + row[3] + 6
             area_bottom += row[3] + 6
+            if game.serving.spec_k is not None:
+                self._draw_budget(surface, (row[0], ty, row[2], row[3]), drafts=game.serving.spec_k)
+                ty += row[3] + 6
+                area_bottom += row[3] + 6
         draw_panel(surface, (bx, ty, bw, area_bottom - ty), t, tr.t("details.tables", n=len(game.serving.running)),
                    size=T.small)
         rows = (area_bottom - ty - 24) // line_h - 1  # the last row says how to read the coordinates
@@ -606,15 +617,18 @@ class DetailsScene(PlayOverlay):
         for b in self.buttons:
             draw_row_button(surface, self.app, b, self.hover)
 
-    def _draw_budget(self, surface: pygame.Surface, row: RectT) -> None:
-        """The decode step's token budget as the engine has it, beside its - and + buttons."""
+    def _draw_budget(self, surface: pygame.Surface, row: RectT, drafts: int | None = None) -> None:
+        """The decode step's token budget as the engine has it (or, with `drafts`, the tokens each
+        request drafts a step), beside its - and + buttons."""
         t, T, tr = self.app.text, self.app.layout.text, self.app.tr
         prefill = self.play.game.serving.prefill
         assert prefill is not None  # no budget row without chunked prefill
         x, y, w, h = row
         room = w - 2 * h - 20
-        t.blit(surface, fit(tr.t("hud.step"), T.small, room), T.small, theme.PANEL_TITLE, (x + 8, y + 3))
-        value = tr.t("details.budget", budget=prefill.budget)
+        head = tr.t("hud.step") if drafts is None else tr.t("details.spec_head")
+        t.blit(surface, fit(head, T.small, room), T.small, theme.PANEL_TITLE, (x + 8, y + 3))
+        value = (tr.t("details.budget", budget=prefill.budget) if drafts is None
+                 else tr.t("details.spec", k=drafts))
         t.blit(surface, fit(value, T.small, room), T.small, theme.TEXT, (x + 8, y + h - 3), "bottomleft")
 
 

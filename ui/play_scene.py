@@ -269,6 +269,12 @@ class PlayScene(Scene):
         if not self.game.over:
             self.session.step(0.0, [Input.BUDGET_UP if turn > 0 else Input.BUDGET_DOWN])
 
+    def set_spec(self, turn: int) -> None:
+        """Speculative decoding: one draft token a step more (turn > 0) or fewer, at once (a
+        zero-length step the replay has; a phone sets it on the DETAILS sheet)."""
+        if not self.game.over:
+            self.session.step(0.0, [Input.SPEC_UP if turn > 0 else Input.SPEC_DOWN])
+
     def toggle_preempt(self) -> None:
         """Swap <-> recompute: queued like a key press, so the replay has it."""
         if not self.game.over:

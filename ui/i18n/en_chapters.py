@@ -56,6 +56,16 @@ MESSAGES: dict[str, str] = {
     "chapter.chunks.control": "{budget_keys} set the step's token budget",
     "chapter.chunks.control_touch": "DETAILS: - and + set the step's token budget",
     "chapter.chunks.meaning": "A small budget decodes steadily and keeps first tokens waiting; a large one admits fast and stutters.",
+    "chapter.guess.name": "Guess ahead",
+    "chapter.guess.intro": ("Speculative decoding: each request drafts a few tokens ahead and the model checks them "
+                            "all in one step, keeping what it agrees with. More tokens a step, but the drafts "
+                            "need their blocks first."),
+    "chapter.guess.control": "{spec_keys} set how many tokens each request drafts a step",
+    "chapter.guess.control_touch": "DETAILS: - and + set how many tokens each request drafts a step",
+    "chapter.guess.meaning": "Drafts the model accepts come free; the blocks they hold ahead do not, once memory is tight.",
+    "chapter.row.drafts": "drafts a step at the end",
+    "chapter.row.preempted": "requests preempted",
+    "chapter.src.eagle": "EAGLE, ICML 2024: speedup over plain decoding",
     "chapter.engine.name": "The whole engine",
     "chapter.engine.intro": ("Every mechanism at once, and requests keep coming faster: keep the engine serving as "
                              "long as you can."),
