@@ -34,6 +34,30 @@ def fills(serving: Serving) -> Iterator[tuple[Cell, int, int]]:
                 yield cell, owner, size
 
 
+def drafts(serving: Serving) -> Iterator[tuple[Cell, int, int, int]]:
+    """(cell, owner, first slot, slots) of the token slots each decoding request's drafts take
+    in its own blocks this step (speculative decoding): the k tokens after its last, as far as
+    its output and its blocks go."""
+    k = serving.spec_k
+    if not k:
+        return
+    grid = serving.board.grid
+    size = R.TOKENS_PER_BLOCK
+    for req in serving.running.values():
+        if req.static or req.prefill_left:
+            continue
+        tokens = serving.tokens_of(req)
+        end = min(tokens + k, req.prompt + req.output, len(req.blocks) * size)
+        slot = tokens
+        while slot < end:
+            page, first = divmod(slot, size)
+            n = min(size - first, end - slot)
+            cell = req.blocks[page]
+            if grid[cell[1]][cell[0]] == req.id:
+                yield cell, req.id, first, n
+            slot += n
+
+
 def pending(serving: Serving) -> Iterator[tuple[Cell, int]]:
     """(cell, request) for each block a request being prefilled in chunks is still to take at its
     placement, while that block is free: where its prompt's next chunks will land (if a block

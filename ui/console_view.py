@@ -17,7 +17,7 @@ from engine import PIECES, Kind, modes
 from engine import rules as R
 from engine.ending import serving_figures
 from engine.events import BlockTable
-from engine.occupancy import fills, pending
+from engine.occupancy import drafts, fills, pending
 from engine.prefix_cache import PREFIX, PREFIX_OWNER
 from engine.request import Request
 from ui import theme
@@ -164,6 +164,7 @@ class ConsoleView:
         self._background = self._bake_background()
         self._cells: dict[tuple[Colour, str], pygame.Surface] = {}
         self._fills: dict[tuple[Colour, int], pygame.Surface] = {}
+        self._ghosts: dict[tuple[Colour, int, int], pygame.Surface] = {}  # draft slots (speculative decoding)
         self._flash = pygame.Surface((self.L.cell, self.L.cell)).convert()
         self._flash.fill((255, 255, 255))
         self._fade = pygame.Surface((self.L.cell, self.L.cell)).convert()
@@ -340,6 +341,24 @@ class ConsoleView:
             pygame.draw.line(s, theme.mix(colour, (255, 255, 255), 0.45), (2, c - 2 - h), (c - 3, c - 2 - h))
         pygame.draw.rect(s, colour, (1, 1, c - 2, c - 2), 1)
         self._fills[key] = s
+        return s
+
+    def ghost_sprite(self, colour: Colour, first: int, n: int) -> pygame.Surface:
+        """Draft tokens (speculative decoding): slots `first` to `first + n` of a block, a pale
+        band over where its tokens would go, to be verified this step."""
+        key = (colour, first, n)
+        s = self._ghosts.get(key)
+        if s is not None:
+            return s
+        c = self.L.cell
+        s = pygame.Surface((c, c), pygame.SRCALPHA)
+        low, high = block_fill(first, c), block_fill(first + n, c)
+        if high > low:
+            band = pygame.Rect(3, c - 2 - high, c - 6, high - low)
+            s.fill((*theme.mix(colour, (255, 255, 255), 0.6), 120), band)
+            for x in range(band.x, band.right, 4):  # a dotted top edge: not there yet
+                s.fill((255, 255, 255, 200), (x, band.y, 2, 1))
+        self._ghosts[key] = s
         return s
 
     def mini_piece(self, kind: Kind, cell: int, dim: bool = False) -> pygame.Surface:
@@ -813,6 +832,10 @@ class ConsoleView:
                 rest >>= 1
                 cached >>= 1
                 x += 1
+        for (x, y), owner, first, n in drafts(game.serving):  # speculative decoding's draft slots
+            if y >= HIDDEN:
+                blits.append((self.ghost_sprite(colours.get(owner) or colour_of(owner), first, n),
+                               (x * cell, (y - HIDDEN) * cell)))
         layer.fblits(blits)
         for x, y, refs in badges:  # how many running requests map a shared block
             self.text.blit(layer, f"\u00d7{refs}", self.T.small, (255, 255, 255),
