@@ -25,7 +25,8 @@ CONTROLS: tuple[tuple[str, str | None], ...] = (
     ("hold", key_hint("hold")),
     ("split", key_hint("split")),
     ("preempt", key_hint("preempt")),
-    ("schedule", f"{key_hint(Command.PICK_NEXT)}  /  {key_hint('budget_down')} {key_hint('budget_up')}"),
+    ("schedule", f"{key_hint(Command.PICK_NEXT)}  /  {key_hint('budget_down')} {key_hint('budget_up')}  /  "
+                 f"{key_hint('spec_down')} {key_hint('spec_up')}"),
     ("modes", f"{key_hint('mode_contiguous')} / {key_hint('mode_paged')} / {key_hint('mode_toggle')}"),
     ("toggles", f"{key_hint(Command.MUTE)} / {key_hint(Command.TOGGLE_CARDS)} / {key_hint(Command.TOGGLE_ENDLESS)} / "
                 f"{key_hint(Command.HELP, 1)} / {key_hint(Command.LAB)} / {key_hint(Command.LANGUAGE)}"),
@@ -40,7 +41,7 @@ CONCEPTS: tuple[str, ...] = ("piece", "board", "queue", "hatched", "hole", "page
 # The page "vLLM or game?": every decision the player makes, sorted by whose it is (vLLM V1's, the
 # engine a reader runs today; V0's and the paper's; SGLang's; the game's own), and what the paper
 # measured. (section, how many lines it has)
-RULES: tuple[tuple[str, int], ...] = (("v1", 4), ("v0", 2), ("sglang", 1), ("game", 3), ("paper", 2))
+RULES: tuple[tuple[str, int], ...] = (("v1", 5), ("v0", 2), ("sglang", 1), ("game", 3), ("paper", 2))
 
 # The same controls for a finger: the buttons under the board, and gestures on the board itself.
 TOUCH_CONTROLS: tuple[str, ...] = ("drag", "tap", "down", "flick", "swipe", "long", "queue", "allocator",
@@ -57,6 +58,7 @@ def facts(tr: Catalogue) -> dict[str, object]:
             "preempt_key": key_hint("preempt") or "-", "split_key": key_hint("split"),
             "pick_key": key_hint(Command.PICK_NEXT) or "-", "budget": R.DEFAULT_BUDGET,
             "budget_keys": f"{key_hint('budget_down')} {key_hint('budget_up')}",
+            "spec_keys": f"{key_hint('spec_down')} {key_hint('spec_up')}",
             "step_base": R.STEP_BASE_MS / 1000, "step_token": R.STEP_MS_PER_TOKEN, **paper}
 
 

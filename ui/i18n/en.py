@@ -119,7 +119,7 @@ MESSAGES: dict[str, str] = {
     "help.do.hold": "hold: set the request aside",
     "help.do.split": "split: page it at once, PAGED",
     "help.do.preempt": "preempt: recompute / swap (V0)",
-    "help.do.schedule": "pick the next waiting request / step budget down, up",
+    "help.do.schedule": "pick the next waiting request / step budget down, up / drafts a step down, up",
     "help.do.modes": "contiguous / paged / switch",
     "help.do.toggles": "sound / cards / goal (title) / help / memory lab / language",
     "help.do.start": "pause / start / quit (paused)",
@@ -157,14 +157,15 @@ MESSAGES: dict[str, str] = {
     "help.in_game_short": "in the game: in a serving engine (vLLM)",
     "help.vllm_or_game": "VLLM OR GAME?",
     "help.rules.v1": "VLLM V1, THE ENGINE YOU WOULD RUN TODAY",
-    "help.rules.v1.1": "Paging: blocks on demand, none kept for the max length.",
+    "help.rules.v1.1": "Paging: blocks on demand, none held for the maximum.",
     "help.rules.v1.2": "Prefix caching, on by default: a shared prompt's full blocks are computed once, kept cached when freed.",
     "help.rules.v1.3": "Chunked prefill: a step's token budget ({budget} by default, keys {budget_keys}) decodes first, then prefills.",
-    "help.rules.v1.4": "Preemption recomputes the newest request. No watermark by default: your margin is your own.",
+    "help.rules.v1.4": "Preemption recomputes the newest request. No watermark by default.",
+    "help.rules.v1.5": "Speculative decoding ({spec_keys}): drafts checked in one step, slots held ahead.",
     "help.rules.v0": "VLLM V0 AND THE PAPER",
     "help.rules.v0.1": ("Swap to the CPU ({preempt_key}, paper sec. 4.5): V1 dropped it, recomputing is cheaper. V0's "
                         "engine stopped when swap space ran out; the game recomputes."),
-    "help.rules.v0.2": "Prompts prefilled whole, stalling decoding; 1 % kept free.",
+    "help.rules.v0.2": "Prompts prefilled whole, stalling decoding; 1 % free.",
     "help.rules.sglang": "SGLANG",
     "help.rules.sglang.1": "Picking a request whose prefix is cached ({pick_key}, or tap the queue): SGLang's lpm. vLLM: FCFS.",
     "help.rules.game": "THE GAME'S OWN RULES",
@@ -175,8 +176,8 @@ MESSAGES: dict[str, str] = {
     "help.rules.paper": "WHAT THE PAPER MEASURED",
     "help.rules.paper.1": ("Contiguous systems waste {paper_contiguous_waste} % of KV memory: reservations, internal "
                            "and external fragmentation. Paging lets {paper_concurrency}x more requests run at once."),
-    "help.rules.paper.2": ("Paging wastes under {paper_paged_waste} %: the empty tail of a request's last block (of "
-                           "about {paper_sharegpt_blocks} in ShareGPT, at most {blocks} here)."),
+    "help.rules.paper.2": ("Paging wastes under {paper_paged_waste} %: the empty tail of a request's last block, "
+                           "of about {paper_sharegpt_blocks} (here {blocks})."),
     "help.mechanic": "{mechanic}:",
     "help.on_touch": "ON A TOUCH SCREEN",
     "help.with_keyboard": "WITH A KEYBOARD",

@@ -223,7 +223,7 @@ MESSAGES: dict[str, str] = {
     "help.do.hold": "보류: 요청을 잠시 옆에 두기",
     "help.do.split": "분할: 바로 페이지로, 페이징 모드",
     "help.do.preempt": "선점: 재계산 / 스왑 (V0)",
-    "help.do.schedule": "다음에 실행할 대기 요청 고르기 / 스텝 예산 줄이기, 늘리기",
+    "help.do.schedule": "다음에 실행할 대기 요청 고르기 / 스텝 예산 줄이기, 늘리기 / 스텝당 초안 줄이기, 늘리기",
     "help.do.modes": "연속 / 페이징 / 전환",
     "help.do.toggles": "소리 / 설명 카드 / 목표 (타이틀) / 도움말 / 메모리 실험실 / 언어",
     "help.do.start": "일시정지 / 시작 / 나가기 (일시정지 중)",
@@ -264,11 +264,12 @@ MESSAGES: dict[str, str] = {
     "help.rules.v1.1": "페이징: 필요할 때 블록을 받고, 최대 시퀀스 길이만큼 예약하지 않습니다.",
     "help.rules.v1.2": "프리픽스 캐싱(prefix caching, 기본값으로 켜짐): 공유 프롬프트의 꽉 찬 블록은 한 번만 계산하고, 해제돼도 캐시에 남깁니다.",
     "help.rules.v1.3": "청크 프리필(chunked prefill): 스텝의 토큰 예산(기본 {budget:,}, {budget_keys} 키)을 디코딩에 먼저, 남으면 프리필에 씁니다.",
-    "help.rules.v1.4": "선점하면 가장 최근 요청을 재계산합니다. 워터마크는 기본값으로 없고, 여분의 빈 블록은 플레이어의 몫입니다.",
+    "help.rules.v1.4": "선점은 가장 최근 요청을 재계산합니다. 워터마크는 없습니다.",
+    "help.rules.v1.5": "추측 디코딩({spec_keys} 키): 초안은 한 스텝에 검증, 블록은 미리.",
     "help.rules.v0": "vLLM V0과 논문",
     "help.rules.v0.1": ("CPU로 스왑({preempt_key}, 논문 4.5절): 재계산이 더 싼 V1에서 빠졌습니다. V0은 스왑 공간이 "
                         "차면 엔진이 오류로 멈췄고, 게임은 재계산합니다."),
-    "help.rules.v0.2": "프롬프트를 한 번에 프리필해 디코딩이 모두 멈췄고, 블록의 1%를 비워 두었습니다.",
+    "help.rules.v0.2": "프롬프트를 한 번에 프리필해 디코딩이 멈췄고, 블록 1%를 비웠습니다.",
     "help.rules.sglang": "SGLang",
     "help.rules.sglang.1": "프리픽스가 캐시된 요청 고르기({pick_key}, 또는 대기열 탭): SGLang의 lpm. vLLM은 선착순입니다.",
     "help.rules.game": "게임에만 있는 규칙",
@@ -279,8 +280,8 @@ MESSAGES: dict[str, str] = {
     "help.rules.paper": "논문이 측정한 것",
     "help.rules.paper.1": ("연속 할당 시스템은 KV 메모리의 {paper_contiguous_waste}%를 낭비합니다: 예약, 내부·외부 "
                            "파편화. 페이징은 서빙 동시성을 {paper_concurrency}배로 높입니다."),
-    "help.rules.paper.2": ("페이징의 낭비는 {paper_paged_waste}% 미만으로, 요청마다 마지막 블록의 빈 꼬리뿐입니다"
-                           "(ShareGPT 요청은 약 {paper_sharegpt_blocks:,}블록, 여기서는 최대 {blocks:,}블록)."),
+    "help.rules.paper.2": ("페이징의 낭비는 {paper_paged_waste}% 미만으로, 마지막 블록의 빈 꼬리뿐입니다"
+                           "(약 {paper_sharegpt_blocks:,}블록 중, 여기서는 {blocks:,}블록 중)."),
     "help.mechanic": "{mechanic}:",
     "help.on_touch": "터치스크린에서",
     "help.with_keyboard": "키보드로",
