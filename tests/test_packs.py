@@ -191,3 +191,29 @@ def test_a_lab_that_cannot_be_fetched_says_why(tmp_path, monkeypatch):
     assert app.wanted_packs == ["lab"]
     app.pack_arrived("lab", "later/ui/lab_scene.py: offline")
     assert app.top is title and "offline" in app.tr.msg(title.notice)
+
+
+def test_a_replay_link_in_the_browser_fetches_the_replay_screen_then_plays_it(tmp_path, monkeypatch):
+    from engine.replay import Recorder
+    from ui.title_scene import TitleScene
+
+    screens = sys.modules.get("ui.replay_scene") or __import__("ui.replay_scene", fromlist=["ReplayScene"])
+    rec = Recorder(seed=2, mode="paged")
+    for _ in range(30):
+        rec.update(100.0, ["HARD_DROP"])
+    replay = rec.finish()
+    app = make_app(tmp_path)
+    monkeypatch.setattr(sys, "platform", "emscripten")
+    monkeypatch.setitem(sys.modules, "ui.replay_scene", None)  # not fetched yet
+    monkeypatch.setattr(packs, "missing", lambda name, root=None: ["ui/replay_scene.py"])
+    app.watch(replay)
+    assert isinstance(app.top, TitleScene) and app.wanted_packs == ["replay"]
+    assert app.tr.msg(app.top.notice) == "loading the replay ..."
+    monkeypatch.setitem(sys.modules, "ui.replay_scene", screens)
+    app.pack_arrived("replay", None)
+    assert isinstance(app.top, screens.ReplayScene) and app.wanted_packs == []
+    # One that cannot come: the title says why.
+    monkeypatch.setitem(sys.modules, "ui.replay_scene", None)
+    app.watch(replay)
+    app.pack_arrived("replay", "later/replay.tar.gz: offline")
+    assert isinstance(app.top, TitleScene) and "offline" in app.tr.msg(app.top.notice)

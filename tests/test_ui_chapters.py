@@ -169,6 +169,7 @@ def test_a_locked_chapter_opens_once_the_one_before_is_met(tmp_path):
 
 
 def test_in_the_browser_the_chapters_are_fetched_the_first_time_they_are_asked_for(tmp_path, monkeypatch):
+    screens = sys.modules["ui.chapter_scenes"]  # what arrives with the pack (the same module)
     app = _title(tmp_path)
     monkeypatch.setattr(sys, "platform", "emscripten")
     monkeypatch.setitem(sys.modules, "ui.chapter_scenes", None)  # not fetched yet
@@ -176,9 +177,9 @@ def test_in_the_browser_the_chapters_are_fetched_the_first_time_they_are_asked_f
     key(app, pygame.K_g)
     assert isinstance(app.top, TitleScene) and app.wanted_packs == ["chapters"]
     assert app.tr.msg(app.top.notice) == "loading the chapters ..."
-    monkeypatch.delitem(sys.modules, "ui.chapter_scenes")
+    monkeypatch.setitem(sys.modules, "ui.chapter_scenes", screens)
     app.pack_arrived("chapters", None)
-    assert type(app.top).__name__ == "ChapterListScene" and app.wanted_packs == []  # freshly imported
+    assert isinstance(app.top, ChapterListScene) and app.wanted_packs == []
     # A pack that cannot come: the title says why.
     app.show_title()
     monkeypatch.setitem(sys.modules, "ui.chapter_scenes", None)

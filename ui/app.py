@@ -7,6 +7,7 @@ pieces never jump several rows at once.
 """
 from __future__ import annotations
 
+import importlib
 import random
 import sys
 import time
@@ -77,7 +78,7 @@ class GameApp:
         self.font_problem = ""
         self.wanted_packs: list[str] = []  # parts of the game the browser is to fetch (ui.packs)
         self._lab_waiting: Callable[[i18n.Msg], None] | None = None  # who asked for the LAB meanwhile
-        self._chapters_then: Callable[[], None] | None = None  # what the player asked of the chapters meanwhile
+        self._pack_then: dict[str, Callable[[], None]] = {}  # what the player asked of a pack on its way
         self.sound = Sound(muted=self.settings.muted)
         self.audio_wanted = audio
         self.audio_started = False
@@ -192,19 +193,24 @@ class GameApp:
         self.reset(play)
         return play
 
-    def _chapter_screens(self, then: Callable[[], None]):
-        """The chapters' screens module; in the browser it is fetched the first time a player asks
-        for it (None meanwhile: the title says so, and `then` runs when it has arrived)."""
+    def _later(self, pack: str, module: str, then: Callable[[], None], loading: str | None):
+        """A module that comes with a later pack (ui.packs); in the browser it is fetched the first
+        time a player asks for it (None meanwhile: the title says `loading`, if given, and `then`
+        runs when it has arrived)."""
         try:
-            import ui.chapter_scenes as screens
+            return importlib.import_module(module)
         except ModuleNotFoundError:
-            if sys.platform != "emscripten" or not packs.missing("chapters"):
+            if sys.platform != "emscripten" or not packs.missing(pack):
                 raise
-            self._chapters_then = then
-            self.want_pack("chapters")
-            self.show_title(notice=i18n.Msg.of("title.chapters_loading"))
+            self._pack_then[pack] = then
+            self.want_pack(pack)
+            if loading is not None:
+                self.show_title(notice=i18n.Msg.of(loading))
             return None
-        return screens
+
+    def _chapter_screens(self, then: Callable[[], None]):
+        """The chapters' screens module (fetched with its pack in the browser)."""
+        return self._later("chapters", "ui.chapter_scenes", then, "title.chapters_loading")
 
     def show_chapters(self) -> None:
         """The chapter list, over the title."""
@@ -262,10 +268,12 @@ class GameApp:
 
     def watch(self, replay, over_current: bool = False) -> None:
         """Show a recorded run: over the current screen (EXIT comes back to it) or alone
-        (EXIT goes to the title)."""
-        from ui.replay_scene import ReplayScene
-
-        scene = ReplayScene(self, replay)
+        (EXIT goes to the title). In the browser its screen comes with a later pack."""
+        screens = self._later("replay", "ui.replay_scene", lambda: self.watch(replay, over_current),
+                              None if over_current else "title.replay_loading")
+        if screens is None:
+            return
+        scene = screens.ReplayScene(self, replay)
         if over_current:
             self.push(scene)
         else:
@@ -442,10 +450,10 @@ class GameApp:
             self.wanted_packs.remove(name)
         if name == "ko":
             self.font_arrived(problem)
-        elif name == "chapters":
-            then, self._chapters_then = self._chapters_then, None
+        elif name in ("chapters", "replay"):
+            then = self._pack_then.pop(name, None)
             if problem:
-                self.show_title(notice=i18n.Msg.of("title.chapters_unavailable", reason=problem))
+                self.show_title(notice=i18n.Msg.of(f"title.{name}_unavailable", reason=problem))
             elif then is not None:
                 then()
         elif name == "lab":

@@ -1,8 +1,8 @@
 """Parts of the game the web page fetches after its first frame, only when a player needs them.
 
 The web archive holds what the first frame needs. The memory LAB (its serving simulator and its
-screen), the Korean pack (the Hangul font and the Korean catalogue) and the chapters' screens are
-served beside the page,
+screen), the Korean pack (the Hangul font and the Korean catalogue), the chapters' screens and the
+replay screen are served beside the page,
 one gzipped tar each (LATER_URL + "<pack>.tar.gz", made by tools/build_web.py from these lists), and
 fetched the first time the LAB opens or Korean is chosen; each file is written where the desktop
 keeps it, so everything after that is the same on both. On the desktop and in headless tools every
@@ -25,6 +25,7 @@ PACKS: dict[str, tuple[str, ...]] = {
             "ui/lab_layout.py", "ui/memory_map.py", "ui/lab_scene.py", "ui/i18n/en_lab.py"),
     "ko": ("ui/fonts/VRAMTetrisHangul-Bold.ttf", "ui/i18n/ko.py"),
     "chapters": ("ui/chapter_scenes.py", "ui/chapter_text.py", "ui/i18n/en_chapters.py"),
+    "replay": ("ui/replay_scene.py",),
 }
 # Served beside the pack files but never fetched by the game: the Hangul font's licence.
 ALSO_SERVED: tuple[str, ...] = ("ui/fonts/OFL-Hangul.txt",)

@@ -87,6 +87,8 @@ MESSAGES: dict[str, str] = {
     "title.lab_missing": "LAB is not part of this build",
     "title.chapters_loading": "loading the chapters ...",
     "title.chapters_unavailable": "chapters unavailable: {reason}",
+    "title.replay_loading": "loading the replay ...",
+    "title.replay_unavailable": "replay unavailable: {reason}",
     "title.chapters": "CHAPTERS",
     "title.chapters_state": "{done} of {total} met",
     "title.chapters_new": "start here",

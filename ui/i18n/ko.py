@@ -94,6 +94,8 @@ MESSAGES: dict[str, str] = {
     "title.lab_missing": "이 빌드에는 실험실이 없습니다",
     "title.chapters_loading": "챕터를 불러오는 중 ...",
     "title.chapters_unavailable": "챕터를 열 수 없습니다: {reason}",
+    "title.replay_loading": "리플레이를 불러오는 중 ...",
+    "title.replay_unavailable": "리플레이를 열 수 없습니다: {reason}",
     "title.chapters": "챕터",
     "title.chapters_state": "{done:,}/{total:,} 달성",
     "title.chapters_new": "여기서 시작",
