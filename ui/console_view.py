@@ -308,8 +308,8 @@ class ConsoleView:
             s.fill(theme.BOARD_BG)
             s.set_clip(pygame.Rect(1, 1, c - 2, c - 2))
             hatch = _shade(colour, 0.9)
-            for k in range(-c, c, 5):
-                pygame.draw.line(s, hatch, (k, c), (k + c, 0), 1)
+            for k in range(-c, c, 6):  # two pixels wide: still hatched, not filled, at a phone's scale
+                pygame.draw.line(s, hatch, (k, c), (k + c, 0), 2)
             s.set_clip(None)
             pygame.draw.rect(s, colour, (1, 1, c - 2, c - 2), 1)
         else:
