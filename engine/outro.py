@@ -34,9 +34,15 @@ class Figures:
     step_s: float | None  # chunked prefill: mean length of a step
     budget: int | None  # chunked prefill: the step's token budget at the end
     spec_k: int | None  # speculative decoding: the drafts a step at the end
-    # Where the memory held or sealed off went, in token slots: tokens, reserved and still empty,
-    # the empty tails of requests' last blocks, free blocks no request could be given.
-    memory: tuple[int, int, int, int] = (0, 0, 0, 0)
+    skipped: int = 0  # prefix caching: prompt tokens found cached, not prefilled
+    # Where VRAM went, in token slots: tokens, reserved and still empty, the empty tails of
+    # requests' last blocks, free blocks no request could be given, free blocks in reach.
+    memory: tuple[int, int, int, int, int] = (0, 0, 0, 0, 0)
+
+    @property
+    def sealed(self) -> int:
+        """Free blocks no request could be given (contiguous memory's external fragmentation)."""
+        return self.memory[3] // R.TOKENS_PER_BLOCK
 
 
 def figures(game: Game) -> Figures:
@@ -56,7 +62,9 @@ def figures(game: Game) -> Figures:
         hit_rate=served["prefix_hit_rate"], ttft_s=ttft / 1000.0 if ttft is not None else None,
         step_s=prefill.step_mean() / 1000.0 if prefill is not None and prefill.steps else None,
         budget=prefill.budget if prefill is not None else None, spec_k=s.spec_k,
-        memory=(tokens, reserved, max(0, slots - tokens - reserved), lost * R.TOKENS_PER_BLOCK))
+        skipped=served["prefill_skipped"],
+        memory=(tokens, reserved, max(0, slots - tokens - reserved), lost * R.TOKENS_PER_BLOCK,
+                (R.VISIBLE_CELLS - s.held - lost) * R.TOKENS_PER_BLOCK))
 
 
 @dataclass(slots=True)

@@ -67,10 +67,14 @@ def test_a_chapter_run_waits_for_the_first_move_and_for_a_card_being_read(tmp_pa
     assert play.cards.current is not None
     before = play.game.time_ms
     pump(app, 120)
-    assert play.game.time_ms == before  # nothing runs out while the card is read
+    assert play.game.time_ms == before  # nothing runs out while the card is read...
+    assert play.cards.current is not None and play.cards.age >= 1900  # ...and the card is there to read
     play.cards.dismiss()
     pump(app, 30)
     assert play.game.time_ms > before
+    play.cards.show("split")  # a card left alone goes by itself, and the run goes on
+    pump(app, 60 * 10)
+    assert play.cards.current is None and play.game.time_ms > before + 1000
 
 
 def test_free_play_does_not_wait_for_a_card(tmp_path):
@@ -146,10 +150,12 @@ def test_the_chapter_2_outro_sets_both_runs_side_by_side_as_their_codes_replay(t
     assert side["contiguous"]["waste"] == pytest.approx(pair.waste, abs=0.001)
     assert (side["paged"]["running"], side["paged"]["held"], side["paged"]["waste"]) == (
         two.moment.running, two.moment.held, two.moment.waste)
-    running = outro.rows[0]
-    assert running.value == str(side["paged"]["running"])
-    assert running.notes[0] == app.tr.t("chapter.outro.then", contiguous=str(pair.running),
-                                        paged=str(side["paged"]["running"]))
+    held, each = outro.rows[0], outro.rows[1]
+    assert held.value == app.tr.pct(side["paged"]["held"])
+    assert held.notes[0] == app.tr.t("chapter.outro.then", contiguous=app.tr.pct(side["contiguous"]["held"]),
+                                     paged=app.tr.pct(side["paged"]["held"]))
+    blocks = side["paged"]["held"] * 200 / side["paged"]["running"]
+    assert each.value == f"{blocks:.1f}" and str(side["contiguous"]["running"]) in each.notes[1]
     # Codes that are not such a pair are refused in one line.
     assert replay_main([one.share_code, "--beside", two.share_code]) == 1
     assert "replays another" in capsys.readouterr().err
@@ -186,3 +192,23 @@ def test_in_the_browser_the_chapters_are_fetched_the_first_time_they_are_asked_f
     key(app, pygame.K_g)
     app.pack_arrived("chapters", "later/chapters.tar.gz: offline")
     assert isinstance(app.top, TitleScene) and "offline" in app.tr.msg(app.top.notice)
+
+
+def test_the_chapter_1_outro_says_what_ended_the_run():
+    from dataclasses import replace
+
+    from engine.outro import Figures
+    from engine.reports import RunReport
+    from ui import i18n
+    from ui.chapter_text import meaning
+
+    tr, one = i18n.catalogue("en"), chapter(1)
+    fig = Figures(1.0, 10, 100, 8, 9, 0.3, 0.5, 140, 0, 0, None, None, None, None, None,
+                  memory=(200, 0, 80, 0, 140 * 16))
+    report = RunReport("oom", "", 3, "x", 0, 140, 0, 0.0, 0.3, 10, 12, 100, 100, 60_000.0, "contiguous",
+                       cause_code="ceiling", usable_blocks=60, need=4)
+    assert meaning(tr, one, report, fig) == tr.t("chapter.reserve.meaning_placed")  # mostly free: placement
+    tight = replace(fig, reserved=40, memory=(200, 40 * 16, 80, 30 * 16, 70 * 16))
+    assert meaning(tr, one, report, tight) == tr.t("chapter.reserve.meaning")  # reservations and holes
+    waited = replace(report, outcome="overload", cause_code="deadline")
+    assert meaning(tr, one, waited, fig) == tr.t("chapter.reserve.meaning_waited")

@@ -14,7 +14,7 @@ from engine.chapters import CHAPTERS, Chapter, chapter
 from engine.outro import figures
 from engine.reports import RunReport
 from ui import theme
-from ui.chapter_text import Pair, clock, heading, intro_lines, outro_rows, summary
+from ui.chapter_text import Pair, clock, heading, intro_lines, meaning, outro_rows, summary
 from ui.i18n.game_text import mode_name
 from ui.input import Command
 from ui.keys import PAUSE_KEY, START_KEY
@@ -24,8 +24,8 @@ from ui.text import fit, wrap
 from ui.widgets import Button
 
 PAD = 16
-MEMORY_PARTS = ("tokens", "reserved", "tails", "sealed")  # engine.outro.Figures.memory, in order
-MEMORY_COLOURS = (theme.CYAN, theme.AMBER, theme.MAGENTA, theme.RED)
+MEMORY_PARTS = ("tokens", "reserved", "tails", "sealed", "free")  # engine.outro.Figures.memory, in order
+MEMORY_COLOURS = (theme.CYAN, theme.AMBER, theme.MAGENTA, theme.RED, (40, 52, 80))
 
 
 def next_chapter(settings) -> int:
@@ -237,7 +237,7 @@ class ChapterOutroScene(Overlay):
     def build(self) -> None:
         lay, tr = self.app.layout, self.app.tr
         ch = self.chapter
-        self.rect = pygame.Rect(lay.oom_report if lay.portrait else lay.dialog)
+        self.rect = pygame.Rect(lay.oom_report)  # the tallest dialog: rows, bar and meaning fit
         last = ch.number == len(CHAPTERS)
         first = ("next", tr.t("chapter.next"), START_KEY) if self.met and not last else (
             "retry", tr.t("chapter.retry"), START_KEY)
@@ -257,7 +257,7 @@ class ChapterOutroScene(Overlay):
         self.rows = outro_rows(tr, ch, self.figures, self.report, pair, moment)
         self.notes = {i: [line for note in row.notes for line in wrap(note, T.small, width - 12)]
                       for i, row in enumerate(self.rows)}
-        self.meaning = wrap(tr.t(f"chapter.{ch.key}.meaning"), T.body, width)
+        self.meaning = wrap(meaning(tr, ch, self.report, self.figures), T.body, width)
         # Where the memory went, as a bar and its legend (what the chapter is about: reservations
         # and holes in contiguous memory, next to nothing of them paged).
         self.memory_parts = [(tr.t(f"chapter.memory.{name}"), slots, colour)
@@ -281,7 +281,8 @@ class ChapterOutroScene(Overlay):
             app.show_chapter_intro(n + 1, fresh=True)
         elif name == "retry":
             app.show_chapter_intro(n, fresh=True)
-        elif name == "report" and self.report is not None:
+        elif name == "report" and self.report is not None:  # in place of this screen: the board under it
+            app.pop()
             app.show_result(self.play, self.report, getattr(self.play, "new_best", False))
         elif name == "chapters":
             app.show_chapters()

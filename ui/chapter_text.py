@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from engine import rules as R
 from engine.chapters import CHAPTERS, Chapter
 from engine.outro import Figures, Moment
 from engine.reports import RunReport
@@ -96,6 +97,8 @@ def intro_lines(tr: Catalogue, ch: Chapter, touch: bool) -> list[tuple[str, str]
              ("goal", tr.t("chapter.intro.goal", goal=goal_text(tr, ch)))]
     if ch.arrivals_of is not None:
         parts.append(("note", tr.t("chapter.same_arrivals")))
+    if ch.number == 1:  # the first run: every way it can end
+        parts.append(("note", tr.t("chapter.lose_note", max=R.QUEUE_MAX, deadline=round(R.DEADLINE_MS / 1000))))
     return parts
 
 
@@ -122,6 +125,21 @@ def clock(ms: float) -> str:
     return f"{s // 60}:{s % 60:02d}"
 
 
+LITTLE_LOST = 0.3  # reservations and sealed-off blocks under this share of VRAM did not end a run
+
+
+def meaning(tr: Catalogue, ch: Chapter, report: RunReport | None, fig: Figures) -> str:
+    """What the run means, in one line: for chapter 1, by what ended it (reservations and holes,
+    the place a request landed while memory was mostly free, or requests that waited too long)."""
+    if ch.adds == "contiguous" and report is not None:
+        if report.outcome == "overload":
+            return tr.t("chapter.reserve.meaning_waited")
+        lost = (fig.sealed + fig.reserved) / R.VISIBLE_CELLS
+        if report.outcome == "oom" and report.usable_blocks >= report.need and lost < LITTLE_LOST:
+            return tr.t("chapter.reserve.meaning_placed")
+    return tr.t(f"chapter.{ch.key}.meaning")
+
+
 def heading(tr: Catalogue, ch: Chapter, served: int, won: bool) -> str:
     if ch.goal is None:
         return tr.t("chapter.outro.over", n=ch.number)
@@ -143,7 +161,6 @@ def outro_rows(tr: Catalogue, ch: Chapter, fig: Figures, report: RunReport | Non
     chapter 2, the chapter-1 run's beside it, read at the moment that run ended)."""
     pct = tr.pct
     if ch.adds == "contiguous":
-        sealed = report.sealed_holes if report is not None and report.outcome == "oom" else 0
         low, high = PAPER["contiguous_waste"]
         return [
             Row(tr.t("chapter.row.tokens_share"), pct(1.0 - fig.waste),
@@ -151,33 +168,41 @@ def outro_rows(tr: Catalogue, ch: Chapter, fig: Figures, report: RunReport | Non
             Row(tr.t("chapter.row.waste"), pct(fig.waste),
                 (_published(tr, tr.t("fmt.percent", value=_range(tr, low, high)), "chapter.src.paper"),)),
             Row(tr.t("chapter.row.running_end"), tr.num(fig.running)),
-            Row(tr.t("chapter.row.out_of_reach"), tr.num(sealed)),
+            Row(tr.t("chapter.row.out_of_reach"), tr.num(fig.sealed)),
         ]
     if ch.adds == "paged":
         low, high = PAPER["concurrency"]
+        waste_note = tr.t("chapter.outro.waste_note", blocks=R.BLOCKS_PER_REQUEST, paper=PAPER["sharegpt_blocks"][0])
         paper = _published(tr, _under(tr), "chapter.src.paper")
-        tokens = Row(tr.t("chapter.row.tokens"), tr.num(fig.tokens),
-                     (_published(tr, f"{_range(tr, low, high)}x", "chapter.src.throughput"),))
         if pair is None or moment is None or moment.running is None:
-            return [Row(tr.t("chapter.row.waste"), pct(fig.waste), (paper,)), tokens]
+            return [Row(tr.t("chapter.row.waste"), pct(fig.waste), (paper, waste_note)),
+                    Row(tr.t("chapter.row.tokens"), tr.num(fig.tokens),
+                        (_published(tr, f"{_range(tr, low, high)}x", "chapter.src.throughput"),))]
 
         def side(contiguous: str, paged: str) -> str:
             return tr.t("chapter.outro.then", contiguous=contiguous, paged=paged)
 
+        def each(held: float, running: int) -> str:  # blocks a running request held, on average
+            return f"{held * R.VISIBLE_CELLS / running:.1f}" if running else "-"
+
         return [
-            Row(tr.t("chapter.row.running_then"), tr.num(moment.running),
-                (side(tr.num(pair.running), tr.num(moment.running)),)),
             Row(tr.t("chapter.row.held_then"), pct(moment.held), (side(pct(pair.held), pct(moment.held)),)),
+            Row(tr.t("chapter.row.blocks_each"), each(moment.held, moment.running),
+                (side(each(pair.held, pair.running), each(moment.held, moment.running)),
+                 side(tr.num(pair.running), tr.num(moment.running)) + tr.t("chapter.outro.running_word"))),
             Row(tr.t("chapter.row.waste_then"), pct(moment.waste),
-                (side(pct(pair.waste), pct(moment.waste)), paper)),
-            tokens,
+                (side(pct(pair.waste), pct(moment.waste)), paper, waste_note)),
+            Row(tr.t("chapter.row.tokens"), tr.num(fig.tokens),
+                (tr.t("chapter.outro.tokens_pair", contiguous=tr.num(pair.tokens)),
+                 _published(tr, f"{_range(tr, low, high)}x", "chapter.src.throughput"))),
         ]
     if ch.adds == "prefix_cache":
+        per_minute = fig.tokens / fig.minutes if fig.minutes else 0.0
         return [
-            Row(tr.t("chapter.row.hit_rate"), "-" if fig.hit_rate is None else pct(fig.hit_rate),
+            Row(tr.t("chapter.row.hit_rate"), "-" if fig.hit_rate is None else pct(fig.hit_rate)),
+            Row(tr.t("chapter.row.skipped"), tr.num(fig.skipped)),
+            Row(tr.t("chapter.row.tokens_per_minute"), tr.num(round(per_minute)),
                 (_published(tr, f"{PREFIX_THROUGHPUT[0]}x / {PREFIX_THROUGHPUT[1]}x", "chapter.src.prefix"),)),
-            Row(tr.t("chapter.row.running_end"), tr.num(fig.running)),
-            Row(tr.t("chapter.row.waste"), pct(fig.waste)),
         ]
     if ch.adds == "chunked_prefill":
         return [

@@ -761,6 +761,9 @@ class ResultScene(Overlay):
     def best_line(self) -> str:
         """The records this run is measured against: its goal's bests, or the daily's, or none."""
         tr, rep = self.app.tr, self.report
+        chapter = getattr(self.play, "chapter", None)
+        if chapter is not None:
+            return tr.t("report.best_chapter", n=chapter, score=tr.num(self.app.settings.chapter_scores.get(str(chapter), 0)))
         if rep.mixed:
             return tr.t("report.mixed_no_best")
         daily = getattr(self.play, "daily", None)
@@ -810,8 +813,9 @@ class ResultScene(Overlay):
         if name == "restart":
             self.play.restart()
         elif name == "title":
-            if getattr(self.play, "chapter", None) is not None:
-                self.app.back()  # a chapter's report: back to its outro
+            if getattr(self.play, "chapter", None) is not None:  # a chapter's report: back to its outro
+                self.app.pop()
+                self.app.show_chapter_outro(self.play, self.report)
             else:
                 self.app.show_title()
         elif name == "board":

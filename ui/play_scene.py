@@ -340,11 +340,13 @@ class PlayScene(Scene):
         # In a chapter no deadline runs out while a teaching card is read: the run waits for it.
         reading = self.chapter is not None and self.cards.current is not None
         self.session.step(0.0 if reading else dt_ms, inputs)
+        if reading:  # the card itself goes on: it fades in, is read, and goes (or is tapped away)
+            self.cards.update(dt_ms)
         if self.chapter is not None and not self.goal_told:
             ch = chapter_of(self.chapter)
             if ch.plays_on and ch.goal is not None and self.game.served >= ch.goal:
                 self.goal_told = True
-                self.session.toast(self.app.tr.t("chapter.goal_met", served=ch.goal), theme.GREEN, 4000.0)
+                self.session.toast(self.app.tr.t("chapter.goal_met"), theme.GREEN, 4000.0)
         if self.chapter is None and self.game.mode != self.app.settings.mode:
             self.app.set_mode(self.game.mode)
             self.state.best = self.app.best(self.game.mode, self.game.goal)

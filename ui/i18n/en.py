@@ -94,7 +94,7 @@ MESSAGES: dict[str, str] = {
     "title.chapters_new": "start here",
     # ------------------------------------------------------------------ chapters (engine.chapters)
     "chapter.ready": "MOVE OR DROP THE REQUEST TO START",
-    "chapter.goal_met": "GOAL MET: {served} served. Play on until memory runs out.",
+    "chapter.goal_met": "GOAL MET: PLAY ON",
     "title.lab_unavailable": "LAB unavailable: {reason}",
     # ------------------------------------------------------------------ pause
     "pause.title": "PAUSED",
@@ -472,6 +472,7 @@ MESSAGES: dict[str, str] = {
     "report.score": "SCORE {score}",
     "report.new_best": "NEW BEST",
     "report.best_scores": "{head}  {scores}",
+    "report.best_chapter": "best of chapter {n}: {score}",
     "report.best_goal": "best, {goal}:",
     "report.best_daily": "daily {day}, best:",
     "report.best_entry": "{mode} {score}",
