@@ -123,6 +123,7 @@ class ViewState:
     hover: tuple[int, int] | None = None
     best: int = 0
     header_buttons: bool = True  # the title screen has its own help and sound buttons
+    mode_locked: bool = False  # a chapter sets the allocator: its switch does not switch
 
 
 def vram_colour(utilisation: float) -> Colour:
@@ -479,8 +480,9 @@ class ConsoleView:
                 t.blit(surface, self.fit(tr.t("hud.mixed_short"), T.small, r.width - 6), T.small, theme.AMBER,
                        (r.centerx, r.bottom - 13), "center")
             else:
-                t.blit(surface, self.fit(tr.t("hud.tap_switch"), T.small, r.width - 6), T.small, theme.TEXT_DIM,
-                       (r.centerx, r.bottom - 13), "center")
+                t.blit(surface, self.fit(tr.t("hud.mode_locked" if state.mode_locked else "hud.tap_switch"),
+                                         T.small, r.width - 6), T.small, theme.TEXT_DIM, (r.centerx, r.bottom - 13),
+                       "center")
         d = self.details_button
         if d is not None:
             over = state.hover is not None and d.contains(state.hover)

@@ -83,7 +83,7 @@ class PlayScene(Scene):
                                    moment=self.moment)
         app.flush_notices(self.session.log, 0.0)
         self.mapper = InputMapper()
-        self.state = ViewState(muted=settings.muted, best=self._best())
+        self.state = ViewState(muted=settings.muted, best=self._best(), mode_locked=chapter is not None)
         self.autopilot = AutoPilot(skill=0.85, seed=self.seed) if autoplay else None
         self.queued: list[Input] = []
         # Which on-screen control each pointer (mouse or finger) holds down.

@@ -253,6 +253,7 @@ MESSAGES: dict[str, str] = {
     "hud.served_word": "served",
     "hud.level_short": "LV {level}",
     "hud.mixed_short": "mixed: no best",
+    "hud.mode_locked": "set by the chapter",
     "hud.tap_switch": "tap to switch",
     "hud.full_log": "tap: full log",
     "hud.vram_held": "VRAM HELD",

@@ -46,7 +46,8 @@ MESSAGES: dict[str, str] = {
     "chapter.pages.meaning": "Paging held its requests in far less memory, with nothing sealed off: room for several times as many.",
     "chapter.share.name": "Share the prompt",
     "chapter.share.intro": ("Many requests start with the same system prompt. Prefix caching computes its full blocks "
-                            "once and shares them (xN); they stay cached after their requests finish."),
+                            "once and shares them (xN); they stay cached after their requests finish. SPLIT still "
+                            "admits a request at once."),
     "chapter.share.control": "{pick_key} picks which of the first three waiting requests runs next",
     "chapter.share.control_touch": "tap a waiting request to run it next",
     "chapter.share.meaning": "A cached prefix skips its prefill and takes no new blocks: run the requests that find theirs.",

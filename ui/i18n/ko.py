@@ -144,7 +144,7 @@ MESSAGES: dict[str, str] = {
     "chapter.pages.meaning": "페이징은 요청을 훨씬 적은 메모리에 담았고 갇힌 빈 블록도 없었습니다. 몇 배를 더 담을 자리가 남습니다.",
     "chapter.share.name": "프롬프트 공유",
     "chapter.share.intro": ("많은 요청이 같은 시스템 프롬프트로 시작합니다. 프리픽스 캐싱은 그 블록을 한 번만 계산해 "
-                            "공유하고(xN), 요청이 끝난 뒤에도 캐시에 남겨 둡니다."),
+                            "공유하고(xN), 요청이 끝난 뒤에도 캐시에 남겨 둡니다. 분할하면 여전히 바로 실행됩니다."),
     "chapter.share.control": "{pick_key} 키로 대기 중인 앞의 세 요청 가운데 다음에 실행할 요청 선택",
     "chapter.share.control_touch": "대기 중인 요청을 탭해 다음에 실행",
     "chapter.share.meaning": "캐시된 프리픽스는 프리필을 건너뛰고 새 블록도 받지 않습니다. 프리픽스가 캐시에 있는 요청부터 실행하세요.",
@@ -365,6 +365,7 @@ MESSAGES: dict[str, str] = {
     "hud.served_word": "처리",
     "hud.level_short": "레벨 {level:,}",
     "hud.mixed_short": "혼합: 기록 없음",
+    "hud.mode_locked": "챕터가 정함",
     "hud.tap_switch": "탭해서 전환",
     "hud.full_log": "탭: 전체 로그",
     "hud.vram_held": "VRAM 점유",
