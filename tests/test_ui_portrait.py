@@ -444,34 +444,36 @@ def _targets_apart(app, what: str) -> None:
         assert not a.target.colliderect(b.target), (what, a.name, b.name)
 
 
-@pytest.mark.parametrize("language", ["en", "ko"])
 @pytest.mark.parametrize("layout", LAYOUTS)
-def test_every_chapter_screen_is_legible_and_finger_sized(tmp_path, monkeypatch, layout, language):
+def test_every_chapter_screen_is_legible_and_finger_sized(tmp_path, monkeypatch, layout):
     """The chapter list, and each chapter's intro and (after the bot has played it) its outro, in
-    both layouts and languages: text at least 11 CSS px inside the canvas, nothing over anything,
-    nothing cut with "...", every button a finger's size."""
+    both layouts and both languages (each screen read in English, then switched live to Korean):
+    text at least 11 CSS px inside the canvas, nothing over anything, nothing cut with "...",
+    every button a finger's size."""
     from engine.chapters import CHAPTERS
     from ui.chapter_scenes import ChapterIntroScene, ChapterListScene, ChapterOutroScene
     from ui.headless import bot_play, settle
 
-    app = make_app(tmp_path, layout=layout, language=language)
+    app = make_app(tmp_path, layout=layout, language="en")
     assert app.layout.text.small * app.layout.embed_scale >= MIN_CSS_PX
+
+    def check(kind: type, what: str) -> None:
+        for language in ("en", "ko"):
+            app.set_language(language)
+            assert isinstance(app.top, kind), (what, app.top)
+            with monkeypatch.context() as m:
+                _legible(app, _draw_recorded(app, m), f"{what} ({language})")
+            _targets_apart(app, what)
+            if isinstance(app.top, ChapterOutroScene):
+                assert app.top.content_bottom <= app.top.buttons[0].rect[1] - 4, f"{what} runs into its buttons"
+        app.set_language("en")
+
     app.show_chapters()
-    assert isinstance(app.top, ChapterListScene)
-    with monkeypatch.context() as m:
-        _legible(app, _draw_recorded(app, m), "list")
-    _targets_apart(app, "list")
+    check(ChapterListScene, "list")
     for ch in CHAPTERS:
         app.show_chapter_intro(ch.number, fresh=True)
-        assert isinstance(app.top, ChapterIntroScene)
-        with monkeypatch.context() as m:
-            _legible(app, _draw_recorded(app, m), f"intro {ch.number}")
-        _targets_apart(app, f"intro {ch.number}")
+        check(ChapterIntroScene, f"intro {ch.number}")
         play = app.start_chapter(ch.number, seed=5)
         bot_play(play, 0.8, 5)
         settle(app, play)
-        assert isinstance(app.top, ChapterOutroScene), (ch.number, app.top)
-        with monkeypatch.context() as m:
-            _legible(app, _draw_recorded(app, m), f"outro {ch.number}")
-        _targets_apart(app, f"outro {ch.number}")
-        assert app.top.content_bottom <= app.top.buttons[0].rect[1] - 4, f"outro {ch.number} runs into its buttons"
+        check(ChapterOutroScene, f"outro {ch.number}")
