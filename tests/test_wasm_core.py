@@ -113,6 +113,15 @@ def test_autoplay_json_is_byte_identical_to_native(wasm) -> None:
     assert wasm.run_module("engine.autoplay", args) == (0, out, "")
 
 
+def test_chapter_runs_with_speculative_decoding_are_byte_identical_to_native(wasm) -> None:
+    args = ["--chapter", "5", "--seeds", "2", "--max-minutes", "2", "--spec-k", "4", "--json"]
+    rc, out, err = native("engine.autoplay", *args)
+    assert rc == 0, err
+    (row,) = json.loads(out)["chapters"]
+    assert row["adds"] == "speculative" and row["spec_k"] == 4 and row["served_mean"] > 0
+    assert wasm.run_module("engine.autoplay", args) == (0, out, "")
+
+
 @pytest.mark.parametrize("seed, mode, frames", RUNS)
 def test_replay_recorded_natively_verifies_in_the_browser(wasm, seed: int, mode: str, frames: int) -> None:
     text = record_natively(seed, mode, frames)
