@@ -98,10 +98,8 @@ class Serving:
         if req.state == RUNNING and not req.static:
             if req.prefill_left:
                 return req.context - req.prefill_left
-            k = self.spec_k
-            if k is not None:
-                return req.context + spec.gained(req, self.step - req.start_step, k)
-            return req.context + self.step - req.start_step
+            n = self.step - req.start_step  # steps into its decode segment: a token each, unless speculating
+            return req.context + (n if self.spec_k is None else spec.gained(req, n, self.spec_k))
         return req.context
 
     def generated_of(self, req: Request) -> int:
@@ -264,15 +262,10 @@ class Serving:
             while acc >= length:
                 acc -= length
                 step = self.step = self.step + 1
-                k = self.spec_k
-                self.generated += self.decoding() if k is None else spec.step_gain(
-                    (r for r in self.running.values() if not r.static and not r.prefill_left), step, k)
+                self.generated += spec.step_gain(self, step)
                 if prefill is not None:
                     for req in prefill.land(t1 - acc):  # this step gave their first token
-                        if k is None:
-                            req.start_step = step - 1
-                        else:  # the same, as a segment that drafts from the next step on
-                            req.done, req.start_step = req.done + 1, step
+                        spec.first_token(req, step, self.spec_k)
                         self.token_base += req.context - req.start_step
                         self.generated += 1
                         self.schedule(req)
@@ -304,11 +297,7 @@ class Serving:
         if req.static:
             return
         full = len(req.blocks) - req.reserved  # blocks holding tokens
-        if self.spec_k is None:
-            finish = req.start_step + req.output - req.done
-            grow: int | None = req.start_step + full * R.TOKENS_PER_BLOCK + 1 - req.context
-        else:
-            grow, finish = spec.next_steps(req, full, self.spec_k)
+        grow, finish = spec.next_steps(req, full, self.spec_k)
         if grow is not None and grow <= finish and (req.reserved or full < R.BLOCKS_PER_REQUEST):
             if self.spec_k and grow <= self.step:  # its drafts need their slots before the next step
                 self._grow(req)

@@ -14,12 +14,13 @@ chain (no trees); the draft costs nothing (n-gram lookup); k is one number for e
 
 A request's gains over its current decode segment are drawn once, from its own seeded stream
 (its id, how far it had got, its preemptions): the same run plays out the same on every machine.
+Without speculation (k None) a segment gains one token a step: the functions below are how far a
+decoding request has got, and when it next needs a block or finishes, either way.
 """
 
 from __future__ import annotations
 
 import random
-from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from . import rules as R
@@ -33,8 +34,11 @@ def _stream(req: Request, k: int) -> random.Random:
     return random.Random((req.id * 1_000_003 + req.done * 8_191 + req.preemptions * 131 + k) & 0xFFFFFFFF)
 
 
-def gained(req: Request, n: int, k: int) -> int:
-    """Tokens `req` has gained `n` steps into its current decode segment (at most its output)."""
+def gained(req: Request, n: int, k: int | None) -> int:
+    """Tokens `req` has gained `n` steps into its current decode segment (at most its output;
+    one a step without speculation)."""
+    if k is None:
+        return n
     seg = (req.start_step, req.done, req.preemptions, k)
     if req.spec_seg != seg:  # a new segment (admitted, back from a preemption, a new k): draw anew
         req.spec_seg = seg
@@ -69,10 +73,13 @@ def first_step(req: Request, tokens: int, k: int) -> int | None:
     return n
 
 
-def next_steps(req: Request, full: int, k: int) -> tuple[int | None, int]:
+def next_steps(req: Request, full: int, k: int | None) -> tuple[int | None, int]:
     """The steps at which `req` next needs a block (None: it finishes first) and finishes, when
     its `full` blocks hold tokens: drafts need their slots before the step (lookahead slots),
     unless a reservation holds them."""
+    if k is None:  # a token a step: its first token past its blocks, its last token
+        return (req.start_step + full * R.TOKENS_PER_BLOCK + 1 - req.context,
+                req.start_step + req.output - req.done)
     room = full * R.TOKENS_PER_BLOCK - req.context - (0 if req.reserved else k)
     finish = req.start_step + (first_step(req, req.output - req.done, k) or 0)
     at = first_step(req, room + 1, k) if room >= 0 else 0
@@ -97,14 +104,26 @@ def set_k(s: Serving, k: int) -> None:
             s.schedule(req)
 
 
-def step_gain(requests: Iterable[Request], step: int, k: int) -> int:
-    """Tokens the decoding requests gained in decode step `step` (just run)."""
+def step_gain(s: Serving, step: int) -> int:
+    """Tokens the decoding requests of `s` gained in decode step `step` (just run)."""
+    k = s.spec_k
+    if k is None:
+        return s.decoding()
     total = 0
-    for req in requests:
+    for req in s.running.values():
         n = step - req.start_step
-        if n >= 1:
+        if n >= 1 and not req.static and not req.prefill_left:
             total += gained(req, n, k) - gained(req, n - 1, k)
     return total
+
+
+def first_token(req: Request, step: int, k: int | None) -> None:
+    """`req`'s prompt is in: step `step` gave its first token, and it decodes from there on (with
+    speculation, as a segment of its own that drafts from the next step)."""
+    if k is None:
+        req.start_step = step - 1
+    else:
+        req.done, req.start_step = req.done + 1, step
 
 
 def step_ms(decoding: int, planned: int, k: int) -> float:

@@ -14,7 +14,7 @@ from engine.chapters import CHAPTERS, Chapter, chapter
 from engine.outro import figures
 from engine.reports import RunReport
 from ui import theme
-from ui.chapter_text import Pair, clock, heading, intro_lines, meaning, outro_rows, summary
+from ui.chapter_text import clock, heading, intro_lines, meaning, outro_rows, summary
 from ui.i18n.game_text import mode_name
 from ui.input import Command
 from ui.keys import PAUSE_KEY, START_KEY
@@ -67,8 +67,22 @@ def _draw_button(surface, app, b: Button, hover, accent=theme.CYAN, dim: bool = 
         app.text.blit(surface, label, T.body, theme.TEXT, r.center, "center")
 
 
-class ChapterListScene(Overlay):
+class ChapterPage(Overlay):
+    """A chapter screen run by keys as a dialog is: Esc (or Q) goes back, Enter goes on (`ahead`)."""
+
+    ahead = ""
+
+    def command(self, cmd: Command) -> None:
+        if cmd in (Command.PAUSE, Command.QUIT):
+            self.click("back")
+        elif cmd is Command.START:
+            self.click(self.ahead)
+
+
+class ChapterListScene(ChapterPage):
     """Every chapter: what it adds, its goal, the best run of it; the ones reached open."""
+
+    ahead = "continue"
 
     shade_alpha = 190
 
@@ -94,6 +108,7 @@ class ChapterListScene(Overlay):
                             tr.t("chapter.list.row", n=c.number, name=tr.t(f"chapter.{c.key}.name")),
                             touch=lay.touch) for i, c in enumerate(CHAPTERS)]
         self.buttons = self.buttons + self.rows
+        self.statuses = [fit(self.status(c), lay.text.small, r.width - 2 * PAD - 20) for c in CHAPTERS]
 
     def status(self, ch: Chapter) -> str:
         tr, s = self.app.tr, self.app.settings
@@ -108,12 +123,6 @@ class ChapterListScene(Overlay):
         elif served:
             parts.append(tr.t("chapter.list.best", served=tr.num(served)))
         return " · ".join(parts)
-
-    def command(self, cmd: Command) -> None:
-        if cmd in (Command.PAUSE, Command.QUIT):
-            self.click("back")
-        elif cmd is Command.START:
-            self.click("continue")
 
     def click(self, name: str) -> None:
         app = self.app
@@ -137,7 +146,7 @@ class ChapterListScene(Overlay):
         for i, line in enumerate(self.lead):
             t.blit(surface, line, T.small, theme.TEXT_DIM, (r.x + PAD, r.y + 48 + i * (T.small + 4)))
         s = self.app.settings
-        for b, ch in zip(self.rows, CHAPTERS):
+        for b, ch, status in zip(self.rows, CHAPTERS, self.statuses):
             reached = chapter_reached(s, ch.number)
             met = chapter_met(s, ch.number)
             br = pygame.Rect(b.rect)
@@ -152,8 +161,7 @@ class ChapterListScene(Overlay):
                 mr = t.blit(surface, mark, T.small, theme.GREEN, (br.right - 10, br.y + 8), "topright")
                 room = mr.x - br.x - 18
             t.blit(surface, fit(b.label, T.body, room), T.body, colour, (br.x + 10, br.y + 6))
-            t.blit(surface, fit(self.status(ch), T.small, br.width - 20), T.small, theme.TEXT_DIM,
-                   (br.x + 10, br.bottom - T.small - 8))
+            t.blit(surface, status, T.small, theme.TEXT_DIM, (br.x + 10, br.bottom - T.small - 8))
         if self.notice:
             top = self.buttons[0].rect[1]
             t.blit(surface, fit(self.notice, T.small, r.width - 2 * PAD), T.small, theme.AMBER,
@@ -162,8 +170,10 @@ class ChapterListScene(Overlay):
             _draw_button(surface, self.app, b, self.hover)
 
 
-class ChapterIntroScene(Overlay):
+class ChapterIntroScene(ChapterPage):
     """One screen before a chapter: what is about to happen, the one new control, the goal."""
+
+    ahead = "start"
 
     shade_alpha = 190
 
@@ -186,12 +196,6 @@ class ChapterIntroScene(Overlay):
             if role == "name" and theme.font_for(text, size).size(text)[0] > width:
                 size = T.large
             self.parts.append((role, size, wrap(text, size, width)))
-
-    def command(self, cmd: Command) -> None:
-        if cmd in (Command.PAUSE, Command.QUIT):
-            self.click("back")
-        elif cmd is Command.START:
-            self.click("start")
 
     def click(self, name: str) -> None:
         if name == "back":
@@ -250,10 +254,11 @@ class ChapterOutroScene(Overlay):
         self.summary = wrap(summary(tr, ch, self.figures, self.score), T.body, width)
         pair = getattr(self.play, "pair", None)
         moment = getattr(self.play, "moment", None)
-        self.at = ""
+        self.at: list[str] = []  # chapter 2: the moment its figures are read at
         if ch.arrivals_of is not None:
-            self.at = (tr.t("chapter.outro.at", clock=clock(pair.end_ms)) if pair is not None and moment is not None
-                       and moment.running is not None else tr.t("chapter.outro.no_pair"))
+            at = (tr.t("chapter.outro.at", clock=clock(pair.end_ms)) if pair is not None and moment is not None
+                  and moment.running is not None else tr.t("chapter.outro.no_pair"))
+            self.at = wrap(at, T.small, width)
         self.rows = outro_rows(tr, ch, self.figures, self.report, pair, moment)
         self.notes = {i: [line for note in row.notes for line in wrap(note, T.small, width - 12)]
                       for i, row in enumerate(self.rows)}
@@ -302,7 +307,7 @@ class ChapterOutroScene(Overlay):
             y += body_h
         if self.at:
             y += 4
-            for line in wrap(self.at, T.small, r.width - 2 * PAD):
+            for line in self.at:
                 t.blit(surface, line, T.small, theme.CYAN, (r.x + PAD, y))
                 y += T.small + 4
         y += 6
@@ -352,8 +357,3 @@ class ChapterOutroScene(Overlay):
             if i % 2:
                 y += T.small + 6
         return y + (T.small + 6) * (len(self.memory_parts) % 2)
-
-
-def pair_from(settings) -> Pair | None:
-    """The chapter-1 run kept in the settings, for chapter 2."""
-    return Pair.from_saved(settings.chapter_pair)
