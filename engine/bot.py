@@ -37,6 +37,10 @@ DEFAULT_SKILL = 0.8
 SOON_TOKENS = 3  # a running request this close to filling its last block needs one soon
 WATERMARK = 2  # blocks kept free beyond those, as vLLM keeps a small share free
 SPEC_BY_FREE = ((0.4, 4), (0.2, 2))  # drafts a step by the share of VRAM free (less: none)
+# Contiguous headroom: rows kept free above the stack while the queue and the deadlines allow. A
+# reservation that lands this close to the top leaves the next request no range: a careful
+# contiguous scheduler holds the request back (lets it hang) rather than stack into the OOM.
+CEILING_MARGIN = 8
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,6 +63,8 @@ class Plan:
     dx: int
     split: bool
     score: float
+    rest_y: int = HEIGHT  # where the piece's origin comes to rest (best_path's plans)
+    top: int = HEIGHT  # the top row of its cells there
 
     @property
     def final(self) -> Input:
@@ -189,7 +195,7 @@ class Bot:
         waiting = len(game.serving.waiting)
         oldest = min((game.wait_ms(r) for r in (game.falling, *game.serving.waiting) if r is not None),
                      default=0.0)
-        return waiting >= R.QUEUE_MAX - 1 or oldest > R.DEADLINE_MS * 0.6
+        return waiting >= game.queue_max - 1 or oldest > R.DEADLINE_MS * 0.6
 
     def should_admit(self, game: Game) -> bool:
         req = game.falling if game.active is not None else game.blocked
@@ -277,12 +283,20 @@ class Bot:
         if careful:
             best = self.best_path(game)
             if best is not None:
+                if self.too_high(game, best) and not self.pressed(game):
+                    return WAIT
                 return best
         options = self.options(game)
         if not options:
             return Plan(a.rotation, (), 0, False, 0.0)
         options.sort(key=lambda p: p.score, reverse=True)
         return self._rng.choice(options[: max(1, len(options) // 2)])
+
+    def too_high(self, game: Game, plan: Plan) -> bool:
+        """Whether `plan` rests within CEILING_MARGIN rows of the top while the falling
+        request still hangs well above where it would rest (time to wait for a range to free)."""
+        return plan.top < R.HIDDEN + CEILING_MARGIN and game.active is not None and \
+            game.active.y < plan.rest_y - 2
 
     def best_path(self, game: Game) -> Plan | None:
         """The best resting pose any path reaches (tucks under overhangs included), scored as
@@ -298,7 +312,8 @@ class Bot:
                 continue
             score = placed - 0.01 * len(keys)
             if best is None or score > best.score:
-                best = Plan(rot, tuple(keys), 0, False, score)
+                best = Plan(rot, tuple(keys), 0, False, score, y,
+                            y + min(cy for _, cy in shapes[rot]))
         return best
 
     def placement_score(self, masks: list[int], shape: Sequence[tuple[int, int]], x: int,

@@ -32,7 +32,8 @@ FIRST_PAIR = 1  # chapter 2 plays the arrivals of this chapter's run
 class Chapter:
     """One chapter: `key` names its texts (chapter.<key>.*), `adds` the mechanism it brings in,
     `goal` the requests to serve (None: endless), `plays_on` whether the run goes on after it
-    until it ends, `arrivals_of` the chapter whose run's arrivals it replays (None: its own)."""
+    until it ends, `arrivals_of` the chapter whose run's arrivals it replays (None: its own),
+    `queue_max` the most requests that may wait before the run is overloaded."""
 
     number: int
     key: str
@@ -44,12 +45,14 @@ class Chapter:
     goal: int | None
     plays_on: bool = False
     arrivals_of: int | None = None
+    queue_max: int = R.QUEUE_MAX
 
     def new_game(self, seed: int) -> Game:
         """A run of this chapter on `seed`, waiting for the player's first move."""
         return Game(seed=seed, mode=self.mode, endless=self.goal is None or self.plays_on,
                     features=self.features, load=self.load,
-                    goal_requests=self.goal if self.goal is not None else 0, ready=True)
+                    goal_requests=self.goal if self.goal is not None else 0, ready=True,
+                    queue_max=self.queue_max)
 
     def met(self, served: int, won: bool) -> bool:
         """Whether a run that served `served` requests (and won, when `won`) met the goal (the
@@ -59,16 +62,19 @@ class Chapter:
         return won or (self.plays_on and served >= self.goal)
 
 
-# Chapters 1 and 2 share one load, high from the first minute: contiguous memory runs out of
-# ranges while paged memory still admits every request.
-PAIR_LOAD = R.Load(start=0.30, per_minute=0.20)
+# Chapters 1 and 2 share one load, rising within the first minute past what contiguous memory
+# holds: requests queue behind reservations there while paged memory admits every one of them.
+# Their queue is longer than free play's (a reader's first minutes end in the memory they play
+# with, not in a queue of 16), so it is memory that decides how many run at once.
+PAIR_LOAD = R.Load(start=0.40, per_minute=1.0)
+PAIR_QUEUE = 40
 SHARED = Features(prefixes=True, prefix_cache=True, pick=True)
 
 CHAPTERS: tuple[Chapter, ...] = (
     Chapter(1, "reserve", "Reserve for the maximum", "contiguous", "contiguous", RULES3, PAIR_LOAD,
-            15, plays_on=True),
-    Chapter(2, "pages", "Pages on demand", "paged", "paged", RULES3, PAIR_LOAD, 40,
-            arrivals_of=FIRST_PAIR),
+            12, plays_on=True, queue_max=PAIR_QUEUE),
+    Chapter(2, "pages", "Pages on demand", "paged", "paged", RULES3, PAIR_LOAD, 15,
+            plays_on=True, arrivals_of=FIRST_PAIR, queue_max=PAIR_QUEUE),
     Chapter(3, "share", "Share the prompt", "prefix_cache", "paged", SHARED, R.Load(start=0.5, per_minute=0.2), 110),
     Chapter(4, "chunks", "Prefill in chunks", "chunked_prefill", "paged", RULES4, R.Load(start=0.5, per_minute=0.2), 110),
     Chapter(5, "guess", "Guess ahead", "speculative", "paged", SPECULATIVE, R.Load(start=0.5, per_minute=0.2), 110),

@@ -29,7 +29,7 @@ def cause(game: Game, code: str, req: Request | None, free: int, need: int) -> s
         return (f"{s.served} requests served: {s.tokens_served} tokens without running out "
                 "of memory or falling behind")
     if code == "queue_full":
-        return (f"{len(s.waiting)} requests waiting, more than the queue's {R.QUEUE_MAX}: "
+        return (f"{len(s.waiting)} requests waiting, more than the queue's {s.queue_max}: "
                 f"{free} blocks free, {len(s.running)} running")
     if code == "deadline":
         assert req is not None
@@ -58,6 +58,7 @@ def run_report(game: Game, outcome: str, code: str, req: Request | None, kind: K
         score=game.score, time_ms=game.time_ms, mode=game.mode, cause_code=code,
         utilisation=utilisation(occupied), reserved_blocks=s.reserved, need=need,
         resident=len(s.running), peak_resident=game.peak_resident, waiting=len(s.waiting),
+        queue_max=s.queue_max,
         waited_ms=game.wait_ms(req) if req is not None else 0.0,
         preempted_swap=s.preempted_swap, preempted_recompute=s.preempted_recompute,
         reserved_wasted=s.reserved_wasted, mixed=game.mixed,

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, ClassVar, NamedTuple
 from .frozen import quick_init
 from .modes import get as get_mode
 from .pieces import PIECES, Kind
-from .rules import blocks_for, visible_row
+from .rules import QUEUE_MAX, blocks_for, visible_row
 
 if TYPE_CHECKING:
     from .reports import RunReport
@@ -132,6 +132,7 @@ class Arrived(Event):
     kind: Kind
     prompt: int  # tokens
     waiting: int  # requests in the queue, this one included
+    queue_max: int = QUEUE_MAX  # the most that may wait
 
     @property
     def text(self) -> str:

@@ -104,8 +104,10 @@ class Game:
 
     def __init__(self, seed: int = 0, mode: str = M.DEFAULT, endless: bool = False,
                  features: Features = DEFAULT_FEATURES, load: R.Load = R.LOAD,
-                 goal_requests: int | None = None, ready: bool = False) -> None:
-        # load: arrivals; goal_requests: a serve run's goal; ready: time waits for the first input.
+                 goal_requests: int | None = None, ready: bool = False,
+                 queue_max: int = R.QUEUE_MAX) -> None:
+        # load: arrivals; goal_requests: a serve run's goal; ready: time waits for the first input;
+        # queue_max: the most requests that may wait before the run is overloaded.
         self._mode = M.get(mode)
         self.features = features
         self.seed = seed
@@ -117,7 +119,7 @@ class Game:
         self.goal_requests = R.GOAL_REQUESTS if goal_requests is None else goal_requests
         self.ready = ready
         self.board = Board()
-        self.serving = Serving(self.board, features)
+        self.serving = Serving(self.board, features, queue_max)
         self._workload = Workload(seed, features.prefixes, load)
         self.score = 0
         self.level = 1
@@ -260,6 +262,11 @@ class Game:
     @property
     def split_ready(self) -> bool:
         return self._mode.player_split and self.active is not None and not self.over
+
+    @property
+    def queue_max(self) -> int:
+        """The most requests that may wait: one more overloads the run."""
+        return self.serving.queue_max
 
     @property
     def falling(self) -> Request | None:
@@ -888,7 +895,7 @@ class Game:
     def _check_overload(self) -> None:
         s = self.serving
         waiting = s.waiting
-        if len(waiting) > R.QUEUE_MAX:
+        if len(waiting) > s.queue_max:
             self._end("overload", "queue_full", waiting[-1])
             return
         now = self.time_ms

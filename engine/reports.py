@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 from .frozen import quick_init
 from .modes import MIXED
 from .pieces import Kind
+from .rules import QUEUE_MAX
 
 Cell = tuple[int, int]
 
@@ -74,6 +75,7 @@ class RunReport(_Counted):
     resident: int = 0  # requests holding blocks at the end
     peak_resident: int = 0  # the most requests running at once, over the run
     waiting: int = 0  # requests in the queue at the end
+    queue_max: int = QUEUE_MAX  # the most that could wait (a chapter may allow more)
     waited_ms: float = 0.0  # how long the refused request had waited
     preempted_swap: int = 0
     preempted_recompute: int = 0

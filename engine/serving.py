@@ -47,8 +47,10 @@ class Serving:
     reading any attribute never changes anything.
     """
 
-    def __init__(self, board: Board, features: Features = DEFAULT_FEATURES) -> None:
+    def __init__(self, board: Board, features: Features = DEFAULT_FEATURES,
+                 queue_max: int = R.QUEUE_MAX) -> None:
         self.board = board
+        self.queue_max = queue_max  # the most requests that may wait (engine.game ends a run past it)
         self.features = features
         self.pool = BlockPool(R.VISIBLE_CELLS, R.TOKENS_PER_BLOCK)  # every held visible block
         self.cache = BoardCache(board, self.pool) if features.prefix_cache else None
@@ -167,7 +169,7 @@ class Serving:
         req = Request(a.id, a.kind, a.prompt, a.output, a.time_ms, a.time_ms, prefix=a.prefix)
         self.requests[req.id] = req
         self.waiting.append(req)
-        self.events.append(ev.Arrived(req.id, req.kind, req.prompt, len(self.waiting)))
+        self.events.append(ev.Arrived(req.id, req.kind, req.prompt, len(self.waiting), self.queue_max))
         return req
 
     # ------------------------------------------------------------------ admission

@@ -17,6 +17,8 @@ from engine.autoplay import main as autoplay_main
 from engine.chapter_play import ChapterSummary, play_chapter, play_chapters
 from engine.chapters import ADDS, CHAPTERS, chapter
 from engine.features import Features
+from engine.game import OVERLOAD_CAUSES
+from engine.memory import OOM_CAUSES
 
 SEEDS = 6
 POLICIES = {"idle": ("idle", 0.8), "centre": ("centre", 0.8), "bot 0.8": ("bot", 0.8)}
@@ -106,22 +108,29 @@ def test_paging_forgives_what_contiguous_does_not(arc):
     assert centre[2].completed_count >= SEEDS / 2
 
 
-def test_chapter_1_runs_all_end_in_an_oom_and_chapter_2_holds_the_same_requests_in_less_memory(arc):
+def test_chapter_1_runs_all_end_and_chapter_2_runs_twice_the_requests_at_that_moment(arc):
     one, two = arc["bot 0.8"][1], arc["bot 0.8"][2]
-    assert sum(one.end_causes.values()) == SEEDS and set(one.end_causes) <= {
-        "ceiling", "no_free_range", "spawn_blocked", "memory_full"}
+    # Contiguous memory ends every run: an OOM, or requests queued behind its reservations.
+    assert sum(one.end_causes.values()) == SEEDS
+    assert set(one.end_causes) <= {*OOM_CAUSES, *OVERLOAD_CAUSES} and set(one.end_causes) & set(OOM_CAUSES)
     assert two.running_at_contiguous_end_mean is not None and two.held_at_contiguous_end_mean is not None
-    assert two.running_at_contiguous_end_mean >= 0.9 * one.running_at_end_mean
-    assert two.held_at_contiguous_end_mean <= 0.65 * one.held_at_end_mean
+    # The paper's headline, on the same arrivals at the same moment: at least twice as many
+    # requests running, each in a good deal less memory.
+    assert two.running_at_contiguous_end_mean >= 2.0 * one.running_at_end_mean
+    per_paged = two.held_at_contiguous_end_mean / two.running_at_contiguous_end_mean
+    assert per_paged <= 0.65 * one.held_at_end_mean / one.running_at_end_mean
 
 
-def test_the_goal_of_chapter_1_is_a_bar_the_run_plays_past():
-    one = chapter(1)
-    stats = play_chapter(one, 0, "bot", 0.8, 30.0)
-    assert not stats.won and stats.ended and stats.served > one.goal
-    assert one.met(stats.served, stats.won) and not one.met(one.goal - 1, False)
-    two = chapter(2)
-    assert play_chapter(two, 0, "bot", 0.8, 30.0).won and not two.met(10**6, False)
+def test_the_goals_of_chapters_1_and_2_are_bars_their_runs_play_past():
+    # The pair runs until memory (or the queue behind it) gives out: how long each allocator
+    # lasts on the same arrivals is half of what their outro sets side by side.
+    for n in (1, 2):
+        ch = chapter(n)
+        stats = play_chapter(ch, 0, "bot", 0.8, 30.0)
+        assert not stats.won and stats.ended and stats.served > ch.goal, n
+        assert ch.met(stats.served, stats.won) and not ch.met(ch.goal - 1, False), n
+    three = chapter(3)  # the others end at their goal
+    assert play_chapter(three, 0, "bot", 0.8, 30.0).won and not three.met(10**6, False)
 
 
 def test_autoplay_prints_one_line_a_chapter_and_json_with_the_contract_keys(capsys):

@@ -387,6 +387,14 @@ def test_the_phone_title_keeps_clear_of_the_header_switch_and_words_whole(tmp_pa
         assert label in texts or all(word in texts for word in label.split()), (name, label)
 
 
+@pytest.mark.parametrize("language", ["en", "ko"])
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_the_pause_screen_says_what_stops_in_whole_words(tmp_path, monkeypatch, layout, language):
+    app = _scene(tmp_path, layout, "pause", language=language)
+    drawn = {text for text, *_ in _draw_recorded(app, monkeypatch)}
+    assert app.tr.t("pause.idle") in drawn  # drawn whole, not cut short with "..."
+
+
 def test_a_phone_sets_the_step_budget_on_the_details_sheet_and_the_replay_has_it(tmp_path, monkeypatch):
     from engine import Game, Input
     from engine import rules as R

@@ -244,8 +244,14 @@ def test_the_log_hears_of_arrivals_only_once_the_queue_grows():
     session = GameSession(Game(seed=1, mode="paged"))
     session.consume([ev.Arrived(7, Kind.T, 20, 1)])
     assert not any("arrives" in e.text for e in session.log.entries)
-    session.consume([ev.Arrived(8, Kind.T, 20, ARRIVAL_LOG_QUEUE)])
-    assert any("req#8" in e.text and "arrives" in e.text for e in session.log.entries)
+    half = R.QUEUE_MAX // ARRIVAL_LOG_QUEUE
+    session.consume([ev.Arrived(8, Kind.T, 20, half - 1)])
+    assert not any("req#8" in e.text for e in session.log.entries)
+    session.consume([ev.Arrived(9, Kind.T, 20, half)])
+    assert any("req#9" in e.text and "arrives" in e.text for e in session.log.entries)
+    # A longer queue (a chapter's) is half full later.
+    session.consume([ev.Arrived(10, Kind.T, 20, half, queue_max=2 * R.QUEUE_MAX)])
+    assert not any("req#10" in e.text for e in session.log.entries)
 
 
 def test_a_paged_session_never_logs_external_fragmentation():

@@ -33,10 +33,11 @@ CARD_IDS: tuple[str, ...] = ("finished", "reservation", "reservation_wasted", "s
                              "split_refused", "prefix_hit", "chunked_prefill", "picked")
 
 
-def card_in(tr: Catalogue, card_id: str) -> Card:
-    """A card's words in `tr`'s language (catalogue keys card.<id>.title and card.<id>.body)."""
+def card_in(tr: Catalogue, card_id: str, queue_max: int = R.QUEUE_MAX) -> Card:
+    """A card's words in `tr`'s language (catalogue keys card.<id>.title and card.<id>.body), for
+    a run whose queue holds `queue_max`."""
     return Card(card_id, tr.t(f"card.{card_id}.title"),
-                tr.t(f"card.{card_id}.body", key=PREEMPT_KEY, split=SPLIT_KEY, max=R.QUEUE_MAX,
+                tr.t(f"card.{card_id}.body", key=PREEMPT_KEY, split=SPLIT_KEY, max=queue_max,
                      deadline=round(R.DEADLINE_MS / 1000), pick_key=PICK_KEY, budget_keys=BUDGET_KEYS))
 
 
@@ -50,7 +51,7 @@ MIN_SHOW_MS = 4500.0  # a card with another one waiting behind it stays at least
 PAD = 8
 CLICK_HINT = "card.dismiss_click"  # catalogue keys: how a card is put away on a desktop ...
 TAP_HINT = "card.dismiss_tap"  # ... and on a phone (the hint then shares the title's line)
-QUEUE_CARD = R.QUEUE_MAX - 2  # requests waiting when the queue's card appears
+QUEUE_CARD = 2  # the queue's card appears when this few more requests would overload it
 
 
 def card_for(event: ev.Event, fragments: bool = True) -> tuple[str, tuple[Cell, ...]] | None:
@@ -77,7 +78,7 @@ def card_for(event: ev.Event, fragments: bool = True) -> tuple[str, tuple[Cell, 
         return "paged_grow", (event.cell,)
     if isinstance(event, ev.Preempted):
         return "preempted", event.cells
-    if isinstance(event, ev.Arrived) and event.waiting >= QUEUE_CARD:
+    if isinstance(event, ev.Arrived) and event.waiting >= event.queue_max - QUEUE_CARD:
         return "queue_filling", ()
     if isinstance(event, ev.PageSplit):
         cells = tuple(c for _, c in event.block_table.entries)
@@ -108,11 +109,12 @@ class CardDeck:
         self.sizes = sizes  # (body, title) font sizes
         self.dismiss_hint = dismiss_hint
         self.current: Card | None = None
+        self.queue_max = R.QUEUE_MAX  # the run's queue (a chapter's may be longer): cards say it
         self.cells: tuple[Cell, ...] = ()  # board cells the current card is about
         self.age = 0.0
         self.waiting: list[Card] = []
         self._cells_for: dict[str, tuple[Cell, ...]] = {}
-        self._surfaces: dict[tuple[str, str], pygame.Surface] = {}  # (language, card id)
+        self._surfaces: dict[tuple[str, str, int], pygame.Surface] = {}  # (language, card id, queue)
         self._plate: pygame.Surface | None = None
 
     def observe(self, event: ev.Event, fragments: bool = True) -> None:
@@ -187,9 +189,10 @@ class CardDeck:
         if card is None:
             return
         tr = self._tr()
-        surf = self._surfaces.get((tr.code, card.id))
+        key = (tr.code, card.id, self.queue_max)
+        surf = self._surfaces.get(key)
         if surf is None:
-            surf = self._surfaces[(tr.code, card.id)] = self._render(card_in(tr, card.id), text, tr)
+            surf = self._surfaces[key] = self._render(card_in(tr, card.id, self.queue_max), text, tr)
         alpha = 255
         if self.age < FADE_MS:
             alpha = int(255 * self.age / FADE_MS)

@@ -262,7 +262,7 @@ class ChapterOutroScene(Overlay):
         self.rows = outro_rows(tr, ch, self.figures, self.report, pair, moment)
         self.notes = {i: [line for note in row.notes for line in wrap(note, T.small, width - 12)]
                       for i, row in enumerate(self.rows)}
-        self.meaning = wrap(meaning(tr, ch, self.report, self.figures), T.body, width)
+        self.meaning = wrap(meaning(tr, ch, self.report, self.figures, pair, moment), T.body, width)
         # Where the memory went, as a bar and its legend (what the chapter is about: reservations
         # and holes in contiguous memory, next to nothing of them paged).
         self.memory_parts = [(tr.t(f"chapter.memory.{name}"), slots, colour)

@@ -98,7 +98,7 @@ def intro_lines(tr: Catalogue, ch: Chapter, touch: bool) -> list[tuple[str, str]
     if ch.arrivals_of is not None:
         parts.append(("note", tr.t("chapter.same_arrivals")))
     if ch.number == 1:  # the first run: every way it can end
-        parts.append(("note", tr.t("chapter.lose_note", max=R.QUEUE_MAX, deadline=round(R.DEADLINE_MS / 1000))))
+        parts.append(("note", tr.t("chapter.lose_note", max=ch.queue_max, deadline=round(R.DEADLINE_MS / 1000))))
     return parts
 
 
@@ -128,9 +128,14 @@ def clock(ms: float) -> str:
 LITTLE_LOST = 0.3  # reservations and sealed-off blocks under this share of VRAM did not end a run
 
 
-def meaning(tr: Catalogue, ch: Chapter, report: RunReport | None, fig: Figures) -> str:
+def meaning(tr: Catalogue, ch: Chapter, report: RunReport | None, fig: Figures,
+            pair: Pair | None = None, moment: Moment | None = None) -> str:
     """What the run means, in one line: for chapter 1, by what ended it (reservations and holes,
-    the place a request landed while memory was mostly free, or requests that waited too long)."""
+    the place a request landed while memory was mostly free, or requests that waited too long);
+    for chapter 2 beside chapter 1's run, how many times the requests it ran at that moment."""
+    if ch.arrivals_of is not None and pair is not None and moment is not None and moment.running \
+            and pair.running and moment.running > pair.running:
+        return tr.t("chapter.pages.meaning_pair", ratio=f"{moment.running / pair.running:.1f}")
     if ch.adds == "contiguous" and report is not None:
         if report.outcome == "overload":
             return tr.t("chapter.reserve.meaning_waited")
@@ -186,15 +191,18 @@ def outro_rows(tr: Catalogue, ch: Chapter, fig: Figures, report: RunReport | Non
             return f"{held * R.VISIBLE_CELLS / running:.1f}" if running else "-"
 
         return [
-            Row(tr.t("chapter.row.held_then"), pct(moment.held), (side(pct(pair.held), pct(moment.held)),)),
-            Row(tr.t("chapter.row.blocks_each"), each(moment.held, moment.running),
-                (side(each(pair.held, pair.running), each(moment.held, moment.running)),
-                 side(tr.num(pair.running), tr.num(moment.running)) + tr.t("chapter.outro.running_word"))),
+            Row(tr.t("chapter.row.running_then"), tr.num(moment.running),
+                (side(tr.num(pair.running), tr.num(moment.running)),
+                 _published(tr, f"{_range(tr, low, high)}x", "chapter.src.concurrency"))),
+            Row(tr.t("chapter.row.held_then"), pct(moment.held),
+                (side(pct(pair.held), pct(moment.held)),
+                 tr.t("chapter.outro.blocks_each", contiguous=each(pair.held, pair.running),
+                      paged=each(moment.held, moment.running)))),
             Row(tr.t("chapter.row.waste_then"), pct(moment.waste),
                 (side(pct(pair.waste), pct(moment.waste)), paper, waste_note)),
-            Row(tr.t("chapter.row.tokens"), tr.num(fig.tokens),
-                (tr.t("chapter.outro.tokens_pair", contiguous=tr.num(pair.tokens)),
-                 _published(tr, f"{_range(tr, low, high)}x", "chapter.src.throughput"))),
+            Row(tr.t("chapter.row.lasted"), clock(fig.minutes * 60_000.0),
+                (side(clock(pair.end_ms), clock(fig.minutes * 60_000.0)),
+                 tr.t("chapter.outro.tokens_pair", contiguous=tr.num(pair.tokens), paged=tr.num(fig.tokens)))),
         ]
     if ch.adds == "prefix_cache":
         per_minute = fig.tokens / fig.minutes if fig.minutes else 0.0

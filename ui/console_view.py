@@ -614,7 +614,7 @@ class ConsoleView:
         rx, ry, rw, _ = self.L.panels["resident"]
         ttft = serving_figures(game)["ttft_ms_mean"]
         if ttft is None:
-            counts = tr.t("hud.counts", running=tele.resident, waiting=tele.waiting, max=R.QUEUE_MAX,
+            counts = tr.t("hud.counts", running=tele.resident, waiting=tele.waiting, max=game.queue_max,
                           tokens=tr.num(tele.tokens))
         else:  # the queue panel counts the waiting: here, how long they wait for a first token
             counts = tr.t("hud.counts_ttft", running=tele.resident, seconds=ttft / 1000, tokens=tr.num(tele.tokens))
@@ -939,9 +939,10 @@ class ConsoleView:
         t, T, tr = self.text, self.T, self.tr
         x, y, w, h = rect
         waiting = len(game.serving.waiting)
-        count_colour = (theme.RED if waiting >= R.QUEUE_MAX - 1 else
-                        theme.AMBER if waiting >= R.QUEUE_MAX // 2 else theme.TEXT)
-        count = t.blit(surface, tr.t("hud.queue_count", n=waiting, max=R.QUEUE_MAX), T.small, count_colour,
+        most = game.queue_max
+        count_colour = (theme.RED if waiting >= most - 1 else
+                        theme.AMBER if waiting >= most // 2 else theme.TEXT)
+        count = t.blit(surface, tr.t("hud.queue_count", n=waiting, max=most), T.small, count_colour,
                        (x + w - 8, y + 4), "topright")
         hits = serving_figures(game)["prefix_hit_rate"]
         if hits is not None and not self.L.portrait:  # of the shared prompts' blocks looked up, found

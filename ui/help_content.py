@@ -12,6 +12,7 @@ the paper's measurements (ui.i18n.game_text.PAPER), never typed into the catalog
 from __future__ import annotations
 
 from engine import rules as R
+from engine.chapters import PAIR_QUEUE
 from ui.i18n import Catalogue
 from ui.i18n.game_text import PAPER
 from ui.input import Command
@@ -53,7 +54,7 @@ def facts(tr: Catalogue) -> dict[str, object]:
     paper = {f"paper_{k}": tr.num(v[0]) if len(v) == 1 else tr.t("fmt.range", low=tr.num(v[0]), high=tr.num(v[-1]))
              for k, v in PAPER.items()}
     return {"cells": R.VISIBLE_CELLS, "tokens": R.TOKENS_PER_BLOCK, "blocks": R.BLOCKS_PER_REQUEST,
-            "max_tokens": R.MAX_SEQ_TOKENS, "queue": R.QUEUE_MAX, "deadline": round(R.DEADLINE_MS / 1000),
+            "max_tokens": R.MAX_SEQ_TOKENS, "queue": R.QUEUE_MAX, "pair_queue": PAIR_QUEUE, "deadline": round(R.DEADLINE_MS / 1000),
             "cpu": R.CPU_BLOCKS, "requests": tr.num(R.GOAL_REQUESTS), "step": f"{R.DECODE_STEP_MS / 1000:g}",
             "preempt_key": key_hint("preempt") or "-", "split_key": key_hint("split"),
             "pick_key": key_hint(Command.PICK_NEXT) or "-", "budget": R.DEFAULT_BUDGET,

@@ -78,6 +78,7 @@ class PlayScene(Scene):
         self.cards = CardDeck(enabled=lambda: app.settings.cards_enabled,
                               seen=lambda: app.settings.seen_cards,
                               mark_seen=app.mark_card_seen, tr=lambda: app.tr)
+        self.cards.queue_max = self.game.queue_max
         self._style_cards()
         self.session = GameSession(self.game, sound=app.sound, cards=self.cards, tape=self.tape, tr=lambda: app.tr,
                                    moment=self.moment)

@@ -29,7 +29,7 @@ Colour = tuple[int, int, int]
 
 CRASH_SHAKE_MS = 450.0
 # An arrival is logged only once the queue is this long (every arrival would flood the log).
-ARRIVAL_LOG_QUEUE = R.QUEUE_MAX // 2
+ARRIVAL_LOG_QUEUE = 2  # an arrival is logged once the queue is 1/ARRIVAL_LOG_QUEUE full
 DEADLINE_CARD = 0.6  # share of the deadline a request has waited when its card appears
 
 # Warnings a player must notice even without reading the log (a phone, say): catalogue keys.
@@ -173,8 +173,8 @@ class GameSession:
             elif isinstance(e, ev.Alert) and e.code in WARNING_TOASTS:
                 self.toast(tr().t(WARNING_TOASTS[e.code]), (255, 190, 40))
             if isinstance(e, ev.Arrived):
-                if e.waiting >= ARRIVAL_LOG_QUEUE:
-                    self.log.add(self.game.time_ms, "WARN" if e.waiting >= R.QUEUE_MAX - 1 else "INFO",
+                if e.waiting >= e.queue_max // ARRIVAL_LOG_QUEUE:
+                    self.log.add(self.game.time_ms, "WARN" if e.waiting >= e.queue_max - 1 else "INFO",
                                  event_message(e))
             elif not is_noise(e):
                 self.log.add(self.game.time_ms, level, event_message(e, fragments=self._fragments))

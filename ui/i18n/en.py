@@ -98,7 +98,7 @@ MESSAGES: dict[str, str] = {
     "title.lab_unavailable": "LAB unavailable: {reason}",
     # ------------------------------------------------------------------ pause
     "pause.title": "PAUSED",
-    "pause.idle": "Game time stops: nothing arrives, decodes or waits while paused.",
+    "pause.idle": "Paused: nothing arrives, decodes or waits.",
     "pause.progress": "served {served}   tokens {tokens}   {minutes} min",
     "pause.resume": "RESUME",
     "pause.restart": "RESTART",
@@ -135,8 +135,8 @@ MESSAGES: dict[str, str] = {
     "help.meaning.board": ("GPU memory: a cell is a KV block of {tokens} tokens, filling as tokens decode; freed in "
                            "place when its request ends. No row clears."),
     "help.concept.queue": "Next requests",
-    "help.meaning.queue": ("First come first served unless you pick. Over {queue} waiting, or one {deadline} s "
-                           "without a first token, overloads the engine."),
+    "help.meaning.queue": ("First come first served unless you pick. Over {queue} waiting ({pair_queue} in chapters "
+                           "1 and 2), or one {deadline} s without a first token, overloads the engine."),
     "help.concept.hatched": "Hatched block",
     "help.meaning.hatched": "CONTIGUOUS: reserved for the maximum length, empty until decoding reaches it, or wasted.",
     "help.concept.hole": "Free block out of reach",

@@ -44,6 +44,7 @@ MESSAGES: dict[str, str] = {
     "chapter.pages.control": "{split} pages a request into free blocks at once",
     "chapter.pages.control_touch": "SPLIT pages a request into free blocks at once",
     "chapter.pages.meaning": "Paging held its requests in far less memory, with nothing sealed off: room for several times as many.",
+    "chapter.pages.meaning_pair": "On the same arrivals, paging ran {ratio}x as many requests at once: no reservations, nothing sealed off.",
     "chapter.share.name": "Share the prompt",
     "chapter.share.intro": ("Many requests start with the same system prompt. Prefix caching computes its full blocks "
                             "once and shares them (xN); they stay cached after their requests finish. SPLIT still "
@@ -85,10 +86,9 @@ MESSAGES: dict[str, str] = {
     "chapter.outro.no_pair": "Play chapter 1 first to set your runs side by side.",
     "chapter.reserve.meaning_placed": "It ran out of places to put requests before memory: each needs an unbroken range where it lands.",
     "chapter.reserve.meaning_waited": "Requests waited too long: contiguous memory cannot start what it cannot place, so the queue backs up.",
-    "chapter.outro.waste_note": "(a game request has at most {blocks} blocks, so its last block's empty tail weighs more than on the paper's {paper})",
-    "chapter.outro.running_word": " requests",
-    "chapter.outro.tokens_pair": "your chapter-1 run: {contiguous}",
-    "chapter.row.blocks_each": "blocks a running request held",
+    "chapter.outro.waste_note": "(a game request is at most {blocks} blocks, the paper's about {paper}: an empty tail weighs more)",
+    "chapter.outro.tokens_pair": "tokens served: contiguous {contiguous}, paged {paged}",
+    "chapter.outro.blocks_each": "blocks a request held: contiguous {contiguous}, paged {paged}",
     "chapter.memory.free": "free",
     "chapter.lose_note": "A run also ends when more than {max} requests wait, or one waits {deadline} s (a held one's clock runs too).",
     "chapter.row.tokens_share": "memory holding tokens",
@@ -96,6 +96,7 @@ MESSAGES: dict[str, str] = {
     "chapter.row.running_end": "requests running at the end",
     "chapter.row.out_of_reach": "free blocks out of reach",
     "chapter.row.running_then": "requests running",
+    "chapter.row.lasted": "run lasted",
     "chapter.row.held_then": "VRAM held",
     "chapter.row.waste_then": "memory wasted",
     "chapter.row.tokens": "tokens served",
@@ -110,6 +111,7 @@ MESSAGES: dict[str, str] = {
     "chapter.src.paper": "PagedAttention paper",
     "chapter.src.prefix": "paper sec. 6.4, 1-shot / 5-shot prefix vs Orca",
     "chapter.src.throughput": "paper: throughput vs Orca and FasterTransformer",
+    "chapter.src.concurrency": "paper, Fig. 13: requests batched at once vs Orca",
     "chapter.src.sarathi": "Sarathi-Serve, OSDI 2024, serving capacity",
     "chapter.src.vllm_budget": "vllm serve, max_num_batched_tokens",
 }

@@ -65,7 +65,7 @@ def event_message(event: ev.Event, fragments: bool = True) -> Msg | str:
         return Msg.of("log.spawned", req=_req(event.request_id, event.kind))
     if isinstance(event, ev.Arrived):
         return Msg.of("log.arrived", req=_req(event.request_id, event.kind), tokens=event.prompt,
-                      blocks=R.blocks_for(event.prompt), waiting=event.waiting, max=R.QUEUE_MAX)
+                      blocks=R.blocks_for(event.prompt), waiting=event.waiting, max=event.queue_max)
     if isinstance(event, ev.Locked):
         r = event.result
         if r.holes_sealed and fragments:
@@ -111,7 +111,7 @@ def event_message(event: ev.Event, fragments: bool = True) -> Msg | str:
             return Msg.of("log.overload_deadline", id=over.request_id, name=over.request_name,
                           waited=round(over.waited_ms / 1000), deadline=round(R.DEADLINE_MS / 1000),
                           need=over.need, free=over.free_cells)
-        return Msg.of("log.overload_queue", waiting=over.waiting, max=R.QUEUE_MAX, running=over.resident,
+        return Msg.of("log.overload_queue", waiting=over.waiting, max=over.queue_max, running=over.resident,
                       free=over.free_cells)
     if isinstance(event, ev.Victory):
         return Msg.of("log.victory", served=event.report.requests_served, tokens=event.report.tokens)
@@ -231,7 +231,7 @@ def cause_message(report: RunReport) -> Msg:
     if r.outcome == "victory":
         return Msg.of("cause.victory", served=r.requests_served, tokens=r.tokens)
     if code == "queue_full":
-        return Msg.of("cause.queue_full", waiting=r.waiting, most=R.QUEUE_MAX, free=r.free_cells,
+        return Msg.of("cause.queue_full", waiting=r.waiting, most=r.queue_max, free=r.free_cells,
                       running=r.resident)
     if code == "deadline":
         return Msg.of("cause.deadline", req=req, seconds=round(r.waited_ms / 1000),

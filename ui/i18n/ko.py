@@ -142,6 +142,8 @@ MESSAGES: dict[str, str] = {
     "chapter.pages.control": "{split} 키로 요청을 바로 빈 블록에 페이지 분할",
     "chapter.pages.control_touch": "분할 버튼으로 요청을 바로 빈 블록에 페이지 분할",
     "chapter.pages.meaning": "페이징은 요청을 훨씬 적은 메모리에 담았고 갇힌 빈 블록도 없었습니다. 몇 배를 더 담을 자리가 남습니다.",
+    "chapter.pages.meaning_pair": ("같은 요청이 도착했을 때 페이징은 동시에 {ratio:,}배의 요청을 실행했습니다. 예약도, 갇힌 "
+                                   "빈 블록도 없습니다."),
     "chapter.share.name": "프롬프트 공유",
     "chapter.share.intro": ("많은 요청이 같은 시스템 프롬프트로 시작합니다. 프리픽스 캐싱은 그 블록을 한 번만 계산해 "
                             "공유하고(xN), 요청이 끝난 뒤에도 캐시에 남겨 둡니다. 분할하면 여전히 바로 실행됩니다."),
@@ -181,14 +183,14 @@ MESSAGES: dict[str, str] = {
     "chapter.reserve.meaning_placed": "메모리보다 요청을 놓을 자리가 먼저 바닥났습니다. 요청마다 놓이는 곳에 끊기지 않은 범위가 필요합니다.",
     "chapter.reserve.meaning_waited": "요청이 너무 오래 기다렸습니다. 연속 메모리는 놓을 수 없는 요청을 시작하지 못해 대기열이 쌓입니다.",
     "chapter.outro.waste_note": "(게임의 요청은 최대 {blocks:,}블록이라, 논문의 약 {paper:,}블록보다 마지막 블록의 빈 꼬리가 더 큽니다)",
-    "chapter.outro.running_word": "개 요청",
-    "chapter.outro.tokens_pair": "챕터 1 게임: {contiguous}",
-    "chapter.row.blocks_each": "실행 중인 요청 하나의 블록",
+    "chapter.outro.tokens_pair": "처리한 토큰: 연속 {contiguous}, 페이징 {paged}",
+    "chapter.outro.blocks_each": "요청 하나의 블록: 연속 {contiguous}, 페이징 {paged}",
     "chapter.memory.free": "빈 블록",
     "chapter.lose_note": "대기 요청이 {max:,}개를 넘거나, 한 요청이 {deadline:,}초를 기다려도 끝납니다(홀드한 요청의 시간도 흐릅니다).",
     "chapter.row.tokens_share": "토큰이 든 메모리",
     "chapter.row.waste": "낭비된 메모리",
     "chapter.row.running_end": "끝날 때 실행 중인 요청",
+    "chapter.row.lasted": "게임이 버틴 시간",
     "chapter.row.out_of_reach": "닿을 수 없는 빈 블록",
     "chapter.row.running_then": "실행 중인 요청",
     "chapter.row.held_then": "점유한 VRAM",
@@ -203,6 +205,7 @@ MESSAGES: dict[str, str] = {
     "chapter.row.tokens_per_minute": "분당 토큰",
     "chapter.src.fig2": "PagedAttention 논문, 그림 2",
     "chapter.src.paper": "PagedAttention 논문",
+    "chapter.src.concurrency": "논문 그림 13: Orca 대비 한 번에 배치한 요청",
     "chapter.src.prefix": "논문 6.4절, 1-shot / 5-shot 프리픽스, Orca 대비",
     "chapter.src.throughput": "논문: Orca, FasterTransformer 대비 처리량",
     "chapter.src.sarathi": "Sarathi-Serve 논문(OSDI), 서빙 용량",
@@ -210,7 +213,7 @@ MESSAGES: dict[str, str] = {
     "title.lab_unavailable": "실험실을 열 수 없습니다: {reason}",
     # ------------------------------------------------------------------ 일시정지
     "pause.title": "일시정지",
-    "pause.idle": "일시정지 중에는 게임 시간이 흐르지 않습니다: 도착도, 디코딩도, 대기도 없습니다.",
+    "pause.idle": "일시정지: 도착도, 디코딩도, 대기도 멈춥니다.",
     "pause.progress": "처리 {served:,}   토큰 {tokens:,}   {minutes:,}분",
     "pause.resume": "계속",
     "pause.restart": "다시 시작",
@@ -247,7 +250,7 @@ MESSAGES: dict[str, str] = {
     "help.meaning.board": ("GPU 메모리입니다. 한 칸이 {tokens:,}토큰짜리 KV 블록이고, 디코딩하면서 채워지며, 요청이 "
                            "끝나면 제자리에서 해제됩니다. 줄은 지워지지 않습니다."),
     "help.concept.queue": "다음 요청",
-    "help.meaning.queue": ("직접 고르지 않으면 선착순입니다. {queue:,}개가 넘게 기다리거나, 한 요청이 첫 토큰 없이 "
+    "help.meaning.queue": ("직접 고르지 않으면 선착순입니다. {queue:,}개(챕터 1·2는 {pair_queue:,}개)가 넘게 기다리거나, 한 요청이 첫 토큰 없이 "
                            "{deadline:,}초를 보내면 엔진이 과부하됩니다."),
     "help.concept.hatched": "빗금 친 블록",
     "help.meaning.hatched": "연속 모드에서 최대 시퀀스 길이를 위해 예약한 블록입니다. 디코딩이 닿을 때까지 비어 있고, 못 닿으면 낭비입니다.",
