@@ -22,6 +22,8 @@ Players:
                      as root or with sudo), and Pyodide from the npm registry (build/pyodide/).
                      Tests whose browser or npm is missing are skipped and say why.
                      The type gate (types) runs first; the suite includes the mutation check.
+                     Two workers run test files side by side (TEST_WORKERS=N to change;
+                     0 runs them one after another in one process).
 
 Checks:
   types              the type gate: mypy --strict on engine/, mypy on ui/, main.py and tools/
@@ -186,7 +188,9 @@ case "$cmd" in
     fi
     export WEB_PYTHON="$PWD/$WEB_VENV/bin/python"
     types
-    "$VENV/bin/python" -m pytest "$@"
+    # Two workers, a test file each at a time: a file's shared setup (a build, a browser, Pyodide)
+    # stays one setup, and the waits on browsers and subprocesses overlap with the other's work.
+    "$VENV/bin/python" -m pytest -n "${TEST_WORKERS:-2}" --dist loadfile "$@"
     ;;
   types) setup; types ;;
   mutate) setup; "$VENV/bin/python" tools/mutate.py "$@" ;;
