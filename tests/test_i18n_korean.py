@@ -11,6 +11,7 @@ import pytest
 
 from ui import i18n
 from ui.i18n import particles as P
+from ui.i18n import ko_terms as KT
 from ui.i18n.ko_terms import BANNED
 
 KO = i18n.catalogue("ko")
@@ -121,8 +122,8 @@ def test_the_particle_follows_the_final_sound(text, particle, expected):
 
 
 def test_a_particle_in_the_spec_is_attached_after_formatting():
-    assert KO.t("log.warn.split_refused", mode="연속", id=10).count("req#10을") == 1
-    assert "req#12를" in KO.t("log.warn.split_refused", mode="연속", id=12)
+    assert KO.t("log.held", name="stable_diff_unet").count("stable_diff_unet을") == 1
+    assert "llama_7b_prompt를" in KO.t("log.held", name="llama_7b_prompt")
     assert format(P.Spoken(6144), ",을") == "6,144를" and format(P.Spoken("10001"), ",이") == "10,001이"
     assert format(P.Spoken("req#3"), "") == "req#3"
 
@@ -172,3 +173,85 @@ def test_numbers_and_units_are_written_together():
     for key, message in KO.messages.items():
         for m in re.finditer(r"\{(\w+)[^}]*\} (토큰|블록|초|분|개|줄|칸|배)(?![가-힣])", message):
             assert m.group(1) in TEXT_PLACEHOLDERS, (key, m.group(0))
+
+
+# ---------------------------------------------------------------------------- one verb per concept
+# Each concept's one verb (docs/i18n.md, "One verb per concept"), the variants it replaced, and a
+# sentence that shows it.
+VERBS = {
+    "hold": ("점유", KT.HOLD_VARIANTS, ("블록을 쥐고 있던", "자리를 잡아 둔", "잡혀 있었지만", "혼자 쥔 블록")),
+    "grow": ("커[지질짐져]", KT.GROW_VARIANTS, ("요청이 자랄 때마다", "확장: 논리 블록", "KV 캐시가 늘어납니다")),
+    "admit": ("실행을 시작", KT.ADMIT_VARIANTS, ("요청을 빨리 받지만", "어떤 요청도 받아들이지 못합니다",
+                                            "요청을 한 덩어리로 받을 수")),
+}
+
+
+def all_korean() -> dict[str, str]:
+    """Every Korean text: the catalogue rendered with sample values, the web pages' Korean."""
+    from tests.test_web_korean import EMBED_KO, korean_words, page_text
+    out = {f"{key} {values}": text for key, values, text in rendered(dict(KO.messages))}
+    out["web template"] = korean_words()
+    out["embed.ko.html"] = page_text(EMBED_KO)
+    return out
+
+
+@pytest.mark.parametrize("concept", sorted(VERBS))
+def test_each_of_hold_grow_and_admit_has_one_verb(concept):
+    verb, variants, wrong = VERBS[concept]
+    texts = all_korean()
+    assert [w for w, t in texts.items() if re.search(variants, t)] == []
+    assert sum(bool(re.search(verb, t)) for t in KO.messages.values()) >= 3, verb  # said, in its verb
+    for sentence in wrong:  # and another verb for it is caught
+        assert re.search(variants, sentence), sentence
+
+
+def test_decoding_fills_a_block_and_a_goal_is_met_only_a_request_reaches():
+    pattern = next(p for p, _ in BANNED if "디코딩이" in p)
+    assert [w for w, t in all_korean().items() if re.search(pattern, t)] == []
+    for wrong in ("디코딩이 닿을 때까지", "연속 모드로는 좀처럼 닿지 못하고 (목표)", "목표에 닿으면"):
+        assert re.search(pattern, wrong), wrong
+    assert not re.search(pattern, "어떤 요청도 닿을 수 없는 빈 블록")
+
+
+# ---------------------------------------------------------------------------- what a read flagged
+FLAGGED = ("메모리나 대기열이 바닥나기 전에", "VRAM 위에 멈췄", "개로 블록", "연속은 Orca", "서버", "저절로",
+           "과부하됩니다", "썼습니다", "둬야 합니다", "전환하세요)", "놓을 수 없음: ", "배치: 한 덩어리로",
+           "선점이 자리를 만듭니다", "자리 잡을 때마다", "도착보다 느리게", "그리고 GPU에서의 의미", "좀처럼 닿지",
+           "그것이 교훈입니다", "단독 탭", "점유, 토큰 없음", "스왑으로 선점", "VRAM 어디에 있든 물리 블록에",
+           "어디에 있든 물리 블록에 매핑", "흰 점이 포인터 수", "번쩍임", "배포된 사본", "보류",
+           "요청을 어디에든 들어가는 페이지로")
+FLAGGED_PATTERNS = (r"\(req#\d+[을를]\)", r"(?<!광고 )차단기", r"예약 [\d,]+(?![\d,]*(블록|개))",
+                    r"req#(\d+) [a-z0-9_]+\W.*req#\1 ")  # a particle in brackets, a unitless count, a request named twice
+
+
+def test_no_phrase_a_korean_read_flagged_is_left():
+    texts = all_korean()
+    left = [(p, w) for p in FLAGGED for w, t in texts.items() if p in t]
+    left += [(p, w) for p in FLAGGED_PATTERNS for w, t in texts.items() if re.search(p, t)]
+    assert KO.t("lab.new") != "새로"
+    assert left == []
+
+
+def test_the_flagged_patterns_catch_what_they_name():
+    for pattern, wrong in zip(FLAGGED_PATTERNS, ("stable_diff_unet(req#71을) 할당", "차단기나 네트워크",
+                                                "VRAM 93%, 예약 47",
+                                                "req#71 stable_diff_unet(...): req#71 stable_diff_unet이")):
+        assert re.search(pattern, wrong), (pattern, wrong)
+    assert not re.search(FLAGGED_PATTERNS[2], "93%, 예약 47블록")
+
+
+LOG_SENTENCE = re.compile(r"(니다|세요|어요|해요)(?![가-힣])")
+
+
+def test_log_lines_are_nouns_and_sentences_are_hamnida():
+    """The log speaks in nouns ("한 덩어리로 배치", "대기"); cards, tips, causes and help meanings
+    in 합니다체, each sentence ending in 니다."""
+    logs = {k: v for k, v in KO.messages.items() if k.startswith("log.")}
+    assert [k for k, v in logs.items() if LOG_SENTENCE.search(v)] == []
+    prose = {k: v for k, v in KO.messages.items()
+             if k.startswith(("tip.", "help.meaning.", "lab.help.", "lab.game.")) and not k.startswith("tip.name.")
+             or re.match(r"card\.\w+\.body$|chapter\.\w+\.(intro|meaning\w*)$", k)}
+    assert len(prose) > 40
+    ends = {k: v for k, v in prose.items() if not re.search(r"(니다|세요)(\([^)]*\))?\.$", v)}
+    assert ends == {}
+    assert LOG_SENTENCE.search("[WARN] 이 요청은 이미 홀드를 썼습니다")

@@ -210,3 +210,140 @@ def test_every_help_page_ends_above_its_tabs(tmp_path, monkeypatch, language, la
         assert drawn, page
         for text, r in drawn:
             assert r.bottom <= bottom, (page, text, r.bottom, bottom)
+
+
+def _korean_screens(tmp_path, layout: str):
+    """(name, app) for every Korean screen but the chapters' (tests/test_ui_portrait.py reads
+    those): the title, play in both allocators, details, each help page, pause, each run report
+    (a contiguous OOM and its BOARD view, both overloads, a victory)."""
+    from tests.test_ui_portrait import _extra, _scene
+    from ui.headless import bot_play, settle
+    from ui.play_scene import PlayScene
+
+    for scene, extra in (("title", None), ("play", None), ("play", "contiguous"), ("play", "details"),
+                         ("pause", None), ("oom", None), ("oom", "peek"), ("victory", None)):
+        if extra == "details" and layout != "portrait":
+            continue  # details is a phone's screen: the landscape console shows it all
+        app = _scene(tmp_path / f"{scene}-{extra}", layout, scene, language="ko")
+        _extra(app, extra)
+        yield f"{scene} {extra or ''}", app
+    app = _scene(tmp_path / "help", layout, "help", language="ko")
+    for page in app.top.PAGES if app.layout.portrait else app.top.PAGES[:2]:
+        app.top.click(page)
+        yield f"help {page}", app
+    for name, skill, seed in (("deadline", None, 1), ("queue full", 0.3, 2)):
+        app = make_app(tmp_path / name, layout=layout, language="ko")
+        play = PlayScene(app, mode="paged", seed=seed)
+        app.reset(play)
+        if skill is None:
+            while not play.game.over:  # nobody plays: the first request misses its deadline
+                play.session.step(100.0)
+        else:
+            bot_play(play, skill, seed)
+        settle(app, play)
+        assert play.game.result.cause_code == name.replace(" ", "_"), play.game.result.cause_code
+        yield f"overload, {name}", app
+
+
+@pytest.mark.parametrize("layout", ["landscape", "portrait"])
+def test_no_korean_text_is_cut_or_wraps_more_than_twice(tmp_path, monkeypatch, layout):
+    """Every Korean screen, drawn whole: no text cut short with "...", no line (a label, a log
+    line, a sentence) wrapped onto more than three lines of its panel."""
+    from tests.test_ui_portrait import _draw_recorded
+    from tests.uikit import prose_faults, record_prose
+    from ui.lab_scene import LabScene
+
+    faults = []
+    for name, app in _korean_screens(tmp_path, layout):
+        with monkeypatch.context() as m:
+            wraps, cuts = record_prose(m)
+            assert _draw_recorded(app, m), name
+            faults += [f"{name}: {f}" for f in prose_faults(wraps, cuts)]
+            assert wraps, name
+    app = make_app(tmp_path / "lab", layout=layout, language="ko")
+    for select in (False, True):
+        lab = LabScene(app, size=app.layout.size)
+        while not lab.ready:
+            lab.update(theme.STEP_MS)
+        for _ in range(240):
+            lab.update(theme.STEP_MS)
+        if select:
+            from ui.lab_cli import select_busiest
+            select_busiest(lab)
+        lab.bring_up_to_date()
+        with monkeypatch.context() as m:
+            wraps, cuts = record_prose(m)
+            lab.chrome = lab.plot_surface = None
+            lab.draw(pygame.Surface(app.layout.size))
+            faults += [f"lab: {f}" for f in prose_faults(wraps, cuts)]
+    assert not faults, "\n".join(faults)
+
+
+def test_a_cut_or_a_long_line_is_caught(tmp_path, monkeypatch):
+    from tests.uikit import prose_faults, record_prose
+    from ui import chapter_scenes
+    canvas()
+    with monkeypatch.context() as m:
+        wraps, cuts = record_prose(m)
+        chapter_scenes.fit("오늘의 도전 아주 긴 이름", theme.BODY, 40)
+        chapter_scenes.wrap("짧지 않은 한 줄 라벨이 좁은 패널에서 네 줄로 접힌다", theme.BODY, 60)
+        chapter_scenes.wrap("한 문장입니다. 두 번째 문장입니다. 문단은 길어도 됩니다.", theme.BODY, 60)
+    faults = prose_faults(wraps, cuts)
+    assert len(faults) == 2 and faults[0].startswith("cut:") and "라벨" in faults[1], faults
+
+
+def _long_log_lines() -> dict[str, str]:
+    """Every Korean log line as long as a run makes it: the longest request name, a request's
+    most blocks and tokens, three-digit counts of the board's blocks, the longest admissions."""
+    from engine import rules as R
+    from engine.pieces import PIECES
+    from ui.i18n import Msg
+    ko = catalogue("ko")
+    name = max((p.name for p in PIECES.values()), key=len)
+    req = Msg.of("log.req", id="167", name=name)
+    most, tokens = R.BLOCKS_PER_REQUEST, R.BLOCKS_PER_REQUEST * R.TOKENS_PER_BLOCK
+    values = dict(req=req, id="167", name=name, back=name, tokens=tokens, blocks=most, waiting=141, max=140,
+                  free=196, running=123, need=4, sealed=157, open=112, seconds=30, waited=30, deadline=30,
+                  pages=most, holes=most, cells=" ".join(f"{i}->({i + 3},19)" for i in range(most)), page=3,
+                  cell="(5,19)", wasted=most, place=3, budget=2048, level=12, served=1234, mode="연속",
+                  label="연속", summary=ko.t("mode.contiguous.summary"), percent="93%", stall=480)
+    out = {}
+    for key in ko.messages:
+        if not key.startswith("log.") or key.startswith(("log.cause.", "log.admitted_", "log.preempt.")):
+            continue
+        params = dict(values)
+        if key.startswith("log.admitted."):
+            extras = ("log.admitted_reserved",) if key.endswith("whole") else ()  # contiguous only
+            for extra in (*extras, "log.admitted_cached", "log.admitted_resumed.recompute"):
+                for tail in ("log.admitted_chunked", "log.admitted_stall"):
+                    params.update(extra=Msg.of(extra, reserved=most, cached=most), tail=Msg.of(tail, stall=480))
+                    out[f"{key} {extra} {tail}"] = ko.t(key, **params)
+            continue
+        if key == "log.oom":
+            for cause in [k for k in ko.messages if k.startswith("log.cause.")]:
+                free = most - 1 if "memory_full" in cause else 196  # memory full: fewer free than it needs
+                params["cause"] = Msg.of(cause, need=most, free=free, sealed=157, open=112, seconds=30)
+                out[f"{key} {cause}"] = ko.t(key, **params)
+            continue
+        if key == "log.preempt_mode":
+            params["mode"] = Msg.of("log.preempt.recompute")
+        if key in ("log.split", "log.paged"):
+            params["cells"] = ""  # the block table's cells are data, listed as long as the request
+        try:
+            out[key] = ko.t(key, **params)
+        except KeyError:  # a line with a placeholder of its own (the UI's text)
+            params.setdefault("text", "x" * 10)
+            out[key] = ko.t(key, **params)
+    return out
+
+
+def test_every_korean_log_line_takes_at_most_three_lines_of_the_narrowest_log():
+    from ui import layout as layouts
+    from ui.log_console import INDENT, PAD
+    canvas()
+    lay = layouts.layout_for("landscape")
+    width = lay.log[2] - 2 * PAD - INDENT
+    long = {key: wrap(f"03:18 {'ERROR' if '[FATAL]' in text else 'INFO'} {text}", lay.text.small, width)
+            for key, text in _long_log_lines().items()}
+    assert len(long) > 40
+    assert {k: len(v) for k, v in long.items() if len(v) > 3} == {}

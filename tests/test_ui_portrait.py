@@ -6,7 +6,7 @@ import itertools
 
 import pygame
 import pytest
-from tests.uikit import centre, click, key, make_app, pump
+from tests.uikit import centre, click, key, make_app, prose_faults, pump, record_prose
 
 from engine import Game
 from ui import layout as layouts
@@ -457,7 +457,7 @@ def test_every_chapter_screen_is_legible_and_finger_sized(tmp_path, monkeypatch,
     """The chapter list, and each chapter's intro and (after the bot has played it) its outro, in
     both layouts and both languages (each screen read in English, then switched live to Korean):
     text at least 11 CSS px inside the canvas, nothing over anything, nothing cut with "...",
-    every button a finger's size."""
+    no Korean line wrapped more than twice, every button a finger's size."""
     from engine.chapters import CHAPTERS
     from ui.chapter_scenes import ChapterIntroScene, ChapterListScene, ChapterOutroScene
     from ui.headless import bot_play, settle
@@ -467,10 +467,12 @@ def test_every_chapter_screen_is_legible_and_finger_sized(tmp_path, monkeypatch,
 
     def check(kind: type, what: str) -> None:
         for language in ("en", "ko"):
-            app.set_language(language)
-            assert isinstance(app.top, kind), (what, app.top)
             with monkeypatch.context() as m:
+                wraps, cuts = record_prose(m)  # a switch lays the screen out again: its wraps are seen
+                app.set_language(language)
+                assert isinstance(app.top, kind), (what, app.top)
                 _legible(app, _draw_recorded(app, m), f"{what} ({language})")
+                assert language == "en" or not prose_faults(wraps, cuts), (what, prose_faults(wraps, cuts))
             _targets_apart(app, what)
             if isinstance(app.top, ChapterOutroScene):
                 assert app.top.content_bottom <= app.top.buttons[0].rect[1] - 4, f"{what} runs into its buttons"

@@ -3,6 +3,8 @@ event queue. Fixtures live in conftest.py."""
 from __future__ import annotations
 
 import os
+import re
+import sys
 
 os.environ["SDL_VIDEODRIVER"] = "dummy"
 os.environ["SDL_AUDIODRIVER"] = "dummy"
@@ -63,3 +65,44 @@ def click(app: GameApp, pos: tuple[int, int], steps: int = 1) -> None:
 
 def centre(rect: tuple[int, int, int, int]) -> tuple[int, int]:
     return rect[0] + rect[2] // 2, rect[1] + rect[3] // 2
+
+
+SENTENCE_END = re.compile(r"[.?!](?=[\s)]|$)")
+
+
+def record_prose(monkeypatch) -> tuple[list[tuple[str, int]], list[str]]:
+    """From now on, every text any screen wraps, with its number of lines, and every text it cuts
+    short with "..." (ui.text.fit), whichever ui module calls them."""
+    from ui import text as text_module
+    wraps: list[tuple[str, int]] = []
+    cuts: list[str] = []
+    wrap0, fit0 = text_module.wrap, text_module.fit
+
+    def wrap(text, size, width):
+        lines = wrap0(text, size, width)
+        wraps.append((text, len(lines)))
+        return lines
+
+    def fit(text, size, width):
+        out = fit0(text, size, width)
+        if out != text and not text.endswith(" ..."):  # " ...": the log's oldest entry, scrolled past
+            cuts.append(text)
+        return out
+
+    for name, module in list(sys.modules.items()):
+        if name == "ui" or name.startswith("ui."):
+            if getattr(module, "wrap", None) is wrap0:
+                monkeypatch.setattr(module, "wrap", wrap)
+            if getattr(module, "fit", None) is fit0:
+                monkeypatch.setattr(module, "fit", fit)
+    return wraps, cuts
+
+
+def prose_faults(wraps: list[tuple[str, int]], cuts: list[str]) -> list[str]:
+    """Korean text cut with "...", and a line (a label, a log line, one sentence) that wraps more
+    than twice in its panel; a paragraph of two or more sentences may take more lines."""
+    from ui.theme import uses_hangul
+    faults = [f"cut: {t!r}" for t in dict.fromkeys(cuts) if uses_hangul(t)]
+    faults += [f"{n} lines: {t!r}" for t, n in dict.fromkeys(wraps)
+               if uses_hangul(t) and n > 3 and len(SENTENCE_END.findall(t)) < 2]
+    return faults

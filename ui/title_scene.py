@@ -364,10 +364,14 @@ class TitleScene(MenuScene):
         dr = pygame.Rect(db.rect)
         pygame.draw.rect(surface, theme.BUTTON_HOVER if over else theme.BUTTON, dr, border_radius=5)
         pygame.draw.rect(surface, theme.AMBER if over else theme.PANEL_EDGE, dr, 1, border_radius=5)
-        name = t.blit(surface, fit(tr.t("title.switch.daily"), T.body, dr.width - 48), T.body, theme.AMBER,
-                      (dr.x + 8, dr.centery), "midleft")
-        t.blit(surface, fit(self.today[5:], T.small, dr.right - name.right - 12), T.small, theme.TEXT_DIM,
-               (dr.right - 8, dr.centery), "midright")  # the day on offer; D plays it
+        daily, day = tr.t("title.switch.daily"), self.today[5:]  # the day on offer; D plays it
+        day_w = theme.font(T.small).size(day)[0]
+        if theme.font_for(daily, T.body).size(daily)[0] <= dr.width - 24 - day_w:  # side by side
+            t.blit(surface, daily, T.body, theme.AMBER, (dr.x + 8, dr.centery), "midleft")
+            t.blit(surface, day, T.small, theme.TEXT_DIM, (dr.right - 8, dr.centery), "midright")
+        else:  # the name over the day, as the chapters' button beside it ("오늘의 도전")
+            head = t.blit(surface, fit(daily, T.body, dr.width - 16), T.body, theme.AMBER, (dr.x + 8, dr.y + 3))
+            t.blit(surface, day, T.small, theme.TEXT_DIM, (dr.x + 8, head.bottom - 2))
         y = dr.bottom + 10
         self._draw_best_table(surface, x, y, r.right - 12)
         notice = self._notice_text()

@@ -411,6 +411,14 @@ MESSAGES: dict[str, str] = {
     "log.held_back": "[SCHED] {name} set aside in hold, resuming {back}",
     "log.level": "[LOAD] request rate up: level {level}",
     "log.oom": "[FATAL] CUDA out of memory: {name} (req#{id}) not admitted: {cause}",
+    # The cause inside the log line: the line has named the request already.
+    "log.cause.memory_full": "memory really full: {free} free block(s), the request needs {need}",
+    "log.cause.memory_full_paged": "memory really full: waited {seconds} s for {need} block(s) with {free} free",
+    "log.cause.no_free_range": ("no free range of the request's shape: {free} blocks free, {sealed} sealed off, "
+                                "{open} in gaps too small for it"),
+    "log.cause.ceiling": "the request came to rest above VRAM: {free} blocks free, {sealed} of them sealed off",
+    "log.cause.spawn_blocked": ("no room where requests enter: {free} blocks free, {sealed} of them sealed off, "
+                                "the entry held"),
     "log.overload_queue": ("[FATAL] serving engine overloaded: {waiting} requests waiting, more than the "
                            "queue's {max}: {free} blocks free, {running} running"),
     "log.overload_deadline": ("[FATAL] serving engine overloaded: req#{id} {name} waited {waited} s, past the "

@@ -90,7 +90,7 @@ def event_message(event: ev.Event, fragments: bool = True) -> Msg | str:
         return Msg.of("log.preempt_mode", mode=Msg.of(f"log.preempt.{event.mode}"))
     if isinstance(event, ev.PageSplit):
         bt = event.block_table
-        cells = ", ".join(f"{p}->{ev.cell_text(c)}" for p, c in bt.entries)
+        cells = " ".join(f"{p}->{ev.cell_text(c)}" for p, c in bt.entries)
         return Msg.of("log.paged" if event.auto else "log.split", req=_req(bt.request_id, bt.kind),
                       pages=len(bt.entries), holes=event.holes_filled, cells=cells)
     if isinstance(event, ev.ModeSwitched):
@@ -104,7 +104,7 @@ def event_message(event: ev.Event, fragments: bool = True) -> Msg | str:
         return Msg.of("log.level", level=event.level_now)
     if isinstance(event, ev.Oom):
         crash = event.report
-        return Msg.of("log.oom", name=crash.request_name, id=crash.request_id, cause=cause_message(crash))
+        return Msg.of("log.oom", name=crash.request_name, id=crash.request_id, cause=log_cause(crash))
     if isinstance(event, ev.Overloaded):
         over = event.report
         if over.cause_code == "deadline":
@@ -247,6 +247,12 @@ def cause_message(report: RunReport) -> Msg:
     if code == "ceiling":
         return Msg.of("cause.ceiling", req=req, free=r.free_cells, sealed=r.sealed_holes)
     return Msg.of("cause.spawn_blocked", req=req, free=r.free_cells, sealed=r.sealed_holes)
+
+
+def log_cause(report: RunReport) -> Msg:
+    """A CUDA OOM's cause as its log line words it: the line names the request, the cause does not."""
+    said = cause_message(report)
+    return Msg(f"log.{said.key}", tuple(p for p in said.params if p[0] != "req"))
 
 
 def memory_line(report: RunReport, tr: Catalogue) -> str:

@@ -6,6 +6,11 @@ rendered catalogue, the Korean web pages and the docs' Korean (tests/test_i18n_t
 """
 from __future__ import annotations
 
+# The variants of the three verbs the catalogue keeps to one each (tests/test_i18n_korean.py).
+HOLD_VARIANTS = r"쥐[고는었던다]|쥔|(?<![복혼])잡[아혀힌은고을는]"
+GROW_VARIANTS = r"(?<!모)자[라랄란랐]|확장|늘어[나난날납]"
+ADMIT_VARIANTS = r"받아들|요청[을도] (?:[가-힣]+ ){0,2}받(?!는)"
+
 BANNED: tuple[tuple[str, str], ...] = (
     # piece: 테트로미노 (조각 only in 조각 모음, defragment)
     (r"조각(?! 모음)", "테트로미노"),
@@ -47,4 +52,17 @@ BANNED: tuple[tuple[str, str], ...] = (
     (r"가비지 수집|쓰레기 수집", "가비지 컬렉션"),
     (r"공유코드", "공유 코드"),
     (r"최대 VRAM 사용", "최대 VRAM 점유"),
+    # hold (Tetris): 홀드, as Korean players say it
+    (r"보류", "홀드"),
+    # one verb each (docs/i18n.md): a request holds memory (점유하다), grows (커지다), is admitted
+    # (실행을 시작하다); a request reaches a free block (닿다) but decoding fills one and a goal is met
+    (HOLD_VARIANTS, "점유하다"),
+    (GROW_VARIANTS, "커지다"),
+    (ADMIT_VARIANTS, "실행을 시작하다 (요청) / 수락하다 (드래프트)"),
+    (r"디코딩이[^.]*닿|목표[^.]*닿|닿[^.]*목표", "디코딩이 채우다 / 목표를 달성하다"),
+    # speculative decoding, chunked prefill, the engine
+    (r"초안", "드래프트"),
+    (r"청크 단위(로)? 프리필", "청크 프리필"),
+    (r"서버", "서빙 엔진"),
+    (r"과부하되|과부하됩", "과부하로 멈추다"),
 )
