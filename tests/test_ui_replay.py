@@ -307,7 +307,7 @@ def test_the_daily_button_and_share_row_fit_each_layout(tmp_path, layout):
 
 @pytest.mark.parametrize("language, words", [
     ("en", "replay link: recorded under rules 1; this build plays rules 4"),
-    ("ko", "리플레이 링크: 규칙 1 버전으로 녹화한 게임입니다. 이 빌드는 규칙 4 버전입니다")])
+    ("ko", "리플레이 링크: 규칙 1 버전의 게임입니다. 이 빌드는 규칙 4 버전입니다")])
 def test_an_old_share_code_is_refused_with_the_engines_one_line(tmp_path, monkeypatch, language, words):
     from engine.replay import ReplayError, rules_mismatch
     from tests.test_sharecode import GOLDEN

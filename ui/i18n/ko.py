@@ -22,7 +22,7 @@ MESSAGES: dict[str, str] = {
     "common.off": "끔",
     "common.language": "언어",
     "common.language_button": "언어: {name}",
-    "common.font_loading": "한국어 글꼴을 불러오는 중 ...",
+    "common.font_loading": "한국어 글꼴을 불러오는 중...",
     "common.font_failed": "한국어 글꼴을 쓸 수 없습니다: {reason}",
     "game.title_prefix": "PagedAttention:",
     "game.title": "VRAM 테트리스",
@@ -39,7 +39,7 @@ MESSAGES: dict[str, str] = {
     "mode.paged.note": "필요할 때 어디에든 한 블록씩 할당합니다.",
     "mode.paged.summary": "PagedAttention: 요청이 커질 때마다 빈 블록 어디에든 한 블록씩 할당",
     # ------------------------------------------------------------------ 타이틀
-    "title.pitch": ("떨어지는 테트로미노는 추론 요청이고, 보드는 GPU 메모리입니다. 요청은 디코딩을 마치면 블록을 반납합니다. 메모리가 바닥나거나 대기열이 넘치지 않게 하세요. 목표는 "
+    "title.pitch": ("떨어지는 테트로미노는 추론 요청이고, 보드는 GPU 메모리입니다. 요청은 디코딩을 마치면 블록을 해제합니다. 메모리가 바닥나거나 대기열이 넘치지 않게 하세요. 목표는 "
                     "요청 {requests:,}개 처리, 또는 무한 모드입니다."),
     "title.pitch_short": "떨어지는 테트로미노는 추론 요청, 보드는 GPU 메모리입니다. 메모리가 바닥나거나 대기열이 넘치기 전에 요청 {requests:,}개를 처리하세요.",
     "title.allocator": "할당기 (allocator)",
@@ -87,18 +87,18 @@ MESSAGES: dict[str, str] = {
     "title.switch.daily": "오늘의 도전",
     "title.daily_run": "오늘의 도전",
     "title.replay_problem": "리플레이 링크: {reason}",
-    "title.replay_old_rules": "리플레이 링크: 규칙 {old:,} 버전으로 녹화한 게임입니다. 이 빌드는 규칙 {now:,} 버전입니다",
-    "title.lab_loading": "메모리 실험실을 불러오는 중 ...",
+    "title.replay_old_rules": "리플레이 링크: 규칙 {old:,} 버전의 게임입니다. 이 빌드는 규칙 {now:,} 버전입니다",
+    "title.lab_loading": "메모리 실험실을 불러오는 중...",
     "title.lab_missing": "이 빌드에는 실험실이 없습니다",
-    "title.chapters_loading": "챕터를 불러오는 중 ...",
+    "title.chapters_loading": "챕터를 불러오는 중...",
     "title.chapters_unavailable": "챕터를 열 수 없습니다: {reason}",
-    "title.replay_loading": "리플레이를 불러오는 중 ...",
+    "title.replay_loading": "리플레이를 불러오는 중...",
     "title.replay_unavailable": "리플레이를 열 수 없습니다: {reason}",
     "title.chapters": "챕터",
     "title.chapters_state": "{done:,}/{total:,} 달성",
     "title.chapters_new": "여기서 시작",
     "chapter.list.title": "챕터",
-    "chapter.list.lead": "서빙 엔진을 따라가는 안내 코스입니다. 챕터마다 새 메커니즘이 하나씩 더해집니다.",
+    "chapter.list.lead": "서빙 엔진의 구조를 차례로 따라가는 코스입니다. 챕터마다 새 메커니즘이 하나씩 더해집니다.",
     "chapter.list.row": "{n:,}. {name}",
     "chapter.list.goal": "{mode}, {goal:,}개 처리",
     "chapter.list.goal_endless": "{mode}, 무한",
@@ -123,14 +123,14 @@ MESSAGES: dict[str, str] = {
     "chapter.intro.goal": "목표: {goal}",
     "chapter.goal.serve": "요청 {goal:,}개 처리",
     "chapter.goal.bar": "메모리가 바닥나기 전에 요청 {goal:,}개 처리 (게임은 바닥날 때까지 계속됩니다)",
-    "chapter.goal.endless": "최대한 오래 버티기. 최고 점수가 남습니다",
+    "chapter.goal.endless": "최대한 오래 버티기. 최고 점수가 기록됩니다",
     "chapter.same_arrivals": "챕터 1에서 플레이한 것과 같은 요청이, 같은 시각에 도착합니다.",
     "chapter.ready": "요청을 움직이거나 드롭하면 시작합니다",
     "chapter.under": "{percent} 미만",
-    "chapter.goal_met": "목표 달성: 계속",
+    "chapter.goal_met": "목표 달성: 계속 플레이",
     "chapter.reserve.name": "최대 시퀀스 길이만큼 예약",
-    "chapter.reserve.intro": ("논문이 비교한 시스템(Orca, FasterTransformer)처럼 연속 할당으로 서빙합니다. 요청마다 최대 시퀀스 길이만큼의 끊기지 않은 범위 "
-                              "하나를 예약하고, 맞는 범위가 없으면 CUDA OOM으로 멈춥니다."),
+    "chapter.reserve.intro": ("논문이 비교한 시스템(Orca, FasterTransformer)처럼 연속 할당으로 서빙합니다. 요청마다 최대 시퀀스 길이만큼의 연속 범위 하나를 "
+                              "예약하고, 맞는 범위가 없으면 CUDA OOM으로 멈춥니다."),
     "chapter.reserve.control": "{move} 이동, {turn} 회전, {drop} 드롭",
     "chapter.reserve.control_touch": "보드 아래 버튼으로 이동, 회전, 드롭",
     "chapter.reserve.meaning": "메모리를 채운 것은 토큰이 아니라 예약과 갇힌 틈이었습니다. 페이징이 없애는 낭비입니다.",
@@ -142,8 +142,8 @@ MESSAGES: dict[str, str] = {
     "chapter.pages.meaning_pair": ("같은 요청이 도착했을 때 페이징은 동시에 {ratio:,}배의 요청을 실행했습니다. 예약도, 갇힌 "
                                    "빈 블록도 없습니다."),
     "chapter.share.name": "프롬프트 공유",
-    "chapter.share.intro": ("많은 요청이 같은 시스템 프롬프트로 시작합니다. 프리픽스 캐싱은 그 블록을 한 번만 계산해 공유하고(xN), 요청이 끝난 뒤에도 캐시에 남겨 둡니다. "
-                            "분할하면 지금처럼 바로 실행을 시작합니다."),
+    "chapter.share.intro": ("많은 요청이 같은 시스템 프롬프트로 시작합니다. 프리픽스 캐싱은 그 블록을 한 번만 계산해 공유하고(\u00d7N), 요청이 끝난 뒤에도 캐시에 남겨 둡니다. "
+                            "분할하면 여전히 바로 실행을 시작합니다."),
     "chapter.share.control": "{pick_key} 키: 대기열 앞쪽 세 요청 중 다음에 실행할 요청 선택",
     "chapter.share.control_touch": "대기 중인 요청을 탭해 다음에 실행",
     "chapter.share.meaning": "캐시된 프리픽스는 프리필을 건너뛰고 새 블록도 쓰지 않습니다. 프리픽스가 캐시에 있는 요청부터 실행하세요.",
@@ -151,22 +151,22 @@ MESSAGES: dict[str, str] = {
     "chapter.chunks.intro": ("vLLM V1은 프롬프트를 청크로 나눠 프리필합니다. 스텝마다 토큰 예산이 있어 디코딩 토큰을 먼저 넣고, 남은 예산을 프롬프트 청크가 씁니다. 긴 "
                              "프롬프트가 들어와도 디코딩이 멈추지 않습니다."),
     "chapter.chunks.control": "{budget_keys} 키: 스텝 토큰 예산 조절",
-    "chapter.chunks.control_touch": "상세 화면의 -, + 버튼: 스텝 토큰 예산 조절",
-    "chapter.chunks.meaning": "예산이 작으면 디코딩은 고르지만 첫 토큰이 늦고, 크면 요청이 빨리 실행을 시작하지만 디코딩이 끊깁니다.",
+    "chapter.chunks.control_touch": "자세히 화면의 -, + 버튼: 스텝 토큰 예산 조절",
+    "chapter.chunks.meaning": "예산이 작으면 디코딩 속도는 일정하지만 첫 토큰이 늦고, 크면 요청이 빨리 실행을 시작하지만 디코딩이 끊깁니다.",
     "chapter.guess.name": "앞서 추측하기",
     "chapter.guess.intro": ("추측 디코딩: 요청마다 드래프트 토큰 몇 개를 미리 만들고, 타깃 모델이 한 스텝에 모두 검증해 맞는 앞부분을 수락합니다. 스텝당 토큰은 늘지만, "
                             "드래프트가 쓸 블록은 미리 할당해야 합니다."),
     "chapter.guess.control": "{spec_keys} 키: 요청마다 스텝당 드래프트 토큰 수 조절",
-    "chapter.guess.control_touch": "상세 화면의 -, + 버튼: 스텝당 드래프트 토큰 수 조절",
+    "chapter.guess.control_touch": "자세히 화면의 -, + 버튼: 스텝당 드래프트 토큰 수 조절",
     "chapter.guess.meaning": "수락된 드래프트는 공짜지만, 메모리가 빠듯하면 드래프트에 미리 할당한 블록은 공짜가 아닙니다.",
-    "chapter.row.drafts": "끝날 때 스텝당 드래프트",
+    "chapter.row.drafts": "종료 시 스텝당 드래프트 수",
     "chapter.row.preempted": "선점된 요청",
-    "chapter.src.eagle": "EAGLE 논문(ICML): 일반 디코딩 대비 속도",
+    "chapter.src.eagle": "EAGLE 논문(ICML): 일반 디코딩 대비 속도 향상",
     "chapter.engine.name": "엔진 전체",
     "chapter.engine.intro": "모든 메커니즘이 한꺼번에 켜지고 요청은 점점 빨리 도착합니다. 엔진이 최대한 오래 서빙하게 하세요.",
     "chapter.engine.control": "지금까지 배운 모든 것",
     "chapter.engine.control_touch": "지금까지 배운 모든 것",
-    "chapter.engine.meaning": "페이징, 프리픽스 캐싱, 청크 프리필, 스케줄러: 오늘의 vLLM이 서빙하는 방식입니다.",
+    "chapter.engine.meaning": "페이징, 프리픽스 캐싱, 청크 프리필, 스케줄러: 현재 vLLM이 서빙하는 방식입니다.",
     "chapter.outro.met": "챕터 {n:,} 달성",
     "chapter.outro.over": "챕터 {n:,}: 게임 끝",
     "chapter.outro.missed": "챕터 {n:,} 미달성",
@@ -177,13 +177,13 @@ MESSAGES: dict[str, str] = {
     "chapter.outro.then": "연속 {contiguous}, 페이징 {paged}",
     "chapter.outro.at": "{clock}, 챕터 1 게임이 끝난 순간",
     "chapter.outro.no_pair": "챕터 1을 먼저 플레이하면 두 게임을 나란히 비교합니다.",
-    "chapter.reserve.meaning_placed": "메모리보다 요청을 놓을 자리가 먼저 바닥났습니다. 요청마다 놓이는 곳에 끊기지 않은 범위가 필요합니다.",
+    "chapter.reserve.meaning_placed": "메모리보다 요청을 놓을 자리가 먼저 바닥났습니다. 요청마다 놓이는 곳에 연속 범위가 필요합니다.",
     "chapter.reserve.meaning_waited": "요청이 너무 오래 기다렸습니다. 연속 할당에서는 놓을 자리가 없는 요청이 실행을 시작하지 못해 대기열이 쌓입니다.",
-    "chapter.outro.waste_note": "(게임의 요청은 최대 {blocks:,}블록이라, 논문의 약 {paper:,}블록보다 마지막 블록의 빈 꼬리가 더 큽니다)",
+    "chapter.outro.waste_note": "(게임의 요청은 최대 {blocks:,}블록이라, 논문의 약 {paper:,}블록보다 마지막 블록에 남는 빈자리의 비중이 더 큽니다)",
     "chapter.outro.tokens_pair": "처리한 토큰: 연속 {contiguous}, 페이징 {paged}",
-    "chapter.outro.blocks_each": "요청 하나의 블록: 연속 {contiguous}, 페이징 {paged}",
+    "chapter.outro.blocks_each": "요청당 점유 블록: 연속 {contiguous}, 페이징 {paged}",
     "chapter.memory.free": "빈 블록",
-    "chapter.lose_note": "대기 요청이 {max:,}개를 넘거나, 한 요청이 {deadline:,}초를 기다려도 끝납니다(홀드한 요청의 대기 시간도 흐릅니다).",
+    "chapter.lose_note": "대기 요청이 {max:,}개를 넘거나, 한 요청이 {deadline:,}초를 기다려도 게임이 끝납니다(홀드한 요청도 대기 시간이 흐릅니다).",
     "chapter.row.tokens_share": "토큰이 든 메모리",
     "chapter.row.waste": "낭비된 메모리",
     "chapter.row.running_end": "끝날 때 실행 중인 요청",
@@ -195,8 +195,8 @@ MESSAGES: dict[str, str] = {
     "chapter.row.tokens": "처리한 토큰",
     "chapter.row.hit_rate": "캐시에서 찾은 프리픽스 블록",
     "chapter.row.skipped": "프리필을 건너뛴 프롬프트 토큰",
-    "chapter.row.ttft": "첫 토큰까지 평균",
-    "chapter.row.step": "디코딩 스텝 평균",
+    "chapter.row.ttft": "평균 첫 토큰 시간(TTFT)",
+    "chapter.row.step": "평균 디코딩 스텝 시간",
     "chapter.row.budget": "스텝 예산",
     "chapter.row.peak_running": "동시 실행 요청 최대치",
     "chapter.row.tokens_per_minute": "분당 토큰",
@@ -226,7 +226,7 @@ MESSAGES: dict[str, str] = {
     "help.in_game": "게임에서",
     "help.in_engine": "서빙 엔진에서 (vLLM, TensorRT-LLM, TGI)",
     "help.goal": ("목표는 요청 {requests:,}개 처리, 또는 무한 모드입니다. 연속 모드로는 거의 달성할 수 없지만 페이징 모드로는 달성할 수 있습니다. 도중에 할당기를 바꾸면 "
-                  "혼합(MIXED) 게임이 되어 최고 점수가 남지 않습니다."),
+                  "혼합(MIXED) 게임이 되어 최고 점수가 기록되지 않습니다."),
     "help.do.move": "요청 이동",
     "help.do.rotate": "시계 / 반시계 방향 회전",
     "help.do.drops": "소프트 드롭 / 하드 드롭",
@@ -250,21 +250,21 @@ MESSAGES: dict[str, str] = {
     "help.concept.hatched": "빗금 친 블록",
     "help.meaning.hatched": "연속 모드에서 최대 시퀀스 길이를 위해 예약한 블록입니다. 디코딩이 채울 때까지 비어 있고, 끝내 채우지 못하면 낭비입니다.",
     "help.concept.hole": "닿을 수 없는 빈 블록",
-    "help.meaning.hole": "외부 파편화입니다. 회전, 이동, 낙하, 밀어 넣기 어느 것으로도 요청이 닿지 않습니다(스핀은 제외).",
+    "help.meaning.hole": "외부 파편화입니다. 회전, 이동, 드롭, 밀어 넣기 어느 것으로도 요청이 닿지 않습니다(스핀 조작은 따지지 않습니다).",
     "help.concept.paged": "페이징 모드",
     "help.meaning.paged": "PagedAttention입니다. 필요할 때 빈 블록 어디에든 블록 테이블로 할당하며, 빈 블록이 모자랄 때만 OOM이 납니다.",
     "help.concept.shared": "\u00d7N 표시 블록",
     "help.meaning.shared": "페이징 모드에서 공유 프롬프트의 꽉 찬 블록입니다. 한 번만 계산하고, 요청 N개가 함께 매핑합니다.",
     "help.concept.cached": "점선 블록",
     "help.meaning.cached": "캐시에 남아 있지만 지금은 어떤 요청도 쓰지 않는 블록입니다. 같은 프롬프트의 요청이 다시 매핑하고, 가장 오래전에 해제된 블록부터 재사용됩니다.",
-    "help.concept.step": "디코드 스텝 막대",
+    "help.concept.step": "디코딩 스텝 막대",
     "help.meaning.step": "GPU 스텝 하나입니다. 실행 중인 요청마다 토큰 하나를 만들고, 남은 토큰 예산으로 프롬프트 청크를 계산합니다. 토큰이 많을수록 스텝이 길어집니다.",
     "help.concept.preempt": "선점",
     "help.meaning.preempt": ("커지는 요청에 줄 빈 블록이 없으면, 가장 최근에 실행을 시작한 요청을 재계산하거나 스왑해 대기열로 돌려보냅니다. 재계산해도 프롬프트는 캐시에 남아 "
-                             "있기 쉽습니다."),
+                             "있는 경우가 많습니다."),
     "help.close_key": "닫기  {key}",
     "help.close_tap": "닫기",
-    "help.in_game_short": "게임: 서빙 엔진에서 (vLLM)",
+    "help.in_game_short": "게임 / 서빙 엔진(vLLM)",
     "help.vllm_or_game": "vLLM과 게임",
     "help.rules.v1": "vLLM V1: 지금 실제로 쓰이는 엔진",
     "help.rules.v1.1": "페이징: 블록은 필요할 때 할당하고, 최대 시퀀스 길이만큼 미리 예약하지 않습니다.",
@@ -273,25 +273,26 @@ MESSAGES: dict[str, str] = {
     "help.rules.v1.4": "선점은 가장 최근 요청을 재계산합니다. 워터마크는 없습니다.",
     "help.rules.v1.5": "추측 디코딩({spec_keys} 키): 드래프트는 한 스텝에 검증하고, 블록은 미리 할당합니다.",
     "help.rules.v0": "vLLM V0과 논문",
-    "help.rules.v0.1": "CPU로 스왑({preempt_key}, 논문 4.5절): 재계산이 더 싸서 V1에서 빠졌습니다. V0은 스왑 공간이 차면 오류로 멈췄고, 게임은 재계산합니다.",
+    "help.rules.v0.1": ("CPU로 스왑({preempt_key}, 논문 4.5절): 재계산 비용이 더 낮아서 V1에서 빠졌습니다. V0은 스왑 공간이 차면 오류로 멈췄고, 게임은 "
+                        "재계산합니다."),
     "help.rules.v0.2": "프롬프트를 한 번에 프리필해 그동안 디코딩이 멈췄고, 블록 1%를 워터마크로 비워 두었습니다.",
     "help.rules.sglang": "SGLang",
     "help.rules.sglang.1": "프리픽스가 캐시된 요청 고르기({pick_key}, 또는 대기열 탭): SGLang의 lpm 정책입니다. vLLM은 선착순입니다.",
     "help.rules.game": "게임에만 있는 규칙",
     "help.rules.game.1": "할당기는 1차원 범위를 내주지만 게임은 2차원 모양을 놓습니다. 홀드는 도착 순서를 바꿉니다.",
     "help.rules.game.2": "한 덩어리로 놓을 수 없는 요청은 한 스텝을 기다립니다. 분할({split_key})하면 바로 페이지로 나뉩니다.",
-    "help.rules.game.3": ("요청은 최대 {blocks:,}블록({max_tokens:,}토큰), 논문은 {paper_max_length:,}토큰입니다. 스텝은 "
-                          "{step_base:,g}초에 토큰당 {step_token:,g}ms씩 더 걸립니다."),
+    "help.rules.game.3": ("요청은 최대 {blocks:,}블록({max_tokens:,}토큰), 논문은 최대 {paper_max_length:,}토큰입니다. 스텝 시간은 기본 "
+                          "{step_base:,g}초에 토큰당 {step_token:,g}ms씩 더해집니다."),
     "help.rules.paper": "논문이 측정한 것",
     "help.rules.paper.1": ("연속 할당 시스템은 예약과 내부·외부 파편화로 KV 메모리의 {paper_contiguous_waste}%를 낭비합니다. 페이징은 서빙 동시성을 "
                            "{paper_concurrency}배로 높입니다."),
-    "help.rules.paper.2": ("페이징의 낭비는 {paper_paged_waste}% 미만으로, 마지막 블록의 빈 꼬리뿐입니다"
-                           "(약 {paper_sharegpt_blocks:,}블록 중, 여기서는 {blocks:,}블록 중)."),
+    "help.rules.paper.2": ("페이징의 낭비는 {paper_paged_waste}% 미만으로, 요청의 마지막 블록에 남는 빈자리뿐입니다(논문의 요청은 약 "
+                           "{paper_sharegpt_blocks:,}블록, 게임은 최대 {blocks:,}블록)."),
     "help.mechanic": "{mechanic}:",
     "help.on_touch": "터치스크린에서",
     "help.with_keyboard": "키보드로",
     "help.touch.drag": "옆으로 끌기",
-    "help.touch_do.drag": "요청을 한 칸에 한 열씩 이동",
+    "help.touch_do.drag": "끈 거리 한 칸마다 요청을 한 열씩 이동",
     "help.touch.tap": "보드 탭",
     "help.touch_do.tap": "시계 방향 회전 ({rotate_ccw} / {rotate_cw} 버튼도 있음)",
     "help.touch.down": "아래로 끌기",
@@ -301,7 +302,7 @@ MESSAGES: dict[str, str] = {
     "help.touch.swipe": "위로 밀기",
     "help.touch_do.swipe": "홀드: 요청을 옆에 두기 ({hold} 버튼)",
     "help.touch.long": "길게 누르기",
-    "help.touch_do.long": "분할: 요청을 바로 페이지로 나누기, 페이징 모드 ({split} 버튼)",
+    "help.touch_do.long": "분할: 요청을 바로 페이지로 나누기 (페이징 모드, {split} 버튼)",
     "help.touch.queue": "대기열 탭",
     "help.touch_do.queue": "다음에 실행할 요청 고르기",
     "help.touch.allocator": "할당기",
@@ -360,7 +361,7 @@ MESSAGES: dict[str, str] = {
     "hud.served_word": "처리",
     "hud.level_short": "레벨 {level:,}",
     "hud.mixed_short": "혼합: 기록 없음",
-    "hud.mode_locked": "챕터가 정함",
+    "hud.mode_locked": "챕터 고정",
     "hud.tap_switch": "탭해서 전환",
     "hud.full_log": "탭: 전체 로그",
     "hud.vram_held": "VRAM 점유",
@@ -369,7 +370,7 @@ MESSAGES: dict[str, str] = {
     "hud.frag_short": "파편화 {percent}",
     "hud.waste": "낭비",
     "hud.waste_note": "점유했지만 토큰 없음",
-    "hud.mixed_note": "혼합 게임은 최고 점수에 들지 않습니다.",
+    "hud.mixed_note": "혼합 게임은 최고 점수가 기록되지 않습니다.",
     "hud.allocator": "할당기",
     "hud.reserved_short": "예약 {n:,}블록",
     "hud.counts_ttft": "실행 {running:,}   첫 토큰 {seconds:,.1f}초   {tokens:,}토큰",
@@ -439,34 +440,34 @@ MESSAGES: dict[str, str] = {
     "card.dismiss_tap": "탭: 닫기",
     "card.dismiss_line": "{hint}   {key}: 카드 끄기",
     "card.finished.title": "완료: 블록을 제자리에서 가비지 컬렉션",
-    "card.finished.body": "요청이 마지막 토큰을 생성해, 점유하던 블록(테두리)이 어디에 있든 한꺼번에 비었습니다. 아무것도 움직이지 않습니다. 남은 틈은 새 요청을 기다립니다.",
+    "card.finished.body": "요청이 마지막 토큰을 생성하자, 점유하던 블록(테두리)이 어디에 있든 한꺼번에 비었습니다. 아무것도 움직이지 않습니다. 남은 틈은 새 요청을 기다립니다.",
     "card.reservation.title": "예약했지만 아직 비어 있음",
     "card.reservation.body": ("빗금 블록(테두리)은 이 요청의 최대 시퀀스 길이를 위해 예약한 자리로, 디코딩이 진행되어야 채워집니다. vLLM 논문은 이런 시스템이 KV 메모리의 "
                               "20~38%만 토큰 저장에 쓴다고 측정했습니다."),
     "card.reservation_wasted.title": "예약했지만 쓰지 않음",
-    "card.reservation_wasted.body": ("디코딩이 테두리 친 블록을 채우기 전에 요청이 끝났습니다. 요청이 실행되는 내내 점유되었지만 토큰을 하나도 담지 않았습니다(내부 "
-                                     "파편화). 이제 다시 빈 블록입니다."),
+    "card.reservation_wasted.body": ("디코딩이 테두리 친 블록을 채우기 전에 요청이 끝났습니다. 이 블록들은 요청이 실행되는 내내 점유되었지만 토큰을 하나도 담지 "
+                                     "않았습니다(내부 파편화). 이제 다시 빈 블록입니다."),
     "card.sealed_hole.title": "갇힌 빈 블록: 파편화",
     "card.sealed_hole.body": "어떤 요청도 테두리 친 빈 블록까지 닿을 수 없어서, 연속 할당으로는 이 블록을 쓸 수 없습니다(외부 파편화). 페이징 할당기는 빈 블록을 모두 씁니다.",
     "card.paged_grow.title": "필요할 때 새 페이지",
     "card.paged_grow.body": ("요청이 마지막 블록을 다 채워, 빈 블록 어디에서든 하나(테두리)를 더 할당받아 블록 테이블에 넣었습니다. PagedAttention은 KV 메모리를 "
                              "한 블록씩 할당합니다."),
     "card.preempted.title": "선점: 빈 블록이 없음",
-    "card.preempted.body": ("디코딩 중인 요청에 줄 빈 블록이 없어서, 가장 최근에 실행을 시작한 요청(테두리)이 대기열 맨 앞으로 돌아갔습니다. vLLM V1은 재계산하며, "
-                            "프롬프트는 캐시에 남아 있기 쉽습니다. V0은 CPU로 스왑할 수도 있었습니다. {key:로} 방식을 바꿉니다."),
+    "card.preempted.body": ("디코딩 중인 요청에 줄 빈 블록이 없어서, 가장 최근에 실행을 시작한 요청(테두리)이 대기열 맨 앞으로 돌아갔습니다. vLLM V1은 재계산하고, "
+                            "프롬프트는 대개 캐시에 남습니다. V0은 CPU로 스왑할 수도 있었습니다({key} 키로 전환합니다)."),
     "card.queue_filling.title": "대기열이 차고 있음",
     "card.queue_filling.body": ("요청은 플레이어와 상관없이 도착하고, 도착 속도는 매분 빨라집니다. 대기 요청이 {max:,}개를 넘거나 한 요청이 {deadline:,}초 동안 "
                                 "첫 토큰을 받지 못하면 서빙 엔진이 과부하로 멈춥니다. 비어 있는 채 점유된 메모리로는 어떤 요청도 실행을 시작할 수 없습니다."),
     "card.deadline.title": "마감이 다가온 요청",
     "card.deadline.body": ("도착한(또는 선점된) 뒤 {deadline:,}초 동안 첫 토큰을 받지 못한 요청은 마감을 놓치고, 게임이 끝납니다. "
                            "대기 막대가 빨개지면 하드 드롭하거나, 페이징 모드에서 분할하세요."),
-    "card.prefix_hit.title": "공유 프롬프트: 캐시에서 찾음",
+    "card.prefix_hit.title": "공유 프롬프트: 프리픽스 캐시 적중",
     "card.prefix_hit.body": ("이미 계산된 시스템 프롬프트로 시작해서, 그 블록(테두리)을 매핑하고 프리필을 건너뜁니다. "
                              "\u00d7N은 그 블록을 공유하는 요청 수입니다. vLLM의 프리픽스 캐싱(prefix caching)입니다."),
     "card.chunked_prefill.title": "청크 프리필",
     "card.chunked_prefill.body": ("스텝마다 실행 중인 요청의 다음 토큰을 먼저 만들고, 남은 예산으로 프롬프트를 한 청크씩 계산합니다(vLLM V1). 디코딩은 멈추지 않는 "
                                   "대신 첫 토큰이 늦어집니다. {budget_keys} 키로 예산을 조절합니다."),
-    "card.picked.title": "순서를 건너뛰어 고름",
+    "card.picked.title": "순서를 앞질러 선택",
     "card.picked.body": ("뒤에 온 요청을 먼저 실행했습니다. SGLang의 최장 프리픽스 일치(longest prefix match)는 프롬프트가 아직 캐시에 있는 요청을 이렇게 "
                          "앞세웁니다. 새 블록이 덜 들기 때문입니다. 맨 앞 요청의 마감 시간은 계속 흐릅니다."),
     "card.split.title": "분할: PagedAttention",
@@ -500,8 +501,8 @@ MESSAGES: dict[str, str] = {
     "log.admitted_resumed.swap": ", 스왑에서 복귀",
     "log.admitted_resumed.recompute": ", 재계산으로 복귀",
     "log.admitted_cached": ", 캐시에서 {cached:,}블록",
-    "log.picked": "[SCHED] {req} 다음 실행으로 선택 (대기열 {place:,}번)",
-    "log.budget": "[SCHED] 스텝 토큰 예산 {budget:,}: 디코딩 먼저, 남는 만큼 프리필 청크",
+    "log.picked": "[SCHED] {req} 다음 실행으로 선택 (대기열 {place:,}번째)",
+    "log.budget": "[SCHED] 스텝 토큰 예산 {budget:,}토큰: 디코딩 우선, 남은 예산은 프리필 청크",
     "log.grew": "[PAGED] {req} 커짐: 논리 블록 {page:,} -> 물리 블록 {cell}",
     "log.finished": "[GC] {req} 완료: {tokens:,}토큰 처리, {blocks:,}블록 제자리에서 가비지 컬렉션",
     "log.finished_wasted": "[GC] {req} 완료: {tokens:,}토큰 처리, {blocks:,}블록 가비지 컬렉션 (예약 {wasted:,}블록 미사용)",
@@ -511,8 +512,8 @@ MESSAGES: dict[str, str] = {
     "log.preempt_mode": "[SCHED] 선점 방식 -> {mode}",
     "log.preempt.swap": "스왑(vLLM V0 / 논문 4.5절): 블록을 CPU 메모리로 보냈다가 되돌림",
     "log.preempt.recompute": "재계산(vLLM V1): 블록을 끝부터 해제하고 컨텍스트를 다시 프리필",
-    "log.split": "[PAGED] {req} {pages:,}페이지로 분할, 구멍 {holes:,}: {cells}",
-    "log.paged": "[PAGED] {req} {pages:,}페이지로 페이징, 구멍 {holes:,}: {cells}",
+    "log.split": "[PAGED] {req} {pages:,}페이지로 분할, 틈에 {holes:,}페이지: {cells}",
+    "log.paged": "[PAGED] {req} 필요할 때 {pages:,}페이지로, 틈에 {holes:,}페이지: {cells}",
     "log.mode": "[MODE] 할당기 -> {label}: {summary}",
     "log.held": "[SCHED] {name:을} 홀드로 옮김 (마감 시간은 계속 흐름)",
     "log.held_back": "[SCHED] {name:을} 홀드로 옮기고 {back:을} 꺼냄",
@@ -520,7 +521,7 @@ MESSAGES: dict[str, str] = {
     "log.oom": "[FATAL] CUDA OOM, req#{id} {name}: {cause}",
     "log.cause.memory_full": "메모리 가득 참 ({need:,}블록 필요, 빈 블록 {free:,}개)",
     "log.cause.memory_full_paged": "메모리 가득 참 (빈 블록 {free:,}개, {need:,}블록 필요, {seconds:,}초 대기)",
-    "log.cause.no_free_range": "맞는 범위 없음 (빈 블록 {free:,}개, 갇힘 {sealed:,}, 작은 틈 {open:,})",
+    "log.cause.no_free_range": "맞는 범위 없음 (빈 {free:,}블록, 갇힘 {sealed:,}, 작은 틈 {open:,})",
     "log.cause.ceiling": "보드 위로 삐져나옴 (빈 블록 {free:,}개, 갇힘 {sealed:,}개)",
     "log.cause.spawn_blocked": "입구 막힘 (빈 블록 {free:,}개, 갇힘 {sealed:,}개)",
     "log.overload_queue": "[FATAL] 과부하: 대기 요청 {waiting:,}개, 한도 {max:,}개 초과 (빈 블록 {free:,}개, 실행 중 {running:,}개)",
@@ -537,9 +538,9 @@ MESSAGES: dict[str, str] = {
     "report.oom": "CUDA OUT OF MEMORY",
     "report.overload": "서빙 엔진 과부하",
     "report.victory": "워크로드 완료",
-    "cause.memory_full": "메모리가 실제로 가득 찼습니다: {req}에 블록 {need:,}개가 필요한데 빈 블록은 {free:,}개입니다",
-    "cause.memory_full_paged": ("메모리가 실제로 가득 찼습니다. {req:은} 블록 {need:,}개가 필요했지만 빈 블록이 {free:,}개뿐이라 {seconds:,}초를 "
-                                "기다렸습니다"),
+    "cause.memory_full": "파편화가 아니라 메모리 자체가 부족했습니다. {req}에 블록 {need:,}개가 필요한데 빈 블록은 {free:,}개입니다",
+    "cause.memory_full_paged": ("파편화가 아니라 메모리 자체가 부족했습니다. {req:은} 블록 {need:,}개가 필요했지만 빈 블록이 {free:,}개뿐이라 "
+                                "{seconds:,}초를 기다렸습니다"),
     "cause.no_free_range": "{req}의 모양에 맞는 빈 범위가 없습니다. 빈 블록 {free:,}개 중 {sealed:,}개는 갇혔고 {open:,}개는 너무 작은 틈에 있습니다",
     "cause.ceiling": "{req:이} 보드 위로 삐져나온 채 멈췄습니다. 빈 블록 {free:,}개 중 {sealed:,}개는 갇힌 블록입니다",
     "cause.spawn_blocked": "입구가 막혀 {req:이} 들어오지 못했습니다. 빈 블록 {free:,}개 중 {sealed:,}개는 갇힌 블록입니다",
@@ -551,10 +552,9 @@ MESSAGES: dict[str, str] = {
                                  "{sealed:,}개, 너무 작은 틈 {open:,}개"),
     "report.memory_paged": "{req}: 블록 {need:,}개 필요. 빈 블록 {free:,}개: 페이징이라 모두 쓸 수 있음",
     "report.memory_victory": "최대 VRAM 점유 {peak}, 끝날 때 빈 블록 {free:,}개",
-    "report.pytorch.caption": "PyTorch라면 이렇게 말합니다({gpu}의 {model}, 1블록 = {size}):",
-    "report.pytorch.caption_short": "PyTorch라면 이렇게 말합니다(1블록 = {size}):",
-    "report.pytorch.engines": ("오늘날 서빙 엔진은 KV 캐시 풀을 미리 할당해 두고, 충돌하는 대신 요청을 대기열에서 "
-                               "기다리게 합니다."),
+    "report.pytorch.caption": "PyTorch였다면 이런 에러가 났을 것입니다({gpu}에서 {model}, 1블록 = {size}):",
+    "report.pytorch.caption_short": "PyTorch였다면 이런 에러가 났을 것입니다(1블록 = {size}):",
+    "report.pytorch.engines": "오늘날 서빙 엔진은 KV 캐시 풀을 미리 할당해 두고, OOM으로 죽는 대신 요청을 대기열에서 기다리게 합니다.",
     "report.fact.prefix_cache": "프리픽스 캐시",
     "report.value.prefix_cache": "적중 {percent}, {tokens:,}토큰 생략",
     "report.fact.prefix_copies": "프롬프트 복사",
@@ -583,13 +583,13 @@ MESSAGES: dict[str, str] = {
     "report.best_goal": "최고 점수, {goal}:",
     "report.best_daily": "오늘의 도전 {day} 최고 점수:",
     "report.best_entry": "{mode} {score:,}",
-    "report.mixed_no_best": "혼합 게임은 최고 점수를 남기지 않습니다",
+    "report.mixed_no_best": "혼합 게임은 최고 점수가 기록되지 않습니다",
     "report.copy": "복사",
     "report.watch": "보기",
     "report.code_tail": "... {n:,}자",
     "report.share_code": "공유 코드",
     "report.share_code_mixed": "공유 코드  ({mode})",
-    "report.copy_note.pending": "복사하는 중 ...",
+    "report.copy_note.pending": "복사하는 중...",
     "report.copy_note.copied": "링크를 복사했습니다. 댓글에 붙여 넣으세요",
     "report.copy_note.selected": "링크를 선택해 두었습니다. 복사하세요",
     "report.copy_note.printed": "코드를 터미널에 출력했습니다",
@@ -620,25 +620,23 @@ MESSAGES: dict[str, str] = {
     "tip.name.drop": "하드 드롭({key})",
     "tip.sealed": ("페이징이었다면 이 빈 블록 {sealed:,}개를 썼을 것입니다. 어떤 요청도 한 덩어리로 닿을 수 없는 곳에 갇혀 있습니다(외부 파편화). {board}에서 볼 수 "
                    "있습니다."),
-    "tip.memory_full": ("메모리가 실제로 가득 찼습니다(빈 블록 {free:,}개, 필요 {need:,}개). 그동안 블록 "
-                        "{reserved:,}개가 최대 시퀀스 길이를 위해 예약된 채 비어 있었습니다. 페이징 요청은 토큰이 "
-                        "채운 블록만 씁니다."),
+    "tip.memory_full": ("파편화가 아니라 메모리 자체가 부족했습니다(빈 블록 {free:,}개, 필요 {need:,}개). 그동안 블록 {reserved:,}개가 최대 시퀀스 길이를 "
+                        "위해 예약된 채 비어 있었습니다. 페이징 모드에서 요청은 토큰이 채운 블록만 점유합니다."),
     "tip.ceiling_reach": ("이 요청이 닿을 수 있는 빈 블록이 {usable:,}개 있어 한 덩어리로 들어갈 수 있었지만, 요청이 높이 쌓인 더미 위에 멈췄습니다. 떨어뜨리기 전에 "
                           "낮은 틈으로 옮기세요."),
     "tip.spawn_blocked": ("요청은 맨 위에서 들어오는데, 닿을 수 있는 빈 블록 {usable:,}개가 아래에 남은 채로 입구가 "
                           "막혔습니다. 가운데 열을 낮게 유지하세요."),
-    "tip.gaps": ("빈 블록이 {free:,}개였지만 {open:,}개는 이 모양에 너무 작은 틈에, {sealed:,}개는 갇힌 곳에 "
-                 "있었습니다. 페이징 요청은 빈 블록이 모여 있든 흩어져 있든 모두 쓸 수 있습니다."),
+    "tip.gaps": ("빈 블록이 {free:,}개였지만 {open:,}개는 이 모양에 너무 작은 틈에, {sealed:,}개는 갇힌 곳에 있었습니다. 페이징 모드에서 요청은 빈 블록이 모여 있든 "
+                 "흩어져 있든 모두 쓸 수 있습니다."),
     "tip.paged_full": ("페이징으로 빈 블록을 모두 썼는데도 메모리가 모자랐습니다(빈 블록 {free:,}개, 필요 {need:,}개). 블록 몇 개를 비워 두면(vLLM V0의 "
                        "워터마크처럼) 요청이 {deadline:,}초를 넘기기 전에 스케줄러가 선점으로 자리를 만들 수 있습니다."),
     "tip.queue_full_memory": ("메모리가 {percent} 찼습니다. 블록 몇 개를 비워 두면(vLLM V0의 워터마크처럼) 실행 중인 요청이 선점되어 대기열로 돌아가지 않고 커질 "
                               "수 있습니다."),
-    "tip.queue_full_reserved": ("블록 {reserved:,}개가 최대 시퀀스 길이를 위해 예약된 채 비어 있어서, 동시 처리 "
-                                "요청 수가 줄고 대기열이 밀렸습니다. 페이징은 서빙 동시성을 {low:,}~{high:,}배로 "
-                                "높입니다."),
-    "tip.queue_full_slow": ("빈 블록이 {free:,}개 있었는데도 요청 {waiting:,}개가 밀렸습니다. 요청은 보드에 놓여야 실행을 시작하는데, 놓는 속도가 도착 속도를 "
+    "tip.queue_full_reserved": ("블록 {reserved:,}개가 최대 시퀀스 길이를 위해 예약된 채 비어 있어서, 동시 처리 요청 수가 줄고 대기열이 쌓였습니다. 페이징은 서빙 "
+                                "동시성을 {low:,}~{high:,}배로 높입니다."),
+    "tip.queue_full_slow": ("빈 블록이 {free:,}개 있었는데도 요청 {waiting:,}개가 쌓였습니다. 요청은 보드에 놓여야 실행을 시작하는데, 놓는 속도가 도착 속도를 "
                             "따라가지 못했습니다. 덜 움직이고 더 빨리 떨어뜨리세요. 도착은 매분 빨라집니다."),
-    "tip.queue_full_split": ("빈 블록이 {free:,}개 있었는데도 요청 {waiting:,}개가 밀렸습니다. 페이징에서는 요청을 어디에 놓든 상관없습니다. {split}하면 바로 "
+    "tip.queue_full_split": ("빈 블록이 {free:,}개 있었는데도 요청 {waiting:,}개가 쌓였습니다. 페이징에서는 요청을 어디에 놓든 상관없습니다. {split}하면 바로 "
                              "실행을 시작합니다."),
     "tip.deadline_memory": ("메모리가 모자랐습니다(빈 블록 {free:,}개, 필요 {need:,}개). 블록 몇 개를 비워 두고"
                             "(vLLM V0의 워터마크처럼), 프롬프트가 캐시된 요청을 고르고, 선점으로 자리를 내주세요."),
@@ -683,7 +681,7 @@ MESSAGES.update({
     "lab.waiting": "대기 {n:,}",
     "lab.waste": "낭비 {percent}",
     "lab.tokens_per_s": "{value:,}토큰/초",
-    "lab.sharing_saves": "공유로 {percent} 절약, 복사 {n:,}",
+    "lab.sharing_saves": "공유로 {percent} 절약, 복사 {n:,}회",
     "lab.preempted": "선점 {n:,}",
     "lab.finished": "완료 {n:,}",
     "lab.clock": "t = {t}초  {status}",
@@ -694,9 +692,8 @@ MESSAGES.update({
     "lab.plot_window": "최근 {s:,}초",
     "lab.plot_avg": "{label}  평균 {value:,}",
     "lab.how_to_read": "읽는 법",
-    "lab.help.basic": ("같은 요청, 같은 메모리입니다. 연속 할당 엔진은 요청마다 범위를 미리 예약하고, 페이징 "
-                       "엔진은 어디서든 한 블록씩 가져갑니다. 블록을 클릭하면 그 요청을 따라가고, 이 패널을 "
-                       "클릭하면 게임 속 각 엔진이 보입니다."),
+    "lab.help.basic": ("같은 요청, 같은 메모리입니다. 연속 할당 엔진은 요청마다 범위를 미리 예약하고, 페이징 엔진은 어디서든 한 블록씩 가져갑니다. 블록을 클릭하면 그 요청을 "
+                       "따라가고, 이 패널을 클릭하면 각 엔진이 게임에서 무엇에 해당하는지 보입니다."),
     "lab.help.parallel": ("프롬프트마다 샘플이 {n:,}개입니다. Orca는 샘플마다 프롬프트를 따로 복사하고, vLLM은 {n:,}개 모두 프롬프트의 블록을 가리키게 한 뒤(흰 점 "
                           "하나가 가리키는 시퀀스 하나), 샘플이 공유 블록에 쓸 때만 복사합니다(쓰기 시 복사, copy-on-write: 깜박이는 블록). 블록을 클릭하면 누가 "
                           "가리키는지 보입니다."),
@@ -712,18 +709,18 @@ MESSAGES.update({
     "lab.help_short.prefix": ("모든 프롬프트가 같은 {tokens:,}토큰으로 시작합니다. vLLM은 그 블록을 한 번만 두고"
                               "(보라색) 모든 요청이 함께 씁니다. Orca는 요청마다 다시 저장합니다."),
     "lab.game_title": "게임에서: {mode}",
-    "lab.game.like": "{engine:은} 규칙이 같고 요청 길이를 더 정확히 예측합니다. 게임은 {exact:과} 같이 최대 시퀀스 길이를 예약합니다.",
+    "lab.game.like": "{engine:은} 게임과 규칙이 같지만 요청 길이를 더 정확히 예측합니다. 게임은 {exact:과} 같이 최대 시퀀스 길이를 예약합니다.",
     "lab.game.contiguous": ("게임의 {mode} 모드는 이 실험실의 {engine}에 해당합니다. 요청은 최대 시퀀스 길이(테트로미노, {blocks:,}블록)만큼의 범위 하나를 "
-                            "점유하다가 끝나면 전부 해제하고, 그때까지 빗금인 칸은 낭비입니다. 줄은 지워지지 않고 아무것도 움직이지 않습니다. 놓을 자리가 없는 요청은 게임에서는 "
-                            "CUDA OOM으로 게임을 끝내고, 실험실에서는 대기열에서 기다립니다."),
+                            "점유하다가 끝나면 전부 해제하고, 끝날 때까지 빗금으로 남은 칸은 낭비입니다. 줄은 지워지지 않고 아무것도 움직이지 않습니다. 놓을 자리가 없는 요청은 "
+                            "게임에서는 CUDA OOM이 되어 게임을 끝내고, 실험실에서는 대기열에서 기다립니다."),
     "lab.game.paged": ("게임의 {mode} 모드는 이 실험실의 {engine}에 해당합니다. 요청은 프롬프트를 프리필하며 블록을 할당받고, 마지막 블록이 차면 빈 곳 어디에서든 하나를 "
                        "더 받으며, 끝나면 전부 해제합니다. 빈 블록이 없으면 게임도 실험실도 가장 최근 요청을 선점합니다. 게임은 재계산하거나 vLLM V0처럼 CPU로 "
                        "스왑하고({cpu:,}블록까지), 실험실은 재계산합니다. 게임은 대기 요청이 {queue:,}개를 넘거나 첫 토큰까지 {deadline:,}초를 기다리면 과부하로 "
                        "끝납니다."),
     "lab.game_short.contiguous": ("게임의 {mode} 모드는 실험실의 {engine}에 해당합니다. 요청은 테트로미노의 {blocks:,}블록을 끝날 때까지 점유하고, 빗금으로 "
                                   "남은 칸은 낭비입니다. 자리가 없으면 게임에서는 CUDA OOM, 실험실에서는 대기입니다."),
-    "lab.game_short.paged": ("게임의 {mode} 모드는 실험실의 {engine}에 해당합니다. 토큰을 만들며 빈 곳 어디에든 블록을 받고, 끝나면 전부 해제합니다. 블록이 없으면 "
-                             "가장 최근 요청을 선점합니다(게임은 재계산 또는 V0식 스왑, 실험실은 재계산). 게임은 대기 요청이 {queue:,}개를 넘거나 첫 토큰까지 "
+    "lab.game_short.paged": ("게임의 {mode} 모드는 실험실의 {engine}에 해당합니다. 요청은 토큰을 만들며 빈 곳 어디에든 블록을 받고, 끝나면 전부 해제합니다. 블록이 "
+                             "없으면 가장 최근 요청을 선점합니다(게임은 재계산 또는 V0식 스왑, 실험실은 재계산). 게임은 대기 요청이 {queue:,}개를 넘거나 첫 토큰까지 "
                              "{deadline:,}초가 걸리면 끝납니다."),
     "lab.keys_short": "{scenario} 공유  {dataset} 데이터  {contiguous} 기준선  {pause} 일시정지",
     "lab.request": "요청 #{id}",
@@ -737,7 +734,7 @@ MESSAGES.update({
     "lab.pointed.beam": "요청 #{id}의 빔 {n:,}개가 가리킴",
     "lab.pointed.parallel": "요청 #{id}의 샘플 {n:,}개가 가리킴",
     "lab.pointed.other": "요청 #{id}의 시퀀스 {n:,}개가 가리킴",
-    "lab.held_alone": "요청 #{id} 혼자 점유",
+    "lab.held_alone": "요청 #{id}만 점유",
     "lab.pointed_requests": "요청 {n:,}개가 가리킴: {ids}",
     "lab.shared_copy": "공유됨: 쓰기 전에 먼저 복사",
     "lab.table_of": "#{id}의 블록 테이블: {tokens:,}토큰",
