@@ -40,7 +40,7 @@ MESSAGES: dict[str, str] = {
     "mode.paged.summary": "PagedAttention: 요청이 커질 때마다 빈 블록 어디에든 한 블록씩 할당",
     # ------------------------------------------------------------------ 타이틀
     "title.pitch": ("떨어지는 테트로미노는 추론 요청이고, 보드는 GPU 메모리입니다. 요청은 디코딩을 마치면 블록을 해제합니다. 메모리가 바닥나거나 대기열이 넘치지 않게 하세요. 목표는 "
-                    "요청 {requests:,}개 처리, 또는 무한 모드입니다."),
+                    "요청 {requests:,}개 처리입니다(무한 모드도 있습니다)."),
     "title.pitch_short": "떨어지는 테트로미노는 추론 요청, 보드는 GPU 메모리입니다. 메모리가 바닥나거나 대기열이 넘치기 전에 요청 {requests:,}개를 처리하세요.",
     "title.allocator": "할당기 (allocator)",
     "title.best_scores": "최고 점수",
@@ -202,7 +202,7 @@ MESSAGES: dict[str, str] = {
     "chapter.row.tokens_per_minute": "분당 토큰",
     "chapter.src.fig2": "PagedAttention 논문, 그림 2",
     "chapter.src.paper": "PagedAttention 논문",
-    "chapter.src.concurrency": "논문 그림 13: Orca 대비 동시에 배치한 요청 수",
+    "chapter.src.concurrency": "논문 그림 13: Orca 대비 동시 처리 요청 수",
     "chapter.src.prefix": "논문 6.4절, 1-shot / 5-shot 프리픽스, Orca 대비",
     "chapter.src.throughput": "논문: Orca, FasterTransformer 대비 처리량",
     "chapter.src.sarathi": "Sarathi-Serve 논문(OSDI), 서빙 용량",
@@ -220,12 +220,12 @@ MESSAGES: dict[str, str] = {
     "pause.quit": "타이틀로 나가기",
     # ------------------------------------------------------------------ 도움말
     "help.title": "플레이 방법",
-    "help.subtitle": "GPU에서 각각이 뜻하는 것",
+    "help.subtitle": "각 요소가 GPU에서 뜻하는 것",
     "help.controls": "조작",
     "help.concept_map": "개념 지도",
     "help.in_game": "게임에서",
     "help.in_engine": "서빙 엔진에서 (vLLM, TensorRT-LLM, TGI)",
-    "help.goal": ("목표는 요청 {requests:,}개 처리, 또는 무한 모드입니다. 연속 모드로는 거의 달성할 수 없지만 페이징 모드로는 달성할 수 있습니다. 도중에 할당기를 바꾸면 "
+    "help.goal": ("목표는 요청 {requests:,}개 처리입니다(무한 모드도 있습니다). 연속 모드로는 거의 달성할 수 없지만 페이징 모드로는 달성할 수 있습니다. 도중에 할당기를 바꾸면 "
                   "혼합(MIXED) 게임이 되어 최고 점수가 기록되지 않습니다."),
     "help.do.move": "요청 이동",
     "help.do.rotate": "시계 / 반시계 방향 회전",
@@ -292,7 +292,7 @@ MESSAGES: dict[str, str] = {
     "help.on_touch": "터치스크린에서",
     "help.with_keyboard": "키보드로",
     "help.touch.drag": "옆으로 끌기",
-    "help.touch_do.drag": "끈 거리 한 칸마다 요청을 한 열씩 이동",
+    "help.touch_do.drag": "한 칸 끌 때마다 요청을 한 열씩 이동",
     "help.touch.tap": "보드 탭",
     "help.touch_do.tap": "시계 방향 회전 ({rotate_ccw} / {rotate_cw} 버튼도 있음)",
     "help.touch.down": "아래로 끌기",
@@ -361,7 +361,7 @@ MESSAGES: dict[str, str] = {
     "hud.served_word": "처리",
     "hud.level_short": "레벨 {level:,}",
     "hud.mixed_short": "혼합: 기록 없음",
-    "hud.mode_locked": "챕터 고정",
+    "hud.mode_locked": "챕터가 정함",
     "hud.tap_switch": "탭해서 전환",
     "hud.full_log": "탭: 전체 로그",
     "hud.vram_held": "VRAM 점유",
@@ -462,16 +462,17 @@ MESSAGES: dict[str, str] = {
     "card.deadline.body": ("도착한(또는 선점된) 뒤 {deadline:,}초 동안 첫 토큰을 받지 못한 요청은 마감을 놓치고, 게임이 끝납니다. "
                            "대기 막대가 빨개지면 하드 드롭하거나, 페이징 모드에서 분할하세요."),
     "card.prefix_hit.title": "공유 프롬프트: 프리픽스 캐시 적중",
-    "card.prefix_hit.body": ("이미 계산된 시스템 프롬프트로 시작해서, 그 블록(테두리)을 매핑하고 프리필을 건너뜁니다. "
-                             "\u00d7N은 그 블록을 공유하는 요청 수입니다. vLLM의 프리픽스 캐싱(prefix caching)입니다."),
+    "card.prefix_hit.body": ("이 요청은 이미 계산된 시스템 프롬프트로 시작하므로, 그 블록(테두리)을 매핑하고 프리필을 건너뜁니다. \u00d7N은 그 블록을 공유하는 요청 수입니다. "
+                             "vLLM의 프리픽스 캐싱(prefix caching)입니다."),
     "card.chunked_prefill.title": "청크 프리필",
     "card.chunked_prefill.body": ("스텝마다 실행 중인 요청의 다음 토큰을 먼저 만들고, 남은 예산으로 프롬프트를 한 청크씩 계산합니다(vLLM V1). 디코딩은 멈추지 않는 "
                                   "대신 첫 토큰이 늦어집니다. {budget_keys} 키로 예산을 조절합니다."),
-    "card.picked.title": "순서를 앞질러 선택",
-    "card.picked.body": ("뒤에 온 요청을 먼저 실행했습니다. SGLang의 최장 프리픽스 일치(longest prefix match)는 프롬프트가 아직 캐시에 있는 요청을 이렇게 "
-                         "앞세웁니다. 새 블록이 덜 들기 때문입니다. 맨 앞 요청의 마감 시간은 계속 흐릅니다."),
+    "card.picked.title": "순서를 건너뛰어 선택",
+    "card.picked.body": ("뒤에 온 요청을 먼저 실행했습니다. SGLang의 최장 프리픽스 일치(LPM) 정책은 프롬프트가 아직 캐시에 있는 요청을 이렇게 앞세웁니다. 새 블록이 덜 "
+                         "들기 때문입니다. 맨 앞 요청의 마감 시간은 계속 흐릅니다."),
     "card.split.title": "분할: PagedAttention",
-    "card.split.body": "요청을 테두리 친 빈 블록에, 구멍까지 채워 페이징했습니다. vLLM처럼 블록 테이블이 논리 블록을 물리 블록에 매핑하므로, 물리 블록은 어디에 있어도 됩니다.",
+    "card.split.body": ("요청을 페이지로 나눠 테두리 친 빈 블록에 넣었습니다. 다른 블록 아래의 틈까지 씁니다. vLLM처럼 블록 테이블이 논리 블록을 물리 블록에 매핑하므로, 물리 "
+                        "블록은 어디에 있어도 됩니다."),
     "card.paged_on_demand.title": "필요할 때 페이징",
     "card.paged_on_demand.body": ("한 덩어리로 놓을 수 없어서, 페이지마다 빈 블록이 있는 곳(테두리)에 할당했습니다. "
                                   "vLLM에서는 어떤 요청도 연속 범위가 필요 없습니다."),
@@ -513,7 +514,7 @@ MESSAGES: dict[str, str] = {
     "log.preempt.swap": "스왑(vLLM V0 / 논문 4.5절): 블록을 CPU 메모리로 보냈다가 되돌림",
     "log.preempt.recompute": "재계산(vLLM V1): 블록을 끝부터 해제하고 컨텍스트를 다시 프리필",
     "log.split": "[PAGED] {req} {pages:,}페이지로 분할, 틈에 {holes:,}페이지: {cells}",
-    "log.paged": "[PAGED] {req} 필요할 때 {pages:,}페이지로, 틈에 {holes:,}페이지: {cells}",
+    "log.paged": "[PAGED] {req} 필요할 때 페이징: {pages:,}페이지, 틈에 {holes:,}페이지: {cells}",
     "log.mode": "[MODE] 할당기 -> {label}: {summary}",
     "log.held": "[SCHED] {name:을} 홀드로 옮김 (마감 시간은 계속 흐름)",
     "log.held_back": "[SCHED] {name:을} 홀드로 옮기고 {back:을} 꺼냄",
@@ -521,7 +522,7 @@ MESSAGES: dict[str, str] = {
     "log.oom": "[FATAL] CUDA OOM, req#{id} {name}: {cause}",
     "log.cause.memory_full": "메모리 가득 참 ({need:,}블록 필요, 빈 블록 {free:,}개)",
     "log.cause.memory_full_paged": "메모리 가득 참 (빈 블록 {free:,}개, {need:,}블록 필요, {seconds:,}초 대기)",
-    "log.cause.no_free_range": "맞는 범위 없음 (빈 {free:,}블록, 갇힘 {sealed:,}, 작은 틈 {open:,})",
+    "log.cause.no_free_range": "맞는 범위 없음 (빈 블록 {free:,}개, 갇힘 {sealed:,}개, 틈 {open:,}개)",
     "log.cause.ceiling": "보드 위로 삐져나옴 (빈 블록 {free:,}개, 갇힘 {sealed:,}개)",
     "log.cause.spawn_blocked": "입구 막힘 (빈 블록 {free:,}개, 갇힘 {sealed:,}개)",
     "log.overload_queue": "[FATAL] 과부하: 대기 요청 {waiting:,}개, 한도 {max:,}개 초과 (빈 블록 {free:,}개, 실행 중 {running:,}개)",
@@ -538,10 +539,10 @@ MESSAGES: dict[str, str] = {
     "report.oom": "CUDA OUT OF MEMORY",
     "report.overload": "서빙 엔진 과부하",
     "report.victory": "워크로드 완료",
-    "cause.memory_full": "파편화가 아니라 메모리 자체가 부족했습니다. {req}에 블록 {need:,}개가 필요한데 빈 블록은 {free:,}개입니다",
+    "cause.memory_full": "파편화가 아니라 메모리 자체가 부족했습니다. {req}에 블록 {need:,}개가 필요했는데 빈 블록은 {free:,}개뿐이었습니다",
     "cause.memory_full_paged": ("파편화가 아니라 메모리 자체가 부족했습니다. {req:은} 블록 {need:,}개가 필요했지만 빈 블록이 {free:,}개뿐이라 "
                                 "{seconds:,}초를 기다렸습니다"),
-    "cause.no_free_range": "{req}의 모양에 맞는 빈 범위가 없습니다. 빈 블록 {free:,}개 중 {sealed:,}개는 갇혔고 {open:,}개는 너무 작은 틈에 있습니다",
+    "cause.no_free_range": "{req}의 모양에 맞는 빈 범위가 없었습니다. 빈 블록 {free:,}개 중 {sealed:,}개는 갇혔고 {open:,}개는 너무 작은 틈에 있었습니다",
     "cause.ceiling": "{req:이} 보드 위로 삐져나온 채 멈췄습니다. 빈 블록 {free:,}개 중 {sealed:,}개는 갇힌 블록입니다",
     "cause.spawn_blocked": "입구가 막혀 {req:이} 들어오지 못했습니다. 빈 블록 {free:,}개 중 {sealed:,}개는 갇힌 블록입니다",
     "cause.queue_full": ("대기열이 넘쳤습니다. 대기 요청 {waiting:,}개로 한도 {most:,}개를 넘었고, 빈 블록은 {free:,}개, 실행 중인 요청은 "
@@ -630,7 +631,7 @@ MESSAGES: dict[str, str] = {
                  "흩어져 있든 모두 쓸 수 있습니다."),
     "tip.paged_full": ("페이징으로 빈 블록을 모두 썼는데도 메모리가 모자랐습니다(빈 블록 {free:,}개, 필요 {need:,}개). 블록 몇 개를 비워 두면(vLLM V0의 "
                        "워터마크처럼) 요청이 {deadline:,}초를 넘기기 전에 스케줄러가 선점으로 자리를 만들 수 있습니다."),
-    "tip.queue_full_memory": ("메모리가 {percent} 찼습니다. 블록 몇 개를 비워 두면(vLLM V0의 워터마크처럼) 실행 중인 요청이 선점되어 대기열로 돌아가지 않고 커질 "
+    "tip.queue_full_memory": ("메모리가 {percent} 찼습니다. 블록 몇 개를 비워 두면(vLLM V0의 워터마크처럼) 실행 중인 요청이 선점돼 대기열로 돌아가는 일 없이 커질 "
                               "수 있습니다."),
     "tip.queue_full_reserved": ("블록 {reserved:,}개가 최대 시퀀스 길이를 위해 예약된 채 비어 있어서, 동시 처리 요청 수가 줄고 대기열이 쌓였습니다. 페이징은 서빙 "
                                 "동시성을 {low:,}~{high:,}배로 높입니다."),
