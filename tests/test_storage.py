@@ -462,6 +462,7 @@ FULL = {
     "chapter_scores": {"1": 48, "2": 90, "3": 30, "4": 0, "5": 0, "6": 0},
     "chapter_pair": {"seed": 77, "end_ms": 101500, "running": 30, "held": 612, "waste": 680, "tokens": 412,
                      "served": 24},
+    "chapter_runs": {"1": 3, "2": 2, "3": 1, "4": 0, "5": 0, "6": 0},
     "seen_cards": ["sealed_hole", "split"],
 }
 

@@ -17,6 +17,7 @@ from ui.headless import bot_play, settle
 from ui.overlays import ResultScene
 from ui.play_scene import PlayScene
 from ui.storage import chapter_met, chapter_reached, chapters_met, record_chapter
+from ui.theme import STEP_MS
 from ui.title_scene import TitleScene
 
 pytestmark = pytest.mark.usefixtures("clean_event_queue")
@@ -117,8 +118,14 @@ def test_chapter_1_ends_in_its_outro_and_keeps_its_run_for_chapter_2(tmp_path):
     assert pair.running == len(one.game.serving.running)
     # The report is one button away, and the chapters another.
     outro.click("report")
-    assert isinstance(app.top, ResultScene)
-    app.back()
+    report = app.top
+    assert isinstance(report, ResultScene)
+    # Its third button goes back to the outro, and says so (not TITLE, as free play's does).
+    back = next(b for b in report.report_buttons if b.name == "title")
+    assert back.label == app.tr.t("chapter.back") != app.tr.t("report.title")
+    report.click("title")
+    outro = app.top
+    assert isinstance(outro, ChapterOutroScene)
     outro.click("next")
     assert isinstance(app.top, ChapterIntroScene) and app.top.chapter.number == 2
     # Chapter 2 plays chapter 1's arrivals (its seed) unless told otherwise.
@@ -164,17 +171,52 @@ def test_the_chapter_2_outro_sets_both_runs_side_by_side_as_their_codes_replay(t
     assert "replays another" in capsys.readouterr().err
 
 
-def test_a_locked_chapter_opens_once_the_one_before_is_met(tmp_path):
+def test_a_locked_chapter_opens_once_a_run_of_the_one_before_has_ended_met_or_not(tmp_path):
     app = make_app(tmp_path)
     s = app.settings
     assert [chapter_reached(s, c.number) for c in CHAPTERS] == [True] + [False] * (len(CHAPTERS) - 1)
-    assert not record_chapter(s, 2, -1, 5)  # nonsense is not kept
-    record_chapter(s, 1, chapter(1).goal - 1, 10)
-    assert not chapter_reached(s, 2)
+    assert not record_chapter(s, 2, -1, 5)  # nonsense is not kept, and opens nothing
+    assert not chapter_reached(s, 3)
+    record_chapter(s, 1, chapter(1).goal - 1, 10)  # chapter 1 crashed short of its goal: 2 opens all the same
+    assert chapter_reached(s, 2) and not chapter_met(s, 1) and not chapter_reached(s, 3)
+    assert s.chapter_runs["1"] == 1
     record_chapter(s, 1, chapter(1).goal, 12)
-    assert chapter_reached(s, 2) and s.chapters["1"] == chapter(1).goal and s.chapter_scores["1"] == 12
+    assert chapter_met(s, 1) and s.chapters["1"] == chapter(1).goal and s.chapter_scores["1"] == 12
     record_chapter(s, 1, 3, 4)  # a worse run keeps the best
-    assert s.chapters["1"] == chapter(1).goal and s.chapter_scores["1"] == 12
+    assert s.chapters["1"] == chapter(1).goal and s.chapter_scores["1"] == 12 and s.chapter_runs["1"] == 3
+    # A save from before runs were counted: a met chapter still opens the next.
+    old = type(s).from_dict({k: v for k, v in s.to_dict().items() if k != "chapter_runs"})
+    assert old.chapter_runs["1"] == 0 and chapter_reached(old, 2)
+
+
+def test_a_missed_outro_goes_on_to_the_next_chapter_or_again_and_the_list_moves_by_arrow_keys(tmp_path):
+    app = make_app(tmp_path)
+    play = app.start_chapter(1, seed=3)
+    for _ in range(2000):  # every request dropped in the middle, the careless way: a short run
+        if app.top is not play:
+            break
+        key(app, pygame.K_SPACE)
+        for _ in range(20):
+            app.update(STEP_MS)
+    settle(app, play)
+    outro = app.top
+    assert isinstance(outro, ChapterOutroScene) and not outro.met
+    assert [b.name for b in outro.buttons] == ["next", "retry", "report"]
+    assert outro.ended and outro.ended[0].startswith("ENDED: ")  # what ended it, as its report says
+    key(app, pygame.K_t)
+    assert isinstance(app.top, ChapterIntroScene) and app.top.chapter.number == 1
+    app.show_chapters()
+    listing = app.top
+    assert isinstance(listing, ChapterListScene) and listing.selected == 2  # chapter 2: next, and open
+    key(app, pygame.K_UP)
+    assert listing.selected == 1 and listing.buttons[1].label == "PLAY: CHAPTER 1"
+    key(app, pygame.K_UP)
+    assert listing.selected == 1
+    key(app, pygame.K_DOWN)
+    key(app, pygame.K_DOWN)  # chapter 3 is not open: the choice stays on 2
+    assert listing.selected == 2 and listing.buttons[1].label == "CONTINUE: CHAPTER 2"
+    key(app, pygame.K_RETURN)
+    assert isinstance(app.top, ChapterIntroScene) and app.top.chapter.number == 2
 
 
 def test_in_the_browser_the_chapters_are_fetched_the_first_time_they_are_asked_for(tmp_path, monkeypatch):
@@ -215,3 +257,23 @@ def test_the_chapter_1_outro_says_what_ended_the_run():
     assert meaning(tr, one, report, tight) == tr.t("chapter.reserve.meaning")  # reservations and holes
     waited = replace(report, outcome="overload", cause_code="deadline")
     assert meaning(tr, one, waited, fig) == tr.t("chapter.reserve.meaning_waited")
+
+
+def test_a_paged_outro_whose_queue_filled_with_memory_free_says_split_would_have_admitted_them():
+    from engine import rules as R
+    from engine.outro import Figures
+    from engine.reports import RunReport
+    from ui import i18n
+    from ui.chapter_text import ROOM_LEFT, ended, meaning
+
+    tr, two = i18n.catalogue("en"), chapter(2)
+    fig = Figures(1.3, 16, 300, 20, 22, 0.2, 0.1, 127, 0, 0, None, None, None, None, None)
+    free = round(ROOM_LEFT * R.VISIBLE_CELLS)
+    full = RunReport("overload", "", 40, "x", 0, free, 0, 0.0, 0.5, 16, 40, 300, 300, 78_000.0, "paged",
+                     cause_code="queue_full", waiting=41, queue_max=40)
+    assert meaning(tr, two, full, fig) == tr.t("chapter.paged.meaning_queue", free=free)
+    assert ended(tr, full).startswith("ENDED: queue full: 41 requests waiting, more than 40")
+    from dataclasses import replace
+    tight = replace(full, free_cells=free - 1)  # memory itself was nearly gone: the chapter's own line
+    assert meaning(tr, two, tight, fig) == tr.t("chapter.pages.meaning")
+    assert ended(tr, replace(full, outcome="victory", cause_code="victory")) == ""

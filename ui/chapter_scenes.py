@@ -14,12 +14,12 @@ from engine.chapters import CHAPTERS, Chapter, chapter
 from engine.outro import figures
 from engine.reports import RunReport
 from ui import theme
-from ui.chapter_text import clock, heading, intro_lines, meaning, outro_rows, summary
+from ui.chapter_text import clock, ended, heading, intro_lines, meaning, outro_rows, summary
 from ui.i18n.game_text import mode_name
 from ui.input import Command
-from ui.keys import PAUSE_KEY, START_KEY
+from ui.keys import PAUSE_KEY, RETRY_KEY, START_KEY
 from ui.overlays import Overlay, draw_dialog, draw_row_button
-from ui.storage import chapter_met, chapter_reached
+from ui.storage import chapter_met, chapter_played, chapter_reached
 from ui.text import fit, wrap
 from ui.widgets import Button
 
@@ -29,7 +29,11 @@ MEMORY_COLOURS = (theme.CYAN, theme.AMBER, theme.MAGENTA, theme.RED, (40, 52, 80
 
 
 def next_chapter(settings) -> int:
-    """The chapter to continue with: the first reached and not yet met (the last, when all are)."""
+    """The chapter to continue with: the first not yet played; once every one has been, the first
+    not yet met (the last, when all are)."""
+    for ch in CHAPTERS:
+        if not chapter_played(settings, ch.number):
+            return ch.number
     for ch in CHAPTERS:
         if not chapter_met(settings, ch.number):
             return ch.number
@@ -89,6 +93,7 @@ class ChapterListScene(ChapterPage):
     def __init__(self, app) -> None:
         super().__init__(app)
         self.notice = ""
+        self.selected = next_chapter(app.settings)  # the row Enter opens; the arrow keys move it
         self.build()
 
     def build(self) -> None:
@@ -99,7 +104,8 @@ class ChapterListScene(ChapterPage):
         top = r.y + 48 + len(self.lead) * (lay.text.small + 4) + 6
         self.buttons = _bottom_buttons(lay, r, [
             ("back", tr.t("chapter.back"), PAUSE_KEY),
-            ("continue", tr.t("chapter.list.continue", n=next_chapter(self.app.settings)), START_KEY)],
+            ("continue", tr.t("chapter.list.continue" if self.selected == next_chapter(self.app.settings)
+                              else "chapter.list.play", n=self.selected), START_KEY)],
             weights=(1, 2))
         bottom = self.buttons[0].rect[1] - 10
         n, gap = len(CHAPTERS), 6
@@ -124,12 +130,22 @@ class ChapterListScene(ChapterPage):
             parts.append(tr.t("chapter.list.best", served=tr.num(served)))
         return " · ".join(parts)
 
+    def handle(self, event: pygame.event.Event) -> None:
+        if event.type == pygame.KEYDOWN and event.key in (pygame.K_UP, pygame.K_DOWN):
+            step = -1 if event.key == pygame.K_UP else 1
+            reached = [c.number for c in CHAPTERS if chapter_reached(self.app.settings, c.number)]
+            self.selected = min(max(self.selected + step, reached[0]), reached[-1])
+            self.notice = ""
+            self.build()  # the button says which chapter Enter opens
+            return
+        super().handle(event)
+
     def click(self, name: str) -> None:
         app = self.app
         if name == "back":
             app.back()
-        elif name == "continue":
-            app.show_chapter_intro(next_chapter(app.settings))
+        elif name == "continue":  # Enter: the chapter the arrow keys chose (at first, the one to continue)
+            self.click(f"ch{self.selected}")
         elif name.startswith("ch"):
             n = int(name[2:])
             if chapter_reached(app.settings, n):
@@ -150,7 +166,7 @@ class ChapterListScene(ChapterPage):
             reached = chapter_reached(s, ch.number)
             met = chapter_met(s, ch.number)
             br = pygame.Rect(b.rect)
-            over = self.hover is not None and b.contains(self.hover) and reached
+            over = reached and ((self.hover is not None and b.contains(self.hover)) or ch.number == self.selected)
             pygame.draw.rect(surface, theme.BUTTON_HOVER if over else theme.BUTTON, br, border_radius=5)
             edge = theme.GREEN if met else theme.CYAN if reached else theme.PANEL_EDGE
             pygame.draw.rect(surface, edge, br, 1, border_radius=5)
@@ -220,6 +236,9 @@ class ChapterIntroScene(ChapterPage):
             _draw_button(surface, self.app, b, self.hover, accent=theme.GREEN if b.name == "start" else theme.CYAN)
 
 
+LEGEND_THREE_WIDE = 540  # the memory bar's width from which its legend runs three to a line
+
+
 class ChapterOutroScene(Overlay):
     """The end of a chapter's run, over its board: met or not, the player's figures beside the
     published ones, one line of what it means; next, again, the run report, the chapters."""
@@ -241,17 +260,25 @@ class ChapterOutroScene(Overlay):
     def build(self) -> None:
         lay, tr = self.app.layout, self.app.tr
         ch = self.chapter
-        self.rect = pygame.Rect(lay.oom_report)  # the tallest dialog: rows, bar and meaning fit
+        self.rect = pygame.Rect(lay.outro)
         last = ch.number == len(CHAPTERS)
-        first = ("next", tr.t("chapter.next"), START_KEY) if self.met and not last else (
-            "retry", tr.t("chapter.retry"), START_KEY)
-        self.buttons = _bottom_buttons(lay, self.rect, [first, ("report", tr.t("chapter.report"), "R"),
-                                                        ("chapters", tr.t("chapter.list"), PAUSE_KEY)],
-                                       weights=(4, 3, 3))
+        # The next chapter is open once a run of this one has ended: it is what Enter does. A run
+        # that missed its goal may be tried again in its place beside it (the chapters: Esc).
+        if last:
+            specs = [("retry", tr.t("chapter.retry"), START_KEY), ("report", tr.t("chapter.report"), "R"),
+                     ("chapters", tr.t("chapter.list"), PAUSE_KEY)]
+        elif self.met:
+            specs = [("next", tr.t("chapter.next"), START_KEY), ("report", tr.t("chapter.report"), "R"),
+                     ("chapters", tr.t("chapter.list"), PAUSE_KEY)]
+        else:
+            specs = [("next", tr.t("chapter.next"), START_KEY), ("retry", tr.t("chapter.retry"), RETRY_KEY),
+                     ("report", tr.t("chapter.report"), "R")]
+        self.buttons = _bottom_buttons(lay, self.rect, specs, weights=(4, 3, 3))
         T = lay.text
         width = self.rect.width - 2 * PAD
         self.heading = heading(tr, ch, self.figures.served, self.won)
         self.summary = wrap(summary(tr, ch, self.figures, self.score), T.body, width)
+        self.ended = wrap(ended(tr, self.report), T.small, width)  # why the run ended, as its report says
         pair = getattr(self.play, "pair", None)
         moment = getattr(self.play, "moment", None)
         self.at: list[str] = []  # chapter 2: the moment its figures are read at
@@ -275,8 +302,8 @@ class ChapterOutroScene(Overlay):
             self.click("chapters")
 
     def handle(self, event: pygame.event.Event) -> None:
-        if event.type == pygame.KEYDOWN and event.key == pygame.K_r:
-            self.click("report")
+        if event.type == pygame.KEYDOWN and event.key in (pygame.K_r, pygame.K_t):  # REPORT, RETRY_KEY
+            self.click("report" if event.key == pygame.K_r else "retry")
             return
         super().handle(event)
 
@@ -305,6 +332,9 @@ class ChapterOutroScene(Overlay):
         for line in self.summary:
             t.blit(surface, line, T.body, theme.TEXT, (r.x + PAD, y))
             y += body_h
+        for line in self.ended:
+            t.blit(surface, line, T.small, theme.RED, (r.x + PAD, y + 2))
+            y += T.small + 4
         if self.at:
             y += 4
             for line in self.at:
@@ -332,7 +362,7 @@ class ChapterOutroScene(Overlay):
 
 
     def _draw_memory(self, surface: pygame.Surface, r: pygame.Rect, y: int) -> int:
-        """The bar of where the memory went, and its legend two to a line; returns the y under it."""
+        """The bar of where the memory went, and its legend (two or three to a line); returns the y under it."""
         total = sum(slots for _, slots, _ in self.memory_parts)
         if not total:
             return y
@@ -348,12 +378,13 @@ class ChapterOutroScene(Overlay):
             x += w
         pygame.draw.rect(surface, theme.PANEL_EDGE, bar, 1)
         y = bar.bottom + 6
-        half = bar.width // 2
+        cols = 3 if bar.width >= LEGEND_THREE_WIDE else 2  # a wide dialog: three to a line
+        col = bar.width // cols
         for i, (name, slots, colour) in enumerate(self.memory_parts):
-            cx = bar.x + (i % 2) * half
+            cx = bar.x + (i % cols) * col
             pygame.draw.rect(surface, colour, (cx, y + 3, 10, 10))
             label = f"{name} {tr.pct(slots / total)}"
-            t.blit(surface, fit(label, T.small, half - 18), T.small, theme.TEXT, (cx + 14, y))
-            if i % 2:
+            t.blit(surface, fit(label, T.small, col - 18), T.small, theme.TEXT, (cx + 14, y))
+            if i % cols == cols - 1:
                 y += T.small + 6
-        return y + (T.small + 6) * (len(self.memory_parts) % 2)
+        return y + (T.small + 6) * bool(len(self.memory_parts) % cols)

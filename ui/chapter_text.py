@@ -126,16 +126,29 @@ def clock(ms: float) -> str:
 
 
 LITTLE_LOST = 0.3  # reservations and sealed-off blocks under this share of VRAM did not end a run
+ROOM_LEFT = 0.25  # a paged run overloaded with this share of VRAM free fell behind, not out of memory
+
+
+def ended(tr: Catalogue, report: RunReport | None) -> str:
+    """Why a chapter's run ended, as its run report says it ("" for one that met its goal and stopped)."""
+    if report is None or report.outcome == "victory":
+        return ""
+    from ui.i18n.game_text import cause_message
+    return tr.t("chapter.outro.ended", cause=tr.msg(cause_message(report)))
 
 
 def meaning(tr: Catalogue, ch: Chapter, report: RunReport | None, fig: Figures,
             pair: Pair | None = None, moment: Moment | None = None) -> str:
     """What the run means, in one line: for chapter 1, by what ended it (reservations and holes,
     the place a request landed while memory was mostly free, or requests that waited too long);
-    for chapter 2 beside chapter 1's run, how many times the requests it ran at that moment."""
+    for chapter 2 beside chapter 1's run, how many times the requests it ran at that moment; for
+    a paged run whose queue filled while memory stood free, that SPLIT would have admitted them."""
     if ch.arrivals_of is not None and pair is not None and moment is not None and moment.running \
             and pair.running and moment.running > pair.running:
         return tr.t("chapter.pages.meaning_pair", ratio=f"{moment.running / pair.running:.1f}")
+    if ch.mode == "paged" and report is not None and report.outcome == "overload" \
+            and report.free_cells >= ROOM_LEFT * R.VISIBLE_CELLS:
+        return tr.t("chapter.paged.meaning_queue", free=tr.num(report.free_cells))
     if ch.adds == "contiguous" and report is not None:
         if report.outcome == "overload":
             return tr.t("chapter.reserve.meaning_waited")

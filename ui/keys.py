@@ -56,6 +56,7 @@ PICK_KEY = key_hint(Command.PICK_NEXT)  # the next waiting request picked to run
 BUDGET_KEYS = f"{key_hint('budget_down')} {key_hint('budget_up')}"  # the step's token budget
 SPEC_KEYS = f"{key_hint('spec_down')} {key_hint('spec_up')}"  # the drafts a step (speculative decoding)
 BOARD_KEY = "B"  # the run report's BOARD view (the report handles this key itself)
+RETRY_KEY = "T"  # a chapter's outro: try the chapter again (the outro handles this key itself)
 # Sharing: the title's daily run, the report's COPY and WATCH (each screen handles its own key).
 DAILY_KEY = "D"
 COPY_KEY = "C"

@@ -97,6 +97,7 @@ class Layout(CanvasSized):
     preempt_button: RectT  # the preemption-mode switch (swap / recompute)
     dialog: RectT  # pause, crash report and victory
     oom_report: RectT  # a contiguous crash's report, grown for PyTorch's message
+    outro: RectT  # a chapter's outro: the tallest dialog (its rows, bar and meaning)
     menu_button: tuple[int, int, int]  # width, height, gap of a dialog's column of buttons
     report_buttons_h: int
     help_close: RectT
@@ -186,6 +187,7 @@ def _landscape() -> Layout:
     controls_y, controls_h = 498, 74
     dialog = (150, 52, 500, 448)
     oom_report = (80, 38, 640, 536)  # under the header, over the controls (nothing under it answers)
+    outro = (80, 4, 640, h - 8)  # over the header too: a run's end, nothing under it answers
     title_panel_h = h - top - 6
     return Layout(
         name=LANDSCAPE, size=(w, h), text=TextSizes(13, 15, 19, 28, 40), touch=44, margin=m,
@@ -199,7 +201,7 @@ def _landscape() -> Layout:
         mode_buttons=MappingProxyType({"contiguous": (m + 6, 214, 126, 26),
                                        "paged": (m + 138, 214, 126, 26)}),
         preempt_button=preempt_button,
-        dialog=dialog, oom_report=oom_report, menu_button=(300, 38, 6), report_buttons_h=38,
+        dialog=dialog, oom_report=oom_report, outro=outro, menu_button=(300, 38, 6), report_buttons_h=38,
         help_close=(w - 130, 10, 116, 30),
         title=MappingProxyType({
             "left": (m, top, col_w, title_panel_h),
@@ -259,7 +261,8 @@ def _portrait() -> Layout:
         card=strip, log=(m, details_top + 308, w - 2 * m, h - m - touch - gap - (details_top + 308)),
         mode_buttons=MappingProxyType({"toggle": side["mode"]}),
         preempt_button=side["preempt"],
-        dialog=dialog, oom_report=oom_report, menu_button=(300, touch, 10), report_buttons_h=touch,
+        dialog=dialog, oom_report=oom_report, outro=oom_report, menu_button=(300, touch, 10),
+        report_buttons_h=touch,
         help_close=(w - m - 110, (header_h - hb_h) // 2, 110, hb_h),
         title=MappingProxyType({"side": (sx, title_top, sw, board[3]), "demo_slot": demo_slot,
                                 "modes": (sx, title_top + 26, sw, len(modes.MODES) * (touch + gap) - gap)}),

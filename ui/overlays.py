@@ -668,12 +668,14 @@ class ResultScene(Overlay):
         bh = lay.report_buttons_h
         bw = (w - 32 - 2 * 8) // 3
         keys = not lay.portrait
+        # A chapter's report was opened from its outro, and its third button goes back there.
+        back = "chapter.back" if getattr(self.play, "chapter", None) is not None else "report.title"
         self.report_buttons = [
             Button(name, (x + 16 + i * (bw + 8), y + h - bh - 16, bw, bh), label, hint if keys else "",
                    touch=lay.touch)
             for i, (name, label, hint) in enumerate((("restart", tr.t("report.restart"), START_KEY),
                                                      ("board", tr.t("report.board"), BOARD_KEY),
-                                                     ("title", tr.t("report.title"), QUIT_KEY)))]
+                                                     ("title", tr.t(back), QUIT_KEY)))]
         # The run's share code over the buttons, with COPY (a link on the clipboard) and WATCH.
         share_y = y + h - 2 * bh - 16 - 8
         sw = 84

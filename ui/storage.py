@@ -94,6 +94,7 @@ class Settings:
     chapters: dict[str, int] = field(default_factory=lambda: dict.fromkeys(CHAPTER_KEYS, 0))
     chapter_scores: dict[str, int] = field(default_factory=lambda: dict.fromkeys(CHAPTER_KEYS, 0))
     chapter_pair: dict[str, int] = field(default_factory=lambda: dict.fromkeys(PAIR_KEYS, 0))
+    chapter_runs: dict[str, int] = field(default_factory=lambda: dict.fromkeys(CHAPTER_KEYS, 0))  # runs ended
 
     @property
     def endless(self) -> bool:
@@ -117,6 +118,7 @@ class Settings:
             fields["chapters"] = dict.fromkeys(CHAPTER_KEYS, 0)
             fields["chapter_scores"] = dict.fromkeys(CHAPTER_KEYS, 0)
             fields["chapter_pair"] = dict.fromkeys(PAIR_KEYS, 0)
+            fields["chapter_runs"] = dict.fromkeys(CHAPTER_KEYS, 0)
         if not save_schema.stored(data, "goal") and save_schema.Flag(False).take(save_schema.stored(data, "endless")):
             fields["goal"] = "endless"
         return cls(**fields)
@@ -161,6 +163,7 @@ SCHEMA: tuple[tuple[str, save_schema.Kind], ...] = (
     ("chapters", save_schema.Table(save_schema.Count(MAX_SCORE), keys=CHAPTER_KEYS)),
     ("chapter_scores", save_schema.Table(save_schema.Count(MAX_SCORE), keys=CHAPTER_KEYS)),
     ("chapter_pair", save_schema.Table(save_schema.Count(MAX_PAIR_VALUE), keys=PAIR_KEYS)),
+    ("chapter_runs", save_schema.Table(save_schema.Count(MAX_GAMES), keys=CHAPTER_KEYS)),
 )
 
 
@@ -199,9 +202,16 @@ def chapters_met(settings: Settings) -> int:
     return sum(chapter_met(settings, ch.number) for ch in CHAPTERS)
 
 
+def chapter_played(settings: Settings, number: int) -> bool:
+    """Whether a run of chapter `number` has ended (its goal met or not)."""
+    return settings.chapter_runs.get(str(number), 0) > 0 or chapter_met(settings, number)
+
+
 def chapter_reached(settings: Settings, number: int) -> bool:
-    """Whether chapter `number` is open: the first always, each other once the one before is met."""
-    return number == 1 or chapter_met(settings, number - 1)
+    """Whether chapter `number` is open: the first always, each other once a run of the one before
+    has ended, its goal met or not (chapter 1 is about the crash most first runs end in, and each
+    chapter's outro teaches what the next builds on; the goals are for MET and the bests)."""
+    return number == 1 or chapter_played(settings, number - 1)
 
 
 def record_chapter(settings: Settings, number: int, served: int, score: int) -> bool:
@@ -210,6 +220,7 @@ def record_chapter(settings: Settings, number: int, served: int, score: int) -> 
     key = str(number)
     if key not in settings.chapters or _score(served) is None or _score(score) is None:
         return False
+    settings.chapter_runs[key] = min(settings.chapter_runs.get(key, 0) + 1, MAX_GAMES)
     settings.chapters[key] = max(settings.chapters[key], min(served, MAX_SCORE))
     if score > settings.chapter_scores.get(key, 0):
         settings.chapter_scores[key] = min(score, MAX_SCORE)

@@ -449,8 +449,7 @@ MESSAGES: dict[str, str] = {
     "cause.deadline": ("{req} waited {seconds} s, past the {deadline} s deadline: it needed {need} "
                        "block(s), {free} free"),
     "cause.victory": "{served} requests served, {tokens} tokens, without an OOM or falling behind",
-    "report.memory_contiguous": ("{req} needs {need} blocks. Of {free} free: {usable} where it could still "
-                                 "fit, {sealed} sealed off, {open} in gaps too small"),
+    "report.memory_contiguous": "{req} needs {need} blocks. Of {free} free: {usable} in places it could have landed, {sealed} sealed off, {open} in gaps too small",
     "report.memory_paged": "{req} needs {need} block(s). Free {free}: paged, every free block is usable",
     "report.memory_victory": "peak VRAM held {peak}; {free} blocks free at the end",
     "report.pytorch.caption": "As PyTorch would say it ({model} on an {gpu}, 1 block = {size}):",
@@ -475,7 +474,7 @@ MESSAGES: dict[str, str] = {
     "report.value.of_goal": "{n} / {goal}",
     "report.value.past_goal": "{n} (goal {goal})",
     "report.value.pair": "{a} / {b}",
-    "report.value.running": "{now} / {waiting} (peak {most} running)",
+    "report.value.running": "{now} / {waiting} (peak {most})",
     "report.value.vram": "{percent}, {reserved} rsvd",
     "report.allocator_mixed": "mixed ({modes}): no best score",
     "report.score": "SCORE {score}",
