@@ -3,6 +3,7 @@
     python main.py                     play in a window
     python main.py --frames 60         play in a window for 60 frames, then leave (smoke tests)
     python main.py --daily             today's daily challenge (the same requests for everyone)
+    python main.py --chapter 3         chapter 3's intro (--scene play: straight into its run)
     python main.py --replay CODE_OR_FILE   watch a recorded run (in the browser: ?replay=CODE)
     python main.py --headless --frames 10800 --scene play --autoplay --record run.json
     python main.py --headless --frames 6000 --scene play --mode paged --endless --record run.json
@@ -67,15 +68,7 @@ async def run_window(opts, stop: list[int], replay=None, problem: str | None = N
     pygame.display.set_caption(f"{app.tr.t('game.title_prefix')} {app.tr.t('game.title_header')}")
     if opts.mode is not None:
         app.set_mode(opts.mode)
-    if replay is not None:
-        app.watch(replay)
-    elif opts.daily:
-        app.start_game(opts.mode, autoplay=opts.autoplay, daily=app.today())
-    elif (opts.scene or ("play" if opts.autoplay or opts.endless else "title")) == "play":
-        app.start_game(opts.mode, autoplay=opts.autoplay, endless=opts.endless)
-    else:
-        from ui.i18n import Msg
-        app.show_title(notice=Msg.of("title.replay_problem", reason=problem) if problem else "")
+    app.first_screen(opts, replay, problem)
     last = time.perf_counter()
     frames_left = opts.frames  # None: until the player quits
     frame = 0

@@ -277,3 +277,15 @@ def test_a_paged_outro_whose_queue_filled_with_memory_free_says_split_would_have
     tight = replace(full, free_cells=free - 1)  # memory itself was nearly gone: the chapter's own line
     assert meaning(tr, two, tight, fig) == tr.t("chapter.pages.meaning")
     assert ended(tr, replace(full, outcome="victory", cause_code="victory")) == ""
+
+
+def test_a_window_started_with_chapter_n_opens_its_intro_or_with_scene_play_its_run(tmp_path):
+    from ui.cli import parse
+
+    app = make_app(tmp_path)
+    app.first_screen(parse(["--chapter", "4"]), None, None)
+    assert isinstance(app.top, ChapterIntroScene) and app.top.chapter.number == 4
+    key(app, pygame.K_ESCAPE)
+    assert isinstance(app.top, TitleScene)
+    app.first_screen(parse(["--chapter", "3", "--scene", "play", "--seed", "9"]), None, None)
+    assert isinstance(app.top, PlayScene) and app.top.chapter == 3 and app.top.seed == 9

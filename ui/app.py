@@ -219,6 +219,23 @@ class GameApp:
             self.show_title()
             self.push(screens.ChapterListScene(self))
 
+    def first_screen(self, opts, replay, problem: str | None) -> None:
+        """The window's first screen: a replay, today's daily run, a chapter (its intro, or its run with
+        --scene play), a run (--scene play, --autoplay, --endless), or the title."""
+        if replay is not None:
+            self.watch(replay)
+        elif opts.daily:
+            self.start_game(opts.mode, autoplay=opts.autoplay, daily=self.today())
+        elif opts.chapter is not None and opts.scene in (None, "intro"):  # the chapter's intro, over the title
+            self.show_chapter_intro(opts.chapter, fresh=True)
+        elif opts.chapter is not None:
+            self.start_chapter(opts.chapter, seed=opts.seed)
+        elif (opts.scene or ("play" if opts.autoplay or opts.endless else "title")) == "play":
+            self.start_game(opts.mode, autoplay=opts.autoplay, endless=opts.endless)
+        else:
+            from ui.i18n import Msg
+            self.show_title(notice=Msg.of("title.replay_problem", reason=problem) if problem else "")
+
     def show_chapter_intro(self, number: int, fresh: bool = False) -> None:
         """Chapter `number`'s intro: over the current screen (BACK returns to it), or with `fresh`
         over the title (after a chapter's run)."""

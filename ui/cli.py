@@ -32,8 +32,8 @@ LAB_COMMAND = "python -m ui.lab_scene"
 
 USAGE = """\
 python main.py [--mode contiguous|paged] [--layout landscape|portrait] [--seed S] [--daily]
-                      [--replay CODE_OR_FILE] [--scene title|play] [--autoplay] [--endless] [--frames N]
-                      [--lang en|ko]
+                      [--replay CODE_OR_FILE] [--scene title|play|intro] [--chapter N] [--autoplay]
+                      [--endless] [--frames N] [--lang en|ko]
        python main.py --headless --frames N [--screenshot out.png] [--record run.json]
                       [--scene title|play|help|pause|oom|victory|chapters|intro|outro] [--chapter N]
                       [--mode contiguous|paged]
@@ -119,7 +119,8 @@ def _parser() -> _Parser:
     p.add_argument("--replay", metavar="CODE_OR_FILE", help="watch a run: a share code or a replay file")
     p.add_argument("--chapter", type=cli_args.whole(1, len(CHAPTERS)), metavar="N",
                    help=f"a chapter of the guided run (1-{len(CHAPTERS)}): play it (--scene play), or "
-                        "show its intro or outro (--scene intro|outro; the outro after the bot plays it)")
+                        "show its intro (the default in a window) or outro (--scene intro|outro; headless, "
+                        "the outro after the bot plays it)")
     p.add_argument("--record", metavar="FILE", type=cli_args.output_file(".json"),
                    help="headless: write the run's replay (JSON) to FILE")
     return p
