@@ -64,7 +64,7 @@ class Chapter:
 
 # Chapters 1 and 2 share one load, rising within the first minute past what contiguous memory
 # holds: requests queue behind reservations there while paged memory admits every one of them.
-# Their queue is longer than free play's (a reader's first minutes end in the memory they play
+# The chapters' queue is longer than free play's (a reader's runs end in the memory they play
 # with, not in a queue of 16), so it is memory that decides how many run at once.
 PAIR_LOAD = R.Load(start=0.40, per_minute=1.0)
 PAIR_QUEUE = 40
@@ -75,9 +75,9 @@ CHAPTERS: tuple[Chapter, ...] = (
             12, plays_on=True, queue_max=PAIR_QUEUE),
     Chapter(2, "pages", "Pages on demand", "paged", "paged", RULES3, PAIR_LOAD, 15,
             plays_on=True, arrivals_of=FIRST_PAIR, queue_max=PAIR_QUEUE),
-    Chapter(3, "share", "Share the prompt", "prefix_cache", "paged", SHARED, R.Load(start=0.5, per_minute=0.2), 110),
-    Chapter(4, "chunks", "Prefill in chunks", "chunked_prefill", "paged", RULES4, R.Load(start=0.5, per_minute=0.2), 110),
-    Chapter(5, "guess", "Guess ahead", "speculative", "paged", SPECULATIVE, R.Load(start=0.5, per_minute=0.2), 110),
+    Chapter(3, "share", "Share the prompt", "prefix_cache", "paged", SHARED, R.Load(start=0.5, per_minute=0.2), 110, queue_max=PAIR_QUEUE),
+    Chapter(4, "chunks", "Prefill in chunks", "chunked_prefill", "paged", RULES4, R.Load(start=0.5, per_minute=0.2), 110, queue_max=PAIR_QUEUE),
+    Chapter(5, "guess", "Guess ahead", "speculative", "paged", SPECULATIVE, R.Load(start=0.5, per_minute=0.2), 110, queue_max=PAIR_QUEUE),
     Chapter(6, "engine", "The whole engine", "all", "paged", SPECULATIVE, R.LOAD, None),
 )
 
