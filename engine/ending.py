@@ -64,6 +64,8 @@ def run_report(game: Game, outcome: str, code: str, req: Request | None, kind: K
         reserved_wasted=s.reserved_wasted, mixed=game.mixed,
         modes_used=tuple(game.modes_used), goal=game.goal, goal_requests=game.goal_requests,
         reserved_cells=tuple(c for c in board.reserved_cells() if c[1] >= R.HIDDEN),
+        prefilling_ms=(game.time_ms - req.prefill_ms if req is not None and s.prefill is not None
+                       and req in s.prefill.queue else 0.0),
         **serving_figures(game),
     )
     count = partial(memory.final_counts, board.copy() if fragmented else board,

@@ -35,6 +35,7 @@ class Figures:
     budget: int | None  # chunked prefill: the step's token budget at the end
     spec_k: int | None  # speculative decoding: the drafts a step at the end
     skipped: int = 0  # prefix caching: prompt tokens found cached, not prefilled
+    step_tokens: float | None = None  # speculative decoding: tokens a decode step gave a request, mean
     # Where VRAM went, in token slots: tokens, reserved and still empty, the empty tails of
     # requests' last blocks, free blocks no request could be given, free blocks in reach.
     memory: tuple[int, int, int, int, int] = (0, 0, 0, 0, 0)
@@ -63,6 +64,7 @@ def figures(game: Game) -> Figures:
         step_s=prefill.step_mean() / 1000.0 if prefill is not None and prefill.steps else None,
         budget=prefill.budget if prefill is not None else None, spec_k=s.spec_k,
         skipped=served["prefill_skipped"],
+        step_tokens=s.decode_gain / s.decode_slots if s.spec_k is not None and s.decode_slots else None,
         memory=(tokens, reserved, max(0, slots - tokens - reserved), lost * R.TOKENS_PER_BLOCK,
                 (R.VISIBLE_CELLS - s.held - lost) * R.TOKENS_PER_BLOCK))
 

@@ -57,6 +57,7 @@ class ChunkedPrefill:
         """`req` was admitted with `left` tokens of its context still to prefill (the rest was
         found cached); True when it must wait for them (it decodes once they are in)."""
         req.prefill_left = left
+        req.prefill_ms = self.serving.time_ms
         if not left:  # all of it found cached: its first token comes with the next step
             self._first_token(req, self.serving.next_step_ms())
             return False

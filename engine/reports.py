@@ -94,6 +94,7 @@ class RunReport(_Counted):
     ttft_ms_mean: float | None = None  # time to first token, from arrival
     ttft_ms_max: float | None = None
     budget: int | None = None  # the step's token budget at the end
+    prefilling_ms: float = 0.0  # how long the timed-out request had been prefilling (0: it had not begun)
 
     @classmethod
     def counted(cls, count: Callable[[], tuple[Any, ...]], **fields: Any) -> RunReport:

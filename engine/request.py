@@ -43,6 +43,7 @@ class Request:
     mapped: int = 0  # leading entries of `blocks` that are cached blocks it maps (prefix caching)
     private: bool = False  # swapped out whole: its prefix came back as blocks of its own
     prefill_left: int = 0  # chunked prefill: context tokens still to prefill (it decodes after)
+    prefill_ms: float = 0.0  # chunked prefill: when it was admitted to prefill
     first_token: bool = False  # it has given its first token (time to first token counted)
     # Speculative decoding (engine.speculative): its current segment, the tokens it has gained
     # after each step of it, and the stream the acceptances are drawn from.

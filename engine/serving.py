@@ -71,6 +71,8 @@ class Serving:
         self.token_base = 0  # sum of (context - start_step) over running requests (static: context)
         self.static_running = 0  # running requests set up by a puzzle or test: they never decode
         self.generated = 0  # tokens decoded so far by every request, finished or not
+        self.decode_gain = 0  # of those, the ones decode steps gave (not a prefill's first token) ...
+        self.decode_slots = 0  # ... over this many request-steps: tokens a step a request, drafts and all
         # Blocks the running requests may still take from the free pool as they grow (requests
         # whose allocator reserves nothing, each up to its maximum length): while the free pool
         # holds at least this many, no decode step can preempt.
@@ -264,7 +266,10 @@ class Serving:
             while acc >= length:
                 acc -= length
                 step = self.step = self.step + 1
-                self.generated += spec.step_gain(self, step)
+                gain, slots = spec.step_gain(self, step)
+                self.generated += gain
+                self.decode_gain += gain
+                self.decode_slots += slots
                 if prefill is not None:
                     for req in prefill.land(t1 - acc):  # this step gave their first token
                         spec.first_token(req, step, self.spec_k)

@@ -104,17 +104,20 @@ def set_k(s: Serving, k: int) -> None:
             s.schedule(req)
 
 
-def step_gain(s: Serving, step: int) -> int:
-    """Tokens the decoding requests of `s` gained in decode step `step` (just run)."""
+def step_gain(s: Serving, step: int) -> tuple[int, int]:
+    """Tokens the decoding requests of `s` gained in decode step `step` (just run), and how many
+    requests decoded in it."""
     k = s.spec_k
     if k is None:
-        return s.decoding()
-    total = 0
+        n = s.decoding()
+        return n, n
+    total = count = 0
     for req in s.running.values():
         n = step - req.start_step
         if n >= 1 and not req.static and not req.prefill_left:
             total += gained(req, n, k) - gained(req, n - 1, k)
-    return total
+            count += 1
+    return total, count
 
 
 def first_token(req: Request, step: int, k: int | None) -> None:

@@ -24,11 +24,11 @@ TEXT_PLACEHOLDERS = frozenset({"back", "baseline", "cause", "cell", "cells", "cl
     "board", "control", "day", "drop", "engine", "figure", "move", "source", "turn", "exact", "extra", "game", "goal", "gpu", "hard_drop", "head", "hint", "hold",
     "id", "ids", "key", "label", "line", "mechanic", "mode", "model", "modes", "more", "name", "outcome", "paged",
     "paper_concurrency", "paper_contiguous_waste", "paper_paged_waste", "pause", "peak", "percent",
-    "preempt_key", "pick_key", "budget_keys", "spec_keys", "ranges", "reason", "reference", "req", "rotate_ccw", "rotate_cw", "scenario", "scores",
+    "preempt_key", "pick_key", "budget_keys", "spec_keys", "budget_down", "budget_up", "spec_down", "spec_up", "how", "ranges", "reason", "reference", "req", "rotate_ccw", "rotate_cw", "scenario", "scores",
     "sharing", "size", "split", "split_key", "state", "status", "summary", "t", "tail", "text", "what", "where"})
 # Realistic text for the identifiers, dates, keys, cells ("3,4") and lists among them.
 TEXT_VALUES = {"id": ("10", "12", "1234"), "day": ("2025-01-31",), "cell": ("3,4",), "cells": ("0->3,4, 1->5,6",),
-               "ranges": ("0-3, 8-11",), "ids": ("#3, #10",), "key": ("Esc", "B"), "pick_key": ("N",), "budget_keys": ("[ ]",), "spec_keys": ("- =",), "split": ("분할(Shift / P)", "분할"), "board": ("보드(B)", "보드"), "drop": ("하드 드롭(Space)", "드롭"),
+               "ranges": ("0-3, 8-11",), "ids": ("#3, #10",), "key": ("Esc", "B"), "pick_key": ("N",), "budget_keys": ("[ ]",), "spec_keys": ("- =",), "budget_down": ("[",), "budget_up": ("]",), "spec_down": ("-",), "spec_up": ("=",), "how": ("] 키로", "자세히 화면의 + 버튼으로"), "split": ("분할(Shift / P)", "분할"), "board": ("보드(B)", "보드"), "drop": ("하드 드롭(Space)", "드롭"),
                "t": ("  12.5",), "clock": ("01:05",), "percent": ("80%", "12.5%"), "peak": ("93%",),
                "paper_concurrency": ("2~4",), "paper_contiguous_waste": ("60~80",), "paper_paged_waste": ("4",),
                "gpu": ("A100-40GB",), "model": ("OPT-13B",), "size": ("61.44 MiB",)}

@@ -152,6 +152,29 @@ def test_a_paged_deadline_with_memory_free_points_at_split():
     assert "split" not in tip(short, EN) and "watermark" in tip(short, EN)  # split could not have helped
 
 
+def test_a_request_starved_of_prefill_budget_is_told_to_raise_the_budget():
+    from engine import Input
+    from engine.bot import Bot
+    from engine.chapter_play import drive
+    from engine.chapters import chapter
+    from ui.i18n.game_text import prefill_stalled
+
+    game = chapter(4).new_game(seed=0)
+    game.update(0.0, (Input.BUDGET_DOWN, Input.BUDGET_DOWN))  # 32 tokens a step: decoding takes nearly all
+    drive(game, "bot", Bot(skill=0.8, seed=0, speculate=False), 10 * 60_000.0)
+    r = game.result
+    assert r.cause_code == "deadline" and r.prefilling_ms >= R.DEADLINE_MS / 2 and r.free_cells >= r.need
+    assert prefill_stalled(r)
+    text = report_text(r, EN)
+    assert "for its first token" in text.cause and "still prefilling, 32 tokens a step" in text.cause
+    assert "] raises the budget" in text.tip and "split" not in text.tip.lower()
+    assert "DETAILS' + raises the budget" in report_text(r, EN, touch=True).tip
+    # A wait spent mostly in the queue, or one that memory ended, is not the budget's.
+    assert not prefill_stalled(dataclasses.replace(r, prefilling_ms=R.DEADLINE_MS / 4))
+    assert not prefill_stalled(dataclasses.replace(r, free_cells=r.need - 1))
+    assert not prefill_stalled(reports()["paged_idle"]) and not prefill_stalled(reports()["paged_short"])
+
+
 def test_a_full_queue_with_memory_near_full_asks_for_a_watermark():
     busy, idle = reports()["paged_busy"], reports()["paged_centre"]
     assert busy.cause_code == idle.cause_code == "queue_full"

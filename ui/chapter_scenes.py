@@ -311,8 +311,8 @@ class ChapterOutroScene(Overlay):
         app, n = self.app, self.chapter.number
         if name == "next":
             app.show_chapter_intro(n + 1, fresh=True)
-        elif name == "retry":
-            app.show_chapter_intro(n, fresh=True)
+        elif name == "retry":  # its intro was read a run ago: straight into the run
+            app.start_chapter(n)
         elif name == "report" and self.report is not None:  # in place of this screen: the board under it
             app.pop()
             app.show_result(self.play, self.report, getattr(self.play, "new_best", False))

@@ -614,10 +614,12 @@ class ConsoleView:
         rx, ry, rw, _ = self.L.panels["resident"]
         ttft = serving_figures(game)["ttft_ms_mean"]
         if ttft is None:
-            counts = tr.t("hud.counts", running=tele.resident, waiting=tele.waiting, max=game.queue_max,
-                          tokens=tr.num(tele.tokens))
+            key, values = "hud.counts", {"running": tele.resident, "waiting": tele.waiting, "max": game.queue_max}
         else:  # the queue panel counts the waiting: here, how long they wait for a first token
-            counts = tr.t("hud.counts_ttft", running=tele.resident, seconds=ttft / 1000, tokens=tr.num(tele.tokens))
+            key, values = "hud.counts_ttft", {"running": tele.resident, "seconds": ttft / 1000}
+        counts = tr.t(key, tokens=tr.num(tele.tokens), **values)
+        if theme.font_for(counts, T.small).size(counts)[0] > rw - 8:  # a long run's tokens: the counts alone
+            counts = tr.t(f"{key}_short", **values)
         t.blit(surface, self.fit(counts, T.small, rw - 8), T.small, theme.TEXT_DIM, (rx + 4, ry + 3))
 
     def _draw_mode(self, surface: pygame.Surface, mode: str, state: ViewState, mixed: bool = False) -> None:
@@ -1063,7 +1065,8 @@ class ConsoleView:
             draw_bar(surface, (x + 8, bar_y + 2, w - 16, 6), frac, theme.AMBER if stalled else theme.CYAN)
             return
         text = (tr.t("hud.step_budget", budget=p.budget, seconds=length / 1000.0) if s.spec_k is None else
-                tr.t("hud.step_budget_spec", budget=p.budget, k=s.spec_k, seconds=length / 1000.0))
+                tr.t("hud.step_budget_spec_one" if s.spec_k == 1 else "hud.step_budget_spec", budget=p.budget, k=s.spec_k,
+                     seconds=length / 1000.0))
         t.blit(surface, self.fit(text, T.small, w - 90), T.small, theme.TEXT, (x + w - 8, y + 4), "topright")
         down, up = self.step_buttons()
         for rect, label, room in ((down, "-", p.budget > min(R.BUDGETS)), (up, "+", p.budget < max(R.BUDGETS))):

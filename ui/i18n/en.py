@@ -278,6 +278,9 @@ MESSAGES: dict[str, str] = {
     "hud.step_length": "{seconds:.1f} s a step",
     "hud.step_budget_spec": "{budget} tok, {k} drafts, {seconds:.1f} s",
     "hud.step_budget": "budget {budget} tok, {seconds:.1f} s",
+    "hud.counts_ttft_short": "RUNNING {running}  1ST TOKEN {seconds:.1f} s",
+    "hud.counts_short": "RUNNING {running}   WAITING {waiting}/{max}",
+    "hud.step_budget_spec_one": "{budget} tok, 1 draft, {seconds:.1f} s",
     "hud.queue": "WAITING",
     "hud.queue_count": "{n}/{max}",
     "hud.queue_now": "now",
@@ -448,6 +451,7 @@ MESSAGES: dict[str, str] = {
                          "{running} running"),
     "cause.deadline": ("{req} waited {seconds} s, past the {deadline} s deadline: it needed {need} "
                        "block(s), {free} free"),
+    "cause.deadline_prefill": "{req} waited {seconds} s for its first token, past the {deadline} s deadline: its prompt was still prefilling, {budget} tokens a step",
     "cause.victory": "{served} requests served, {tokens} tokens, without an OOM or falling behind",
     "report.memory_contiguous": "{req} needs {need} blocks. Of {free} free: {usable} in places it could have landed, {sealed} sealed off, {open} in gaps too small",
     "report.memory_paged": "{req} needs {need} block(s). Free {free}: paged, every free block is usable",
@@ -543,6 +547,9 @@ MESSAGES: dict[str, str] = {
                              "request lands does not matter: {split} admits it at once."),
     "tip.deadline_memory": ("Memory was short ({free} free, {need} needed): keep a few blocks free (a watermark, "
                             "as vLLM V0 kept), pick requests whose prompt is cached, and let preemption free room."),
+    "tip.deadline_prefill": "Its blocks were given, but its prompt was still prefilling: a step budget of {budget} tokens left prompt chunks too little once decoding took its share. A larger step prefills faster and decodes less steadily: {how}.",
+    "control.raise_budget.keys": "{key} raises the budget",
+    "control.raise_budget.touch": "DETAILS' + raises the budget",
     "tip.deadline_split": ("{free} blocks were free, but a request waited too long: {drop} admits a request as "
                            "soon as it falls, and {split} pages one that cannot be placed whole at once."),
     "tip.deadline_slow": ("{free} blocks were free, but {req} was not admitted in time: it enters only when "

@@ -223,6 +223,16 @@ def _req_text(report: RunReport) -> Msg:
     return Msg.of("log.req", id=report.request_id, name=report.request_name)
 
 
+STALLED_SHARE = 0.5  # a timed-out request that spent this share of its wait prefilling was starved of budget
+
+
+def prefill_stalled(r: RunReport) -> bool:
+    """Whether the request that timed out spent most of its wait admitted, its prompt still
+    prefilling while memory had room: the step's token budget, not the queue, kept it waiting."""
+    return (r.cause_code == "deadline" and r.prefilling_ms >= STALLED_SHARE * R.DEADLINE_MS
+            and r.free_cells >= r.need)
+
+
 def cause_message(report: RunReport) -> Msg:
     """Why the run ended, from the report's numbers (the same ones its other lines show)."""
     r = report
@@ -233,6 +243,9 @@ def cause_message(report: RunReport) -> Msg:
     if code == "queue_full":
         return Msg.of("cause.queue_full", waiting=r.waiting, most=r.queue_max, free=r.free_cells,
                       running=r.resident)
+    if code == "deadline" and prefill_stalled(r):
+        return Msg.of("cause.deadline_prefill", req=req, seconds=round(r.waited_ms / 1000),
+                      deadline=round(R.DEADLINE_MS / 1000), budget=r.budget or 0)
     if code == "deadline":
         return Msg.of("cause.deadline", req=req, seconds=round(r.waited_ms / 1000),
                       deadline=round(R.DEADLINE_MS / 1000), need=r.need, free=r.free_cells)
@@ -381,6 +394,10 @@ def tip(report: RunReport, tr: Catalogue, touch: bool = False) -> str:
             return tr.t("tip.queue_full_split", free=r.free_cells, waiting=r.waiting,
                         split=control("split", SPLIT_KEY, tr, touch))
         return tr.t("tip.queue_full_slow", free=r.free_cells, waiting=r.waiting)
+    if code == "deadline" and prefill_stalled(r):
+        how = (tr.t("control.raise_budget.touch") if touch
+               else tr.t("control.raise_budget.keys", key=key_hint("budget_up", 1)))
+        return tr.t("tip.deadline_prefill", budget=r.budget or 0, how=how)
     if short:
         if paged:
             return tr.t("tip.deadline_memory", free=r.free_cells, need=r.need)
