@@ -289,3 +289,18 @@ def test_a_window_started_with_chapter_n_opens_its_intro_or_with_scene_play_its_
     assert isinstance(app.top, TitleScene)
     app.first_screen(parse(["--chapter", "3", "--scene", "play", "--seed", "9"]), None, None)
     assert isinstance(app.top, PlayScene) and app.top.chapter == 3 and app.top.seed == 9
+
+
+@pytest.mark.parametrize("layout", ["landscape", "portrait"])
+def test_an_intro_is_as_tall_as_its_text_and_buttons_and_centred_where_the_dialog_is(tmp_path, layout):
+    """(That its text and buttons never overlap is the chapter legibility test's, in test_ui_portrait.)"""
+    app = make_app(tmp_path, layout=layout)
+    short = 0
+    for ch in CHAPTERS:
+        app.show_chapter_intro(ch.number, fresh=True)
+        intro = app.top
+        dialog = pygame.Rect(app.layout.dialog)
+        assert intro.rect.height <= dialog.height and abs(intro.rect.centery - dialog.centery) <= 1
+        assert all(pygame.Rect(b.rect).bottom < intro.rect.bottom for b in intro.buttons)
+        short += intro.rect.height < dialog.height
+    assert short >= 4  # most intros are short cards, not tall empty ones

@@ -186,6 +186,9 @@ class ChapterListScene(ChapterPage):
             _draw_button(surface, self.app, b, self.hover)
 
 
+INTRO_GAP = 24  # between an intro's last line and its buttons
+
+
 class ChapterIntroScene(ChapterPage):
     """One screen before a chapter: what is about to happen, the one new control, the goal."""
 
@@ -200,11 +203,9 @@ class ChapterIntroScene(ChapterPage):
 
     def build(self) -> None:
         lay, tr = self.app.layout, self.app.tr
-        self.rect = pygame.Rect(lay.dialog)
-        self.buttons = _bottom_buttons(lay, self.rect, [("back", tr.t("chapter.back"), PAUSE_KEY),
-                                                        ("start", tr.t("chapter.start"), START_KEY)])
+        dialog = pygame.Rect(lay.dialog)
         T = lay.text
-        width = self.rect.width - 2 * PAD
+        width = dialog.width - 2 * PAD
         sizes = {"of": T.small, "name": T.title, "intro": T.body, "new": T.body, "goal": T.body, "note": T.small}
         self.parts = []
         for role, text in intro_lines(tr, self.chapter, lay.portrait):
@@ -212,6 +213,14 @@ class ChapterIntroScene(ChapterPage):
             if role == "name" and theme.font_for(text, size).size(text)[0] > width:
                 size = T.large
             self.parts.append((role, size, wrap(text, size, width)))
+        # As tall as its text and buttons need (a short intro is a short card), centred where the
+        # dialog is, never taller than it.
+        text_h = 14 + sum(theme.font_for(lines[0] if lines else "", size).get_linesize() * len(lines) + 10
+                          for _, size, lines in self.parts)
+        height = min(dialog.height, max(dialog.height // 2, text_h + INTRO_GAP + lay.report_buttons_h + PAD))
+        self.rect = pygame.Rect(dialog.x, dialog.centery - height // 2, dialog.width, height)
+        self.buttons = _bottom_buttons(lay, self.rect, [("back", tr.t("chapter.back"), PAUSE_KEY),
+                                                        ("start", tr.t("chapter.start"), START_KEY)])
 
     def click(self, name: str) -> None:
         if name == "back":
