@@ -547,7 +547,7 @@ MESSAGES: dict[str, str] = {
                              "request lands does not matter: {split} admits it at once."),
     "tip.deadline_memory": ("Memory was short ({free} free, {need} needed): keep a few blocks free (a watermark, "
                             "as vLLM V0 kept), pick requests whose prompt is cached, and let preemption free room."),
-    "tip.deadline_prefill": "Its blocks were given, but its prompt was still prefilling: a step budget of {budget} tokens left prompt chunks too little once decoding took its share. A larger step prefills faster and decodes less steadily: {how}.",
+    "tip.deadline_prefill": "It had its blocks, but its prompt was still prefilling: a step budget of {budget} tokens left prompt chunks too little once decoding took its share. A larger step prefills faster and decodes less steadily: {how}.",
     "control.raise_budget.keys": "{key} raises the budget",
     "control.raise_budget.touch": "DETAILS' + raises the budget",
     "tip.deadline_split": ("{free} blocks were free, but a request waited too long: {drop} admits a request as "

@@ -653,7 +653,7 @@ MESSAGES: dict[str, str] = {
     "chapter.context.eagle": "EAGLE: 일반 디코딩보다 {low:,}~{high:,}배 빠름",
     "chapter.row.step_tokens": "요청 하나의 스텝당 토큰",
     "cause.deadline_prefill": "{req:이} 첫 토큰까지 {seconds:,}초를 기다려 마감 {deadline:,}초를 넘겼습니다. 프롬프트는 아직 프리필 중이었습니다(스텝 토큰 예산 {budget:,}토큰)",
-    "tip.deadline_prefill": "블록은 받았지만 프롬프트가 아직 프리필 중이었습니다. 스텝 토큰 예산 {budget:,}토큰에서 디코딩 몫을 빼면 프롬프트 청크에 남는 토큰이 너무 적었습니다. 스텝이 커지면 프리필은 빨리 끝나지만 디코딩은 덜 고릅니다. 예산은 {how} 올리세요.",
+    "tip.deadline_prefill": "블록은 할당받았지만 프롬프트가 아직 프리필 중이었습니다. 스텝 토큰 예산 {budget:,}토큰에서 디코딩 몫을 빼면 프롬프트 청크에 남는 토큰이 너무 적었습니다. 스텝이 커지면 프리필은 빨리 끝나지만 디코딩은 덜 고릅니다. 예산은 {how} 올리세요.",
     "control.raise_budget.keys": "{key} 키로",
     "control.raise_budget.touch": "자세히 화면의 + 버튼으로",
 }
