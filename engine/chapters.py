@@ -72,7 +72,7 @@ SHARED = Features(prefixes=True, prefix_cache=True, pick=True)
 
 CHAPTERS: tuple[Chapter, ...] = (
     Chapter(1, "reserve", "Reserve for the maximum", "contiguous", "contiguous", RULES3, PAIR_LOAD,
-            12, plays_on=True, queue_max=PAIR_QUEUE),
+            8, plays_on=True, queue_max=PAIR_QUEUE),
     Chapter(2, "pages", "Pages on demand", "paged", "paged", RULES3, PAIR_LOAD, 15,
             plays_on=True, arrivals_of=FIRST_PAIR, queue_max=PAIR_QUEUE),
     Chapter(3, "share", "Share the prompt", "prefix_cache", "paged", SHARED, R.Load(start=0.5, per_minute=0.2), 110, queue_max=PAIR_QUEUE),

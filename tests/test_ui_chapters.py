@@ -277,6 +277,10 @@ def test_a_paged_outro_whose_queue_filled_with_memory_free_says_split_would_have
     tight = replace(full, free_cells=free - 1)  # memory itself was nearly gone: the chapter's own line
     assert meaning(tr, two, tight, fig) == tr.t("chapter.pages.meaning")
     assert ended(tr, replace(full, outcome="victory", cause_code="victory")) == ""
+    # A deadline with memory free is not a full queue: the outro says which.
+    late = replace(full, cause_code="deadline", waiting=31, waited_ms=30_000.0, need=2)
+    assert meaning(tr, two, late, fig) == tr.t("chapter.paged.meaning_wait", free=free, deadline=30)
+    assert "queue" not in meaning(tr, two, late, fig)
 
 
 def test_a_window_started_with_chapter_n_opens_its_intro_or_with_scene_play_its_run(tmp_path):

@@ -155,7 +155,12 @@ def meaning(tr: Catalogue, ch: Chapter, report: RunReport | None, fig: Figures,
         return tr.t("chapter.pages.meaning_pair", ratio=f"{moment.running / pair.running:.1f}")
     if ch.mode == "paged" and report is not None and report.outcome == "overload" \
             and report.free_cells >= ROOM_LEFT * R.VISIBLE_CELLS:
-        return tr.t("chapter.paged.meaning_queue", free=tr.num(report.free_cells))
+        from ui.i18n.game_text import prefill_stalled
+        if report.cause_code == "queue_full":
+            return tr.t("chapter.paged.meaning_queue", free=tr.num(report.free_cells))
+        if not prefill_stalled(report):  # (a prefill starved of budget: the report's tip says so)
+            return tr.t("chapter.paged.meaning_wait", free=tr.num(report.free_cells),
+                        deadline=round(R.DEADLINE_MS / 1000))
     if ch.adds == "contiguous" and report is not None:
         if report.outcome == "overload":
             return tr.t("chapter.reserve.meaning_waited")
@@ -226,9 +231,9 @@ def outro_rows(tr: Catalogue, ch: Chapter, fig: Figures, report: RunReport | Non
         per_minute = fig.tokens / fig.minutes if fig.minutes else 0.0
         return [
             Row(tr.t("chapter.row.hit_rate"), "-" if fig.hit_rate is None else pct(fig.hit_rate)),
-            Row(tr.t("chapter.row.skipped"), tr.num(fig.skipped)),
-            Row(tr.t("chapter.row.tokens_per_minute"), tr.num(round(per_minute)),
+            Row(tr.t("chapter.row.skipped"), tr.num(fig.skipped),
                 (tr.t("chapter.context.prefix", one=PREFIX_THROUGHPUT[0], five=PREFIX_THROUGHPUT[1]),)),
+            Row(tr.t("chapter.row.tokens_per_minute"), tr.num(round(per_minute))),
         ]
     if ch.adds == "chunked_prefill":
         return [

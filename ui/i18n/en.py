@@ -419,7 +419,7 @@ MESSAGES: dict[str, str] = {
     "log.cause.memory_full_paged": "memory really full: waited {seconds} s for {need} block(s) with {free} free",
     "log.cause.no_free_range": ("no free range of the request's shape: {free} blocks free, {sealed} sealed off, "
                                 "{open} in gaps too small for it"),
-    "log.cause.ceiling": "the request came to rest above VRAM: {free} blocks free, {sealed} of them sealed off",
+    "log.cause.ceiling": "the request landed sticking out above the top of VRAM: {free} blocks free, {sealed} of them sealed off",
     "log.cause.spawn_blocked": ("no room where requests enter: {free} blocks free, {sealed} of them sealed off, "
                                 "the entry held"),
     "log.overload_queue": ("[FATAL] serving engine overloaded: {waiting} requests waiting, more than the "
@@ -444,7 +444,7 @@ MESSAGES: dict[str, str] = {
                                 "with {free} free"),
     "cause.no_free_range": ("no free range of {req}'s shape: {free} blocks free, {sealed} sealed off, "
                             "{open} in gaps too small for it"),
-    "cause.ceiling": "{req} came to rest above VRAM: {free} blocks free, {sealed} of them sealed off",
+    "cause.ceiling": "{req} landed sticking out above the top of VRAM: {free} blocks free, {sealed} of them sealed off",
     "cause.spawn_blocked": ("{req} could not enter: the entry was held, with {free} blocks free, "
                             "{sealed} of them sealed off"),
     "cause.queue_full": ("queue full: {waiting} requests waiting, more than {most}; {free} blocks free, "

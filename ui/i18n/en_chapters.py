@@ -50,7 +50,7 @@ MESSAGES: dict[str, str] = {
                             "once and shares them (xN); they stay cached after their requests finish. SPLIT still "
                             "admits a request at once."),
     "chapter.share.control": "{pick_key} picks which of the first three waiting requests runs next",
-    "chapter.share.control_touch": "tap a waiting request to run it next",
+    "chapter.share.control_touch": "tap a waiting request (or press {pick_key}) to run it next",
     "chapter.share.meaning": "A cached prefix skips its prefill and takes no new blocks: run the requests that find theirs.",
     "chapter.chunks.name": "Prefill in chunks",
     "chapter.chunks.intro": ("vLLM V1 prefills prompts in chunks: each step has a token budget, decode tokens first, "
@@ -86,7 +86,7 @@ MESSAGES: dict[str, str] = {
     "chapter.reserve.meaning_placed": "It ran out of places to put requests before memory: each needs an unbroken range where it lands.",
     "chapter.reserve.meaning_waited": "Requests waited too long: contiguous memory cannot start what it cannot place, so the queue backs up.",
     "chapter.outro.waste_note": "(a game request is at most {blocks} blocks, the paper's about {paper}: an empty tail weighs more)",
-    "chapter.outro.tokens_pair": "tokens served: contiguous {contiguous}, paged {paged}",
+    "chapter.outro.tokens_pair": "tokens served, whole runs: contiguous {contiguous}, paged {paged}",
     "chapter.outro.blocks_each": "blocks a request held: contiguous {contiguous}, paged {paged}",
     "chapter.memory.free": "free",
     "chapter.lose_note": "A run also ends when more than {max} requests wait, or one waits {deadline} s (a held one's clock runs too).",
@@ -95,7 +95,7 @@ MESSAGES: dict[str, str] = {
     "chapter.row.running_end": "requests running at the end",
     "chapter.row.out_of_reach": "free blocks out of reach",
     "chapter.row.running_then": "requests running",
-    "chapter.row.lasted": "run lasted",
+    "chapter.row.lasted": "whole run lasted",
     "chapter.row.held_then": "VRAM held",
     "chapter.row.waste_then": "memory wasted",
     "chapter.row.tokens": "tokens served",
@@ -118,4 +118,5 @@ MESSAGES: dict[str, str] = {
     "chapter.context.sarathi": "Sarathi-Serve (OSDI 2024) served {times}x the load within latency limits with chunked prefills",
     "chapter.context.eagle": "EAGLE decoded {low}-{high}x as fast as plain decoding",
     "chapter.row.step_tokens": "tokens a step, per request",
+    "chapter.paged.meaning_wait": "A request waited {deadline} s with {free} blocks free: paged, a hard drop or SPLIT admits a request the moment it arrives.",
 }

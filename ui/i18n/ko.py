@@ -145,7 +145,7 @@ MESSAGES: dict[str, str] = {
     "chapter.share.intro": ("많은 요청이 같은 시스템 프롬프트로 시작합니다. 프리픽스 캐싱은 그 블록을 한 번만 계산해 공유하고(\u00d7N), 요청이 끝난 뒤에도 캐시에 남겨 둡니다. "
                             "분할하면 여전히 바로 실행을 시작합니다."),
     "chapter.share.control": "{pick_key} 키: 대기열 앞쪽 세 요청 중 다음에 실행할 요청 선택",
-    "chapter.share.control_touch": "대기 중인 요청을 탭해 다음에 실행",
+    "chapter.share.control_touch": "대기 중인 요청을 탭해(또는 {pick_key} 키) 다음에 실행",
     "chapter.share.meaning": "캐시된 프리픽스는 프리필을 건너뛰고 새 블록도 쓰지 않습니다. 프리픽스가 캐시에 있는 요청부터 실행하세요.",
     "chapter.chunks.name": "청크 프리필",
     "chapter.chunks.intro": ("vLLM V1은 프롬프트를 청크로 나눠 프리필합니다. 스텝마다 토큰 예산이 있어 디코딩 토큰을 먼저 넣고, 남은 예산을 프롬프트 청크가 씁니다. 긴 "
@@ -179,14 +179,14 @@ MESSAGES: dict[str, str] = {
     "chapter.reserve.meaning_placed": "메모리보다 요청을 놓을 자리가 먼저 바닥났습니다. 요청마다 놓이는 곳에 연속 범위가 필요합니다.",
     "chapter.reserve.meaning_waited": "요청이 너무 오래 기다렸습니다. 연속 할당에서는 놓을 자리가 없는 요청이 실행을 시작하지 못해 대기열이 쌓입니다.",
     "chapter.outro.waste_note": "(게임의 요청은 최대 {blocks:,}블록이라, 논문의 약 {paper:,}블록보다 마지막 블록에 남는 빈자리의 비중이 더 큽니다)",
-    "chapter.outro.tokens_pair": "처리한 토큰: 연속 {contiguous}, 페이징 {paged}",
+    "chapter.outro.tokens_pair": "게임 전체에서 처리한 토큰: 연속 {contiguous}, 페이징 {paged}",
     "chapter.outro.blocks_each": "요청당 점유 블록: 연속 {contiguous}, 페이징 {paged}",
     "chapter.memory.free": "빈 블록",
     "chapter.lose_note": "대기 요청이 {max:,}개를 넘거나, 한 요청이 {deadline:,}초를 기다려도 게임이 끝납니다(홀드한 요청도 대기 시간이 흐릅니다).",
     "chapter.row.tokens_share": "차지한 메모리 중 토큰",
     "chapter.row.waste": "차지한 메모리 중 낭비",
     "chapter.row.running_end": "끝날 때 실행 중인 요청",
-    "chapter.row.lasted": "게임이 버틴 시간",
+    "chapter.row.lasted": "게임 전체가 버틴 시간",
     "chapter.row.out_of_reach": "닿을 수 없는 빈 블록",
     "chapter.row.running_then": "실행 중인 요청",
     "chapter.row.held_then": "점유한 VRAM",
@@ -760,4 +760,5 @@ MESSAGES.update({
     "lab.legend.free": "빈 블록",
     "lab.legend.shared": "공유 x{n:,}",
     "lab.keys": "{scenario} 공유, {dataset} 데이터, {contiguous} 기준선, {game} 게임, {pause} 일시정지",
+    "chapter.paged.meaning_wait": "빈 블록이 {free:,}개 있었는데 한 요청이 {deadline:,}초를 기다렸습니다. 페이징에서는 하드 드롭이나 분할로 요청이 도착하자마자 실행을 시작합니다.",
 })
