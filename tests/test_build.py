@@ -118,9 +118,11 @@ def test_archive_within_budget(build) -> None:
     # (the prefix cache, chunked prefill, the block pool and PyTorch's error took 4 KB of it; rules
     # 4's help, cards, live figures and the phone's budget control 4 KB more; the chapters' table,
     # progress, title button and speculative decoding 4 KB, their screens and words, like the
-    # LAB's words and the replay screen, coming with their packs).
+    # LAB's words and the replay screen, coming with their packs; a prefill starved of its budget,
+    # a deadline missed with memory free, the ends of the budget and the drafts in the log, the
+    # running counts' short form: 1 KB).
     assert BUDGET == 150 * 1024
-    assert (out / ARCHIVE).stat().st_size <= 145 * 1024
+    assert (out / ARCHIVE).stat().st_size <= 146 * 1024
     # Only the tar.gz is fetched by the page: pygbag's zip twin is not shipped.
     assert not list(out.glob("*.apk"))
 

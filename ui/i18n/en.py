@@ -556,6 +556,12 @@ MESSAGES: dict[str, str] = {
                           "it comes to rest, and a request in hold keeps its deadline running."),
     "tip.victory": ("{served} requests served in {minutes} min at a peak of {peak} VRAM. Try the other "
                     "allocator on the same goal and compare."),
+    "log.budget_most": "[SCHED] step budget {budget} tokens, the most: decode first, prefill chunks share the rest",
+    "log.budget_least": "[SCHED] step budget {budget} tokens, the least: decode first, prefill chunks share the rest",
+    "log.spec": "[SCHED] speculative decoding: {k} draft tokens a step, verified by the target model",
+    "log.spec_most": "[SCHED] speculative decoding: {k} draft tokens a step, the most, verified by the target model",
+    "log.spec_off": "[SCHED] speculative decoding off: one token a step",
+    "cause.deadline_unplaced": "{req} waited {seconds} s without being placed, past the {deadline} s deadline, while {free} blocks stood free for the {need} it needed",
 }
 
 MESSAGES.update({

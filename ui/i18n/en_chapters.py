@@ -86,7 +86,7 @@ MESSAGES: dict[str, str] = {
     "chapter.reserve.meaning_placed": "It ran out of places to put requests before memory: each needs an unbroken range where it lands.",
     "chapter.reserve.meaning_waited": "Requests waited too long: contiguous memory cannot start what it cannot place, so the queue backs up.",
     "chapter.outro.waste_note": "(a game request is at most {blocks} blocks, the paper's about {paper}: an empty tail weighs more)",
-    "chapter.outro.tokens_pair": "tokens served, whole runs: contiguous {contiguous}, paged {paged}",
+    "chapter.outro.tokens_pair": "whole runs' tokens: contiguous {contiguous}, paged {paged}",
     "chapter.outro.blocks_each": "blocks a request held: contiguous {contiguous}, paged {paged}",
     "chapter.memory.free": "free",
     "chapter.lose_note": "A run also ends when more than {max} requests wait, or one waits {deadline} s (a held one's clock runs too).",

@@ -119,8 +119,13 @@ def event_message(event: ev.Event, fragments: bool = True) -> Msg | str:
         return _warning(event)
     if isinstance(event, ev.Picked):
         return Msg.of("log.picked", req=_req(event.request_id, event.kind), place=event.place + 1)
-    if isinstance(event, ev.BudgetSet):
-        return Msg.of("log.budget", budget=event.budget)
+    if isinstance(event, ev.BudgetSet):  # at either end of the choices, the log says it is the end
+        end = "_most" if event.budget == max(R.BUDGETS) else "_least" if event.budget == min(R.BUDGETS) else ""
+        return Msg.of(f"log.budget{end}", budget=event.budget)
+    if isinstance(event, ev.SpecSet):
+        if not event.k:
+            return Msg.of("log.spec_off")
+        return Msg.of("log.spec_most" if event.k == max(R.SPEC_KS) else "log.spec", k=event.k)
     return event.text
 
 
@@ -246,6 +251,9 @@ def cause_message(report: RunReport) -> Msg:
     if code == "deadline" and prefill_stalled(r):
         return Msg.of("cause.deadline_prefill", req=req, seconds=round(r.waited_ms / 1000),
                       deadline=round(R.DEADLINE_MS / 1000), budget=r.budget or 0)
+    if code == "deadline" and _paged(r) and r.free_cells >= r.need:  # memory had room: it was not placed in time
+        return Msg.of("cause.deadline_unplaced", req=req, seconds=round(r.waited_ms / 1000),
+                      deadline=round(R.DEADLINE_MS / 1000), need=r.need, free=r.free_cells)
     if code == "deadline":
         return Msg.of("cause.deadline", req=req, seconds=round(r.waited_ms / 1000),
                       deadline=round(R.DEADLINE_MS / 1000), need=r.need, free=r.free_cells)

@@ -179,7 +179,7 @@ MESSAGES: dict[str, str] = {
     "chapter.reserve.meaning_placed": "메모리보다 요청을 놓을 자리가 먼저 바닥났습니다. 요청마다 놓이는 곳에 연속 범위가 필요합니다.",
     "chapter.reserve.meaning_waited": "요청이 너무 오래 기다렸습니다. 연속 할당에서는 놓을 자리가 없는 요청이 실행을 시작하지 못해 대기열이 쌓입니다.",
     "chapter.outro.waste_note": "(게임의 요청은 최대 {blocks:,}블록이라, 논문의 약 {paper:,}블록보다 마지막 블록에 남는 빈자리의 비중이 더 큽니다)",
-    "chapter.outro.tokens_pair": "게임 전체에서 처리한 토큰: 연속 {contiguous}, 페이징 {paged}",
+    "chapter.outro.tokens_pair": "전체 처리 토큰: 연속 {contiguous}, 페이징 {paged}",
     "chapter.outro.blocks_each": "요청당 점유 블록: 연속 {contiguous}, 페이징 {paged}",
     "chapter.memory.free": "빈 블록",
     "chapter.lose_note": "대기 요청이 {max:,}개를 넘거나, 한 요청이 {deadline:,}초를 기다려도 게임이 끝납니다(홀드한 요청도 대기 시간이 흐릅니다).",
@@ -656,6 +656,13 @@ MESSAGES: dict[str, str] = {
     "tip.deadline_prefill": "블록은 할당받았지만 프롬프트가 아직 프리필 중이었습니다. 스텝 토큰 예산 {budget:,}토큰에서 디코딩 몫을 빼면 프롬프트 청크에 남는 토큰이 너무 적었습니다. 스텝이 커지면 프리필은 빨리 끝나지만 디코딩은 덜 고릅니다. 예산은 {how} 올리세요.",
     "control.raise_budget.keys": "{key} 키로",
     "control.raise_budget.touch": "자세히 화면의 + 버튼으로",
+    "chapter.paged.meaning_wait": "빈 블록이 {free:,}개 있었는데 한 요청이 {deadline:,}초를 기다렸습니다. 페이징에서는 하드 드롭이나 분할로 요청이 도착하자마자 실행을 시작합니다.",
+    "log.budget_most": "[SCHED] 스텝 토큰 예산 {budget:,}토큰(최대): 디코딩 우선, 남은 예산은 프리필 청크",
+    "log.budget_least": "[SCHED] 스텝 토큰 예산 {budget:,}토큰(최소): 디코딩 우선, 남은 예산은 프리필 청크",
+    "log.spec": "[SCHED] 추측 디코딩: 스텝마다 드래프트 토큰 {k:,}개, 타깃 모델이 검증",
+    "log.spec_most": "[SCHED] 추측 디코딩: 스텝마다 드래프트 토큰 {k:,}개(최대), 타깃 모델이 검증",
+    "log.spec_off": "[SCHED] 추측 디코딩 끔: 스텝마다 토큰 1개",
+    "cause.deadline_unplaced": "{req:이} 놓이지 못한 채 {seconds:,}초를 기다려 마감 {deadline:,}초를 넘겼습니다. 필요한 블록은 {need:,}개, 빈 블록은 {free:,}개였습니다",
 }
 
 MESSAGES.update({
@@ -760,5 +767,4 @@ MESSAGES.update({
     "lab.legend.free": "빈 블록",
     "lab.legend.shared": "공유 x{n:,}",
     "lab.keys": "{scenario} 공유, {dataset} 데이터, {contiguous} 기준선, {game} 게임, {pause} 일시정지",
-    "chapter.paged.meaning_wait": "빈 블록이 {free:,}개 있었는데 한 요청이 {deadline:,}초를 기다렸습니다. 페이징에서는 하드 드롭이나 분할로 요청이 도착하자마자 실행을 시작합니다.",
 })
