@@ -162,3 +162,20 @@ def test_the_scheduler_lines_of_rules_4_carry_their_facts_in_both_languages():
             line = tr.msg(event_message(e))
             assert Counter(_numbers(e.text)) <= Counter(_numbers(line.replace(",", ""))), (line, e.text)
             assert line != e.text or tr is EN
+
+
+def test_the_step_budget_and_the_drafts_say_when_they_reach_an_end_in_both_languages():
+    from engine import rules as R
+
+    most, least = max(R.BUDGETS), min(R.BUDGETS)
+    assert "the most" in EN.msg(event_message(ev.BudgetSet(most)))
+    assert "the least" in EN.msg(event_message(ev.BudgetSet(least)))
+    middle = EN.msg(event_message(ev.BudgetSet(128)))
+    assert "the most" not in middle and "the least" not in middle
+    assert "(최대)" in KO.msg(event_message(ev.BudgetSet(most)))
+    top = max(R.SPEC_KS)
+    assert "the most" in EN.msg(event_message(ev.SpecSet(top))) and "2 draft" in EN.msg(event_message(ev.SpecSet(2)))
+    assert "off" in EN.msg(event_message(ev.SpecSet(0)))
+    for k in R.SPEC_KS:  # the drafts' line speaks Korean too, with its number
+        line = KO.msg(event_message(ev.SpecSet(k)))
+        assert "추측 디코딩" in line and str(k if k else 1) in line

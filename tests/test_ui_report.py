@@ -147,6 +147,7 @@ def test_a_paged_deadline_with_memory_free_points_at_split():
     assert r.cause_code == "deadline" and r.free_cells >= r.need
     assert f"split ({SPLIT_KEY}) pages one that cannot be placed whole at once" in tip(r, EN)
     assert "a hard drop (Space) admits a request as soon as it falls" in tip(r, EN)
+    assert "without being placed" in report_text(r, EN).cause and "놓이지 못한 채" in report_text(r, KO).cause
     short = reports()["paged_short"]
     assert short.cause_code == "deadline" and short.free_cells < short.need
     assert "split" not in tip(short, EN) and "watermark" in tip(short, EN)  # split could not have helped
