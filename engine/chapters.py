@@ -22,6 +22,7 @@ from dataclasses import dataclass
 
 from . import rules as R
 from .features import RULES3, RULES4, SPECULATIVE, Features
+from . import speculative
 from .game import Game
 
 ADDS = ("contiguous", "paged", "prefix_cache", "chunked_prefill", "speculative", "all")
@@ -33,7 +34,8 @@ class Chapter:
     """One chapter: `key` names its texts (chapter.<key>.*), `adds` the mechanism it brings in,
     `goal` the requests to serve (None: endless), `plays_on` whether the run goes on after it
     until it ends, `arrivals_of` the chapter whose run's arrivals it replays (None: its own),
-    `queue_max` the most requests that may wait before the run is overloaded."""
+    `queue_max` the most requests that may wait before the run is overloaded, `spec_k` the drafts
+    a step a run starts with (speculative decoding; the player changes it)."""
 
     number: int
     key: str
@@ -46,13 +48,17 @@ class Chapter:
     plays_on: bool = False
     arrivals_of: int | None = None
     queue_max: int = R.QUEUE_MAX
+    spec_k: int = 0
 
     def new_game(self, seed: int) -> Game:
         """A run of this chapter on `seed`, waiting for the player's first move."""
-        return Game(seed=seed, mode=self.mode, endless=self.goal is None or self.plays_on,
+        game = Game(seed=seed, mode=self.mode, endless=self.goal is None or self.plays_on,
                     features=self.features, load=self.load,
                     goal_requests=self.goal if self.goal is not None else 0, ready=True,
                     queue_max=self.queue_max)
+        if self.spec_k:
+            speculative.set_k(game.serving, self.spec_k)
+        return game
 
     def met(self, served: int, won: bool) -> bool:
         """Whether a run that served `served` requests (and won, when `won`) met the goal (the
@@ -69,6 +75,8 @@ class Chapter:
 PAIR_LOAD = R.Load(start=0.40, per_minute=1.0)
 PAIR_QUEUE = 40
 SHARED = Features(prefixes=True, prefix_cache=True, pick=True)
+# Chapter 5 starts drafting, so that its drafts show from the first request; the player sets it.
+GUESS_K = 2
 
 CHAPTERS: tuple[Chapter, ...] = (
     Chapter(1, "reserve", "Reserve for the maximum", "contiguous", "contiguous", RULES3, PAIR_LOAD,
@@ -77,7 +85,8 @@ CHAPTERS: tuple[Chapter, ...] = (
             plays_on=True, arrivals_of=FIRST_PAIR, queue_max=PAIR_QUEUE),
     Chapter(3, "share", "Share the prompt", "prefix_cache", "paged", SHARED, R.Load(start=0.5, per_minute=0.2), 110, queue_max=PAIR_QUEUE),
     Chapter(4, "chunks", "Prefill in chunks", "chunked_prefill", "paged", RULES4, R.Load(start=0.5, per_minute=0.2), 110, queue_max=PAIR_QUEUE),
-    Chapter(5, "guess", "Guess ahead", "speculative", "paged", SPECULATIVE, R.Load(start=0.5, per_minute=0.2), 110, queue_max=PAIR_QUEUE),
+    Chapter(5, "guess", "Guess ahead", "speculative", "paged", SPECULATIVE, R.Load(start=0.5, per_minute=0.2), 110,
+            queue_max=PAIR_QUEUE, spec_k=GUESS_K),
     Chapter(6, "engine", "The whole engine", "all", "paged", SPECULATIVE, R.LOAD, None),
 )
 

@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 from engine import Input
 from engine import rules as R
 from engine import speculative as spec
+from engine.chapters import chapter
 from engine.features import RULES4, SPECULATIVE
 from engine.game import Game
 from engine.request import Request
@@ -114,10 +115,11 @@ def test_the_spec_keys_are_recorded_and_replayed():
     from engine.replay import Recorder
 
     rec = Recorder(seed=3, chapter=5)
-    rec.update(0.0, [Input.SPEC_UP, Input.SPEC_UP])
+    assert rec.game.serving.spec_k == chapter(5).spec_k == 2  # the chapter starts drafting
+    rec.update(0.0, [Input.SPEC_UP, Input.SPEC_DOWN, Input.SPEC_DOWN])
     for i in range(240):
         rec.update(250.0, [Input.SPLIT] if i % 3 == 0 else [])
-    assert rec.game.serving.spec_k == 2
+    assert rec.game.serving.spec_k == 1
     replay = rec.finish()
     assert sharecode.decode(sharecode.encode(replay, rec.tape.claim())).verify()
 
